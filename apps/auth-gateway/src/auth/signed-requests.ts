@@ -1,0 +1,108 @@
+import { AuthError, type SignatureVerifier, type PendingRequest } from '@townhall/auth';
+import { DomainError } from '@townhall/contracts';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sendProblem, toDomainError } from '../problem/problem.js';
+import type { NonceStore } from './nonce-store.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The body bytes exactly as received: what the signature covers. */
+    rawBody?: Buffer;
+    /** Set after phase one of verification on a signed route. */
+    pendingAuth?: PendingRequest;
+    /** The verified agentId of a signed request. */
+    caller?: string;
+  }
+}
+
+export interface SignedRequestOptions {
+  verifier: SignatureVerifier;
+  nonces: NonceStore;
+  audience: string;
+  bodyLimit: number;
+  now?: () => number;
+}
+
+const EMPTY = Buffer.alloc(0);
+const JSON_TYPE = /^application\/json\s*(;|$)/i;
+
+/**
+ * The auth guard, as two Fastify hooks so that the checks run in PROTOCOL.md order:
+ * headers, timestamp and agentId before the body is read (onRequest); then the body
+ * (capped), the signature and the nonce claim (preHandler). Only a request whose
+ * signature verified may claim a nonce, so a forged request never burns one. The
+ * handler then sees exactly the body bytes that were signed, parsed as JSON.
+ */
+export function installSignedRequests(fastify: FastifyInstance, options: SignedRequestOptions): void {
+  const { verifier, nonces, audience } = options;
+  const now = options.now ?? Date.now;
+
+  // Keep every body as raw bytes; JSON is parsed only after the signature is checked.
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser(
+    '*',
+    { parseAs: 'buffer', bodyLimit: options.bodyLimit },
+    (_request, body, done) => done(null, body),
+  );
+
+  fastify.addHook('onRequest', async (request, reply) => {
+    if (!request.routeOptions.config.signed) return;
+    try {
+      request.pendingAuth = verifier.precheck({
+        authorization: request.raw.headersDistinct['authorization'],
+        // headersDistinct keeps every value: Node's `headers` silently drops a second Authorization.
+        nonce: request.raw.headersDistinct['x-nonce'],
+        method: request.method,
+        rawUrl: request.raw.url ?? '',
+        nowMs: now(),
+      });
+    } catch (error) {
+      return fail(request, reply, error);
+    }
+  });
+
+  fastify.addHook('preHandler', async (request, reply) => {
+    const raw = Buffer.isBuffer(request.body) ? request.body : EMPTY;
+    request.rawBody = raw;
+    const pending = request.pendingAuth;
+    if (pending) {
+      try {
+        const verified = verifier.verify(pending, raw, audience);
+        let claimed: boolean;
+        try {
+          claimed = await nonces.claim(verified.agentId, verified.nonce);
+        } catch (error) {
+          request.log.error({ err: error }, 'nonce store unavailable');
+          throw new DomainError('dependency.unavailable', 'The nonce store is unavailable; retry shortly');
+        }
+        if (!claimed) throw new AuthError('auth.nonce_replayed', 'This nonce was already used by this agent');
+        request.caller = verified.agentId;
+      } catch (error) {
+        return fail(request, reply, error);
+      }
+    }
+    try {
+      request.body = parseJsonBody(request, raw);
+    } catch (error) {
+      return fail(request, reply, error);
+    }
+  });
+
+  function fail(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
+    const known = toDomainError(error);
+    if (!known) throw error;
+    return sendProblem(request, reply, known, audience);
+  }
+}
+
+function parseJsonBody(request: FastifyRequest, raw: Buffer): unknown {
+  if (raw.length === 0) return undefined;
+  if (!JSON_TYPE.test(request.headers['content-type'] ?? '')) {
+    throw new DomainError('request.unsupported_media_type', 'Send bodies as application/json');
+  }
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new DomainError('request.malformed_json', 'The body is not valid JSON');
+  }
+}

@@ -1,0 +1,37 @@
+import { Body, Controller, Get, Inject, Param, Put, Req, Res } from '@nestjs/common';
+import { Directory, type CardInput, type DirectoryCard } from '@townhall/contracts';
+import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Signed } from '../auth/signed.decorator.js';
+import { metaOf } from '../request-context.js';
+
+/** Directory routes (PRODUCT.md "Directory"); the directory service owns the data. */
+@Controller('directory')
+export class DirectoryController {
+  constructor(@Inject(SERVICE_CLIENT) private readonly services: ServiceClient) {}
+
+  /** Creates (201) or replaces (200) the caller's own card. */
+  @Put('me')
+  @Signed()
+  async putMine(
+    @Body() body: CardInput,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<DirectoryCard> {
+    const { card, created } = await this.services.send(Directory.putCard, body, metaOf(request));
+    reply.code(created ? 201 : 200);
+    return card;
+  }
+
+  @Get('handles/:handle')
+  @Signed()
+  resolveHandle(@Param('handle') handle: string, @Req() request: FastifyRequest): Promise<DirectoryCard> {
+    return this.services.send(Directory.resolveHandle, { handle }, metaOf(request));
+  }
+
+  @Get(':agentId')
+  @Signed()
+  getCard(@Param('agentId') agentId: string, @Req() request: FastifyRequest): Promise<DirectoryCard> {
+    return this.services.send(Directory.getCard, { agentId }, metaOf(request));
+  }
+}

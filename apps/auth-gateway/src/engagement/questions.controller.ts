@@ -1,0 +1,88 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
+import { Questions, type Page, type QuestionAction, type QuestionView } from '@townhall/contracts';
+import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
+import type { FastifyRequest } from 'fastify';
+import { Signed } from '../auth/signed.decorator.js';
+import { metaOf } from '../request-context.js';
+import { bodyWith } from './request-body.js';
+
+/** Q&A (PRODUCT.md "Live stage, Q&A, polls"); owned by the engagement service. */
+@Controller('events/:id/questions')
+export class QuestionsController {
+  constructor(@Inject(SERVICE_CLIENT) private readonly services: ServiceClient) {}
+
+  /** Attendees, while the event is scheduled or live. 201 with the question. */
+  @Post()
+  @Signed()
+  submit(
+    @Param('id') eventId: string,
+    @Body() body: unknown,
+    @Req() request: FastifyRequest,
+  ): Promise<QuestionView> {
+    return this.services.send(Questions.submit, bodyWith(body, { eventId }) as never, metaOf(request));
+  }
+
+  /** Public: `?sort=top|new&state=&limit=&cursor=`. */
+  @Get()
+  list(
+    @Param('id') eventId: string,
+    @Query() query: Record<string, string>,
+    @Req() request: FastifyRequest,
+  ): Promise<Page<QuestionView>> {
+    return this.services.send(Questions.list, { ...query, eventId } as never, metaOf(request));
+  }
+
+  /** Idempotent: upvoting twice counts once. */
+  @Post(':qid/upvote')
+  @Signed()
+  @HttpCode(200)
+  upvote(
+    @Param('id') eventId: string,
+    @Param('qid') questionId: string,
+    @Req() request: FastifyRequest,
+  ): Promise<QuestionView> {
+    return this.services.send(Questions.upvote, { eventId, questionId, up: true }, metaOf(request));
+  }
+
+  /** Withdraws the caller's upvote (idempotent). */
+  @Delete(':qid/upvote')
+  @Signed()
+  withdraw(
+    @Param('id') eventId: string,
+    @Param('qid') questionId: string,
+    @Req() request: FastifyRequest,
+  ): Promise<QuestionView> {
+    return this.services.send(Questions.upvote, { eventId, questionId, up: false }, metaOf(request));
+  }
+
+  /** Moderators and the host; promoting puts the question on stage (live only). */
+  @Post(':qid/promote')
+  @Signed()
+  @HttpCode(200)
+  promote(@Param('id') eventId: string, @Param('qid') questionId: string, @Req() request: FastifyRequest) {
+    return this.moderate(eventId, questionId, 'promote', request);
+  }
+
+  @Post(':qid/answer')
+  @Signed()
+  @HttpCode(200)
+  answer(@Param('id') eventId: string, @Param('qid') questionId: string, @Req() request: FastifyRequest) {
+    return this.moderate(eventId, questionId, 'answer', request);
+  }
+
+  @Post(':qid/dismiss')
+  @Signed()
+  @HttpCode(200)
+  dismiss(@Param('id') eventId: string, @Param('qid') questionId: string, @Req() request: FastifyRequest) {
+    return this.moderate(eventId, questionId, 'dismiss', request);
+  }
+
+  private moderate(
+    eventId: string,
+    questionId: string,
+    action: QuestionAction,
+    request: FastifyRequest,
+  ): Promise<QuestionView> {
+    return this.services.send(Questions.moderate, { eventId, questionId, action }, metaOf(request));
+  }
+}

@@ -1,0 +1,40 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { SERVICE_CLIENT, type ReadinessCheck, type ServiceClient } from '@townhall/platform';
+import { DirectoryController } from './directory/directory.controller.js';
+import { PollsController } from './engagement/polls.controller.js';
+import { QuestionsController } from './engagement/questions.controller.js';
+import { RecordingsController } from './engagement/recordings.controller.js';
+import { StageController } from './engagement/stage.controller.js';
+import { EventsController } from './events/events.controller.js';
+import { SeriesController } from './events/series.controller.js';
+import { HealthController, READINESS_CHECKS } from './health/health.controller.js';
+import { LedgerController } from './ledger/ledger.controller.js';
+import { LiveController } from './live/live.controller.js';
+import { TicketsController } from './tickets/tickets.controller.js';
+
+@Module({})
+export class GatewayModule {
+  static register(services: ServiceClient, readiness: Record<string, ReadinessCheck>): DynamicModule {
+    return {
+      module: GatewayModule,
+      // SeriesController before EventsController: /events/series/... must not be taken for /events/:id.
+      controllers: [
+        HealthController,
+        DirectoryController,
+        SeriesController,
+        EventsController,
+        TicketsController,
+        LedgerController,
+        StageController,
+        QuestionsController,
+        PollsController,
+        RecordingsController,
+        LiveController,
+      ],
+      providers: [
+        { provide: SERVICE_CLIENT, useValue: services },
+        { provide: READINESS_CHECKS, useValue: readiness },
+      ],
+    };
+  }
+}

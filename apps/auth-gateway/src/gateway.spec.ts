@@ -1,0 +1,256 @@
+import 'reflect-metadata';
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { generateAgentKey, signRequest, SignatureVerifier, type AgentKey } from '@townhall/auth';
+import { Directory, DomainError, type Contract, type MessageMeta } from '@townhall/contracts';
+import { createLogger, type ServiceClient } from '@townhall/platform';
+import type { z } from 'zod';
+import { MemoryNonceStore, type NonceStore } from './auth/nonce-store.js';
+import { createGateway } from './gateway.js';
+
+const AUDIENCE = 'https://townhall.test';
+
+interface Sent {
+  method: string;
+  url: string;
+  headers?: Record<string, string | string[]>;
+  payload?: string;
+}
+interface Received {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  json(): Record<string, unknown>;
+}
+
+/** Real HTTP over loopback (light-my-request cannot load under jest's ESM runtime on Node 20).
+ * An array header value is sent as repeated header lines. */
+function send(port: number, sent: Sent): Promise<Received> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      { host: '127.0.0.1', port, method: sent.method, path: sent.url, headers: sent.headers ?? {} },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({
+            statusCode: response.statusCode ?? 0,
+            headers: response.headers,
+            json: () => JSON.parse(text),
+          });
+        });
+      },
+    );
+    request.on('error', reject);
+    request.end(sent.payload);
+  });
+}
+
+/** Stands in for the services (not for NATS): records what the gateway sent, answers a card. */
+class RecordingServices implements ServiceClient {
+  readonly sent: Array<{ pattern: string; data: unknown; meta: MessageMeta }> = [];
+  failWith: DomainError | undefined;
+
+  async send<C extends Contract<z.ZodType, unknown>>(
+    contract: C,
+    data: unknown,
+    meta: MessageMeta,
+  ): Promise<never> {
+    this.sent.push({ pattern: contract.pattern, data, meta });
+    if (this.failWith) throw this.failWith;
+    return { agentId: meta.caller, handle: 'alice', created: true, card: { handle: 'alice' } } as never;
+  }
+  async close(): Promise<void> {}
+}
+
+class BrokenNonceStore implements NonceStore {
+  async claim(): Promise<boolean> {
+    throw new Error('ECONNREFUSED');
+  }
+  async ping(): Promise<void> {
+    throw new Error('ECONNREFUSED');
+  }
+  async close(): Promise<void> {}
+}
+
+describe('gateway (in process, signed-request guard)', () => {
+  let app: NestFastifyApplication;
+  let services: RecordingServices;
+  let nonces: NonceStore;
+  let key: AgentKey;
+  let now = Date.now();
+  let port = 0;
+
+  async function boot(store: NonceStore = new MemoryNonceStore()): Promise<void> {
+    services = new RecordingServices();
+    nonces = store;
+    app = await createGateway({
+      audience: AUDIENCE,
+      bodyLimit: 64 * 1024,
+      logger: createLogger('test', 'silent'),
+      services,
+      nonces,
+      verifier: new SignatureVerifier(),
+      readiness: {},
+      now: () => now,
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    port = (app.getHttpServer().address() as AddressInfo).port;
+  }
+
+  const inject = (sent: Sent) => send(port, sent);
+
+  function signed(
+    method: string,
+    target: string,
+    body?: string,
+    overrides: { nonce?: string; timestamp?: string } = {},
+  ): Sent & { headers: Record<string, string> } {
+    const headers = signRequest({
+      key,
+      audience: AUDIENCE,
+      method,
+      target,
+      ...(body === undefined ? {} : { body }),
+      ...overrides,
+    });
+    return {
+      method,
+      url: target,
+      headers: {
+        authorization: headers.authorization,
+        'x-nonce': headers.nonce,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { payload: body }),
+    };
+  }
+
+  beforeEach(async () => {
+    now = Date.now();
+    key = generateAgentKey();
+    await boot();
+  });
+  afterEach(async () => {
+    await app.close();
+  });
+
+  it('passes the verified caller and request id to the service', async () => {
+    const request = signed('GET', `/directory/${key.agentId}`);
+    const response = await inject({ ...request, headers: { ...request.headers, 'x-request-id': 'req-123' } });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['x-request-id']).toBe('req-123');
+    expect(services.sent).toEqual([
+      {
+        pattern: Directory.getCard.pattern,
+        data: { agentId: key.agentId },
+        meta: { requestId: 'req-123', caller: key.agentId },
+      },
+    ]);
+  });
+
+  it('rejects a replayed request with auth.nonce_replayed and never reaches the service twice', async () => {
+    const request = signed('GET', `/directory/${key.agentId}`);
+    expect((await inject(request)).statusCode).toBe(200);
+    const replay = await inject(request);
+    expect(replay.statusCode).toBe(401);
+    expect(replay.json()).toMatchObject({ code: 'auth.nonce_replayed', status: 401 });
+    expect(services.sent).toHaveLength(1);
+  });
+
+  it('does not burn the nonce of a request whose signature fails', async () => {
+    const good = signed('GET', `/directory/${key.agentId}`);
+    const forged = { ...good, url: `/directory/${generateAgentKey().agentId}` };
+    const rejected = await inject(forged);
+    expect(rejected.json()).toMatchObject({ code: 'auth.signature_invalid' });
+    expect((await inject(good)).statusCode).toBe(200);
+  });
+
+  it('answers 401 problem+json with WWW-Authenticate when the headers are missing', async () => {
+    const response = await inject({ method: 'GET', url: `/directory/${key.agentId}` });
+    expect(response.statusCode).toBe(401);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(response.headers['www-authenticate']).toBe(`service realm="${AUDIENCE}"`);
+    expect(response.json()).toEqual({
+      type: `${AUDIENCE}/docs/errors/auth.malformed`,
+      title: expect.any(String),
+      status: 401,
+      detail: expect.any(String),
+      code: 'auth.malformed',
+      requestId: response.headers['x-request-id'],
+    });
+  });
+
+  it('rejects two Authorization headers', async () => {
+    const request = signed('GET', `/directory/${key.agentId}`);
+    const authorization = String(request.headers['authorization']);
+    const response = await inject({
+      ...request,
+      headers: { ...request.headers, authorization: [authorization, authorization] },
+    });
+    expect(response.json()).toMatchObject({ code: 'auth.malformed' });
+  });
+
+  it('checks the timestamp window against the server clock', async () => {
+    const request = signed('GET', `/directory/${key.agentId}`, undefined, {
+      timestamp: new Date(now - 301_000).toISOString(),
+    });
+    expect((await inject(request)).json()).toMatchObject({ code: 'auth.timestamp_out_of_window' });
+    const fresh = signed('GET', `/directory/${key.agentId}`, undefined, {
+      timestamp: new Date(now - 290_000).toISOString(),
+    });
+    expect((await inject(fresh)).statusCode).toBe(200);
+  });
+
+  it('rejects an encoded slash in a signed path rather than normalising it', async () => {
+    const response = await inject(signed('GET', '/directory/abc%2Fdef'));
+    expect(response.json()).toMatchObject({ code: 'auth.malformed' });
+    expect(services.sent).toHaveLength(0);
+  });
+
+  it('caps bodies at 64 KiB with 413', async () => {
+    const body = JSON.stringify({ handle: 'alice', bio: 'x'.repeat(70_000) });
+    const response = await inject(signed('PUT', '/directory/me', body));
+    expect(response.statusCode).toBe(413);
+    expect(response.json()).toMatchObject({ code: 'request.body_too_large' });
+  });
+
+  it('hands the handler exactly the signed body, parsed, and rejects bad JSON after verifying', async () => {
+    const ok = await inject(signed('PUT', '/directory/me', '{"handle":"alice"}'));
+    expect(ok.statusCode).toBe(201);
+    expect(services.sent[0]?.data).toEqual({ handle: 'alice' });
+    const bad = await inject(signed('PUT', '/directory/me', '{"handle":'));
+    expect(bad.json()).toMatchObject({ code: 'request.malformed_json', status: 400 });
+  });
+
+  it('fails closed with 503 and Retry-After when the nonce store cannot answer', async () => {
+    await app.close();
+    await boot(new BrokenNonceStore());
+    const response = await inject(signed('GET', `/directory/${key.agentId}`));
+    expect(response.statusCode).toBe(503);
+    expect(response.headers['retry-after']).toBe('1');
+    expect(response.json()).toMatchObject({ code: 'dependency.unavailable' });
+    expect(services.sent).toHaveLength(0);
+    expect((await inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+  });
+
+  it.each([
+    ['service.unavailable', 503],
+    ['service.timeout', 504],
+    ['directory.handle_taken', 409],
+    ['validation.failed', 400],
+    ['directory.card_not_found', 404],
+  ] as const)('maps a service error %s to %i', async (code, status) => {
+    services.failWith = new DomainError(code, 'because');
+    const response = await inject(signed('GET', `/directory/${key.agentId}`));
+    expect(response.statusCode).toBe(status);
+    expect(response.json()).toMatchObject({ code, status, detail: 'because' });
+  });
+
+  it('answers unknown routes with route.not_found', async () => {
+    const response = await inject({ method: 'GET', url: '/nowhere' });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toMatchObject({ code: 'route.not_found' });
+  });
+});

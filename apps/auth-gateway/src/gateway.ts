@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { SignatureVerifier } from '@townhall/auth';
+import { NestPinoLogger, type Logger, type ReadinessCheck, type ServiceClient } from '@townhall/platform';
+import type { NonceStore } from './auth/nonce-store.js';
+import { installSignedRequests } from './auth/signed-requests.js';
+import { AccessLog } from './access-log.js';
+import { GatewayModule } from './gateway.module.js';
+import { LIVE_STREAM, type LiveStream } from './live/live-stream.js';
+import { ProblemFilter } from './problem/problem.filter.js';
+import { requestIdFrom } from './request-context.js';
+
+export interface GatewayDependencies {
+  audience: string;
+  bodyLimit: number;
+  logger: Logger;
+  services: ServiceClient;
+  nonces: NonceStore;
+  verifier: SignatureVerifier;
+  readiness: Record<string, ReadinessCheck>;
+  now?: () => number;
+  /** Serves GET /events/{id}/live; without it (no NATS) that route answers 503. */
+  liveStream?: LiveStream;
+}
+
+/**
+ * Builds the HTTP gateway around its dependencies, the same way in every mode: the NATS
+ * apps, standalone mode and tests differ only in what they pass in.
+ */
+export async function createGateway(deps: GatewayDependencies): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    bodyLimit: deps.bodyLimit,
+    loggerInstance: deps.logger,
+    logController: new AccessLog(),
+    genReqId: (request: IncomingMessage) => requestIdFrom(request.headers['x-request-id'], randomUUID),
+    return503OnClosing: true,
+  });
+  const root = GatewayModule.register(deps.services, deps.readiness);
+  // The live stream is optional (in-process tests run without NATS): its provider is added here,
+  // where the dependency arrives, and LiveController takes it as @Optional().
+  if (deps.liveStream)
+    root.providers = [...(root.providers ?? []), { provide: LIVE_STREAM, useValue: deps.liveStream }];
+  const app = await NestFactory.create<NestFastifyApplication>(root, adapter, {
+    bodyParser: false,
+    abortOnError: false,
+    logger: new NestPinoLogger(deps.logger),
+  });
+  const fastify = app.getHttpAdapter().getInstance();
+
+  fastify.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  installSignedRequests(fastify, deps);
+  // Open SSE responses never finish on their own: end them first, or app.close() would wait
+  // for them forever. Clients see a normal end and reconnect (elsewhere) with Last-Event-ID.
+  const live = deps.liveStream;
+  if (live) fastify.addHook('preClose', async () => live.hub.disconnectAll());
+
+  // Errors Fastify raises itself (body limit, media type) and unknown routes reach
+  // ProblemFilter through Nest's error and not-found handlers, like every other error.
+  app.useGlobalFilters(new ProblemFilter(deps.audience));
+  return app;
+}

@@ -1,0 +1,85 @@
+import { DomainError } from '@townhall/contracts';
+import type { LiveMessage } from './live-message.js';
+
+/** A live-stream client as the hub sees it. */
+export interface LiveListener {
+  /** Called synchronously, in stream order; must not block (the listener buffers). */
+  deliver(message: LiveMessage): void;
+  /** Ends the client's stream politely (the gateway is closing). */
+  disconnect(): void;
+}
+
+export interface LiveSubscription {
+  /** The hub's stream position when the listener joined: every later message reaches it. */
+  position: number;
+  unsubscribe(): void;
+}
+
+/**
+ * The process's fan-out of domain events to live-stream clients, keyed by event id. One
+ * JetStream consumer feeds it (LiveFeed), whatever the number of clients; each replica of the
+ * gateway has its own hub, so replicas need no coordination.
+ */
+export class LiveHub {
+  private readonly listeners = new Map<string, Set<LiveListener>>();
+  private seq: number | undefined;
+  private closing = false;
+
+  /** The stream sequence of the last message the hub has seen; undefined until the feed started. */
+  get position(): number | undefined {
+    return this.seq;
+  }
+
+  get subscriberCount(): number {
+    let count = 0;
+    for (const set of this.listeners.values()) count += set.size;
+    return count;
+  }
+
+  /** Where the feed starts: the stream's last sequence, so that "from now on" has no gap. */
+  startAt(seq: number): void {
+    if (this.seq === undefined) this.seq = seq;
+  }
+
+  /**
+   * One message of the stream, in order. `decode` runs only when someone listens, so a hub
+   * without clients costs no JSON parsing.
+   */
+  receive(seq: number, decode: () => LiveMessage | undefined): void {
+    if (this.seq !== undefined && seq <= this.seq) return;
+    this.seq = seq;
+    if (this.listeners.size === 0) return;
+    const message = decode();
+    if (!message) return;
+    const listeners = this.listeners.get(message.eventId);
+    if (!listeners) return;
+    for (const listener of listeners) listener.deliver(message);
+  }
+
+  /** Adds a listener for one event; it receives every message after `position`. */
+  subscribe(eventId: string, listener: LiveListener): LiveSubscription {
+    if (this.closing) throw new DomainError('service.unavailable', 'The gateway is shutting down');
+    if (this.seq === undefined)
+      throw new DomainError('dependency.unavailable', 'The live stream is not connected to JetStream yet');
+    let set = this.listeners.get(eventId);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(eventId, set);
+    }
+    set.add(listener);
+    return {
+      position: this.seq,
+      unsubscribe: () => {
+        const current = this.listeners.get(eventId);
+        if (!current?.delete(listener)) return;
+        if (current.size === 0) this.listeners.delete(eventId);
+      },
+    };
+  }
+
+  /** Ends every client's stream and refuses new ones: the gateway is closing. */
+  disconnectAll(): void {
+    this.closing = true;
+    for (const set of [...this.listeners.values()]) for (const listener of [...set]) listener.disconnect();
+  }
+}

@@ -1,0 +1,45 @@
+import { sseMessage } from './sse-frame.js';
+
+/** One domain event as the live stream sends it, framed once and shared by every subscriber. */
+export interface LiveMessage {
+  /** The JetStream stream sequence: the SSE `id`, monotonic, what Last-Event-ID resumes from. */
+  seq: number;
+  /** The CloudEvent `type` (also its NATS subject), the SSE `event`. */
+  type: string;
+  /** The CloudEvent `subject`: the id of the event this is about. */
+  eventId: string;
+  /** The complete SSE message. */
+  frame: string;
+}
+
+// Ledger entries are per agent and private; series changes are about a series, not an event.
+const PRIVATE_OR_OFF_TOPIC = /^townhall\.(ledger|series)\./;
+
+/** Whether a domain event of this type may appear on an event's public live stream. */
+export function isLiveTopic(type: string): boolean {
+  return !PRIVATE_OR_OFF_TOPIC.test(type);
+}
+
+/**
+ * The live-stream message for one message of the TOWNHALL stream, or undefined for a domain
+ * event that does not belong on a live stream (a private or off-topic type, or a payload that
+ * is not a CloudEvent with a string `type` and `subject`).
+ */
+export function decodeLiveMessage(
+  seq: number,
+  natsSubject: string,
+  payload: string,
+): LiveMessage | undefined {
+  if (!isLiveTopic(natsSubject)) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(payload);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { type, subject } = value as { type?: unknown; subject?: unknown };
+  if (typeof type !== 'string' || typeof subject !== 'string' || !isLiveTopic(type)) return undefined;
+  if (/[\r\n]/.test(type)) return undefined;
+  return { seq, type, eventId: subject, frame: sseMessage({ id: String(seq), event: type, data: payload }) };
+}

@@ -1,0 +1,111 @@
+import { EventEmitter } from 'node:events';
+import type { ServerResponse } from 'node:http';
+import type { LiveMessage } from './live-message.js';
+import { LiveSubscriber, type LiveHistory } from './live-subscriber.js';
+import { SseConnection, type SseCloseReason } from './sse-connection.js';
+
+const message = (seq: number, eventId = 'e1'): LiveMessage => ({
+  seq,
+  type: 't',
+  eventId,
+  frame: `id: ${seq}\n\n`,
+});
+
+/** A socket that always takes what it is given and remembers the SSE ids. */
+class Sink extends EventEmitter {
+  readonly ids: number[] = [];
+  socket = { destroyed: false };
+  destroyed = false;
+  setHeader(): void {}
+  writeHead(): void {}
+  write(chunk: string): boolean {
+    const id = /^id: (\d+)/.exec(chunk)?.[1];
+    if (id) this.ids.push(Number(id));
+    return true;
+  }
+  end(): void {
+    this.emit('close');
+  }
+  destroy(): void {
+    this.destroyed = true;
+    this.emit('close');
+  }
+}
+
+/** History that, while it replays, lets the test deliver live messages in between. */
+class ScriptedHistory implements LiveHistory {
+  asked: Array<[number, number]> = [];
+  constructor(
+    private readonly stored: LiveMessage[],
+    private readonly duringReplay: () => void = () => undefined,
+  ) {}
+  async *replay(eventId: string, after: number, upTo: number): AsyncGenerator<LiveMessage> {
+    this.asked.push([after, upTo]);
+    for (const m of this.stored) {
+      if (m.seq <= after || m.eventId !== eventId) continue;
+      this.duringReplay();
+      yield m;
+      if (m.seq >= upTo) return;
+    }
+  }
+}
+
+function connect(resumeAfter: number | undefined, bufferLimit = 10) {
+  const sink = new Sink();
+  const connection = new SseConnection(sink as unknown as ServerResponse, {
+    bufferLimit,
+    heartbeatMs: 60_000,
+    retryMs: 0,
+  });
+  const closes: SseCloseReason[] = [];
+  connection.onClose((reason) => closes.push(reason));
+  connection.open({});
+  return {
+    sink,
+    connection,
+    closes,
+    subscriber: new LiveSubscriber('e1', connection, bufferLimit, resumeAfter),
+  };
+}
+
+describe('LiveSubscriber', () => {
+  it('forwards live messages about its event only', () => {
+    const { sink, subscriber } = connect(undefined);
+    subscriber.deliver(message(3));
+    subscriber.deliver(message(4, 'e2'));
+    subscriber.deliver(message(5));
+    expect(sink.ids).toEqual([3, 5]);
+  });
+
+  it('replays what was missed, then what arrived meanwhile: no gap, no duplicate', async () => {
+    const { sink, subscriber } = connect(2);
+    // Joined at position 6; 7 and 8 arrive live while 3..6 replay, and the replay overlaps 7.
+    let live = 7;
+    const history = new ScriptedHistory(
+      [3, 4, 5, 6, 7].map((seq) => message(seq)),
+      () => {
+        if (live <= 8) subscriber.deliver(message(live++));
+      },
+    );
+    subscriber.deliver(message(7));
+    await subscriber.catchUp(history, 6);
+    subscriber.deliver(message(9));
+    expect(history.asked).toEqual([[2, 6]]);
+    expect(sink.ids).toEqual([3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  it('skips the replay when the client is already at the hub position', async () => {
+    const { sink, subscriber } = connect(6);
+    const history = new ScriptedHistory([message(6)]);
+    subscriber.deliver(message(7));
+    await subscriber.catchUp(history, 6);
+    expect(history.asked).toEqual([]);
+    expect(sink.ids).toEqual([7]);
+  });
+
+  it('disconnects a resuming client whose held messages overflow its buffer', async () => {
+    const { closes, subscriber } = connect(0, 2);
+    for (const seq of [10, 11, 12]) subscriber.deliver(message(seq));
+    expect(closes).toEqual(['buffer_full']);
+  });
+});

@@ -1,0 +1,168 @@
+import 'reflect-metadata';
+import { get, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { SignatureVerifier } from '@townhall/auth';
+import { DomainError, Events, type Contract, type MessageMeta } from '@townhall/contracts';
+import { createLogger, type ServiceClient } from '@townhall/platform';
+import type { z } from 'zod';
+import { MemoryNonceStore } from '../auth/nonce-store.js';
+import { createGateway } from '../gateway.js';
+import { LiveHub } from './live-hub.js';
+import { decodeLiveMessage, type LiveMessage } from './live-message.js';
+import type { LiveStream } from './live-stream.js';
+import type { LiveHistory } from './live-subscriber.js';
+
+const EVENT = 'e1';
+const logger = createLogger('test', 'silent');
+
+/** The events service as far as the route needs it: e1 exists, nothing else does. */
+class OneEvent implements ServiceClient {
+  async send<C extends Contract<z.ZodType, unknown>>(contract: C, data: unknown, _meta: MessageMeta) {
+    if (contract.pattern !== Events.get.pattern) throw new Error(`unexpected ${contract.pattern}`);
+    if ((data as { eventId: string }).eventId !== EVENT)
+      throw new DomainError('event.not_found', 'No such event');
+    return { id: EVENT } as never;
+  }
+  async close(): Promise<void> {}
+}
+
+const domainEvent = (seq: number, eventId = EVENT): LiveMessage =>
+  decodeLiveMessage(
+    seq,
+    'townhall.event.updated',
+    JSON.stringify({ type: 'townhall.event.updated', subject: eventId, data: { seq } }),
+  )!;
+
+class StoredHistory implements LiveHistory {
+  constructor(readonly stored: LiveMessage[]) {}
+  async *replay(eventId: string, after: number, upTo: number): AsyncGenerator<LiveMessage> {
+    for (const m of this.stored) if (m.seq > after && m.seq <= upTo && m.eventId === eventId) yield m;
+  }
+}
+
+/** An open stream: what arrived so far, and whether it ended. */
+interface Stream {
+  response: IncomingMessage;
+  text: () => string;
+  ended: Promise<void>;
+}
+
+function open(port: number, path: string, headers: Record<string, string> = {}): Promise<Stream> {
+  return new Promise((resolve, reject) => {
+    get({ host: '127.0.0.1', port, path, headers }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      const ended = new Promise<void>((done) => response.once('end', () => done()));
+      resolve({ response, text: () => text, ended });
+    }).on('error', reject);
+  });
+}
+
+async function until(what: string, check: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  if (!check()) throw new Error(`timed out waiting for ${what}`);
+}
+
+const ids = (text: string) => [...text.matchAll(/^id: (\d+)$/gm)].map((match) => Number(match[1]));
+
+describe('GET /events/{id}/live (in process)', () => {
+  let app: NestFastifyApplication | undefined;
+  let port: number;
+  let hub: LiveHub;
+  let history: StoredHistory;
+
+  async function boot(live: boolean): Promise<NestFastifyApplication> {
+    hub = new LiveHub();
+    history = new StoredHistory([]);
+    const liveStream: LiveStream = {
+      hub,
+      history,
+      heartbeatMs: 60_000,
+      clientBuffer: 100,
+      stop: async () => {},
+    };
+    app = await createGateway({
+      audience: 'https://townhall.test',
+      bodyLimit: 64 * 1024,
+      logger,
+      services: new OneEvent(),
+      nonces: new MemoryNonceStore(),
+      verifier: new SignatureVerifier(),
+      readiness: {},
+      ...(live ? { liveStream } : {}),
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    port = (app.getHttpServer().address() as AddressInfo).port;
+    return app;
+  }
+
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+  });
+
+  it('streams what the hub delivers about the event, from the moment of connection', async () => {
+    await boot(true);
+    hub.startAt(4);
+    const stream = await open(port, `/events/${EVENT}/live`);
+    expect(stream.response.statusCode).toBe(200);
+    expect(stream.response.headers['content-type']).toBe('text/event-stream; charset=utf-8');
+    hub.receive(5, () => domainEvent(5));
+    hub.receive(6, () => domainEvent(6, 'e2'));
+    hub.receive(7, () => domainEvent(7));
+    await until('two messages', () => ids(stream.text()).length === 2);
+    expect(stream.text()).toMatch(/^retry: 2000\n\nid: 5\nevent: townhall.event.updated\ndata: \{/);
+    expect(ids(stream.text())).toEqual([5, 7]);
+    stream.response.destroy();
+  });
+
+  it('resumes after Last-Event-ID from the history, then continues live', async () => {
+    await boot(true);
+    history.stored.push(...[2, 3, 4].map((seq) => domainEvent(seq)), domainEvent(5, 'e2'));
+    hub.startAt(5);
+    const stream = await open(port, `/events/${EVENT}/live`, { 'last-event-id': '2' });
+    hub.receive(6, () => domainEvent(6));
+    await until('three messages', () => ids(stream.text()).length === 3);
+    expect(ids(stream.text())).toEqual([3, 4, 6]);
+    stream.response.destroy();
+  });
+
+  it('answers 400 for a malformed Last-Event-ID and 404 for an unknown event, as problems', async () => {
+    await boot(true);
+    hub.startAt(0);
+    const malformed = await open(port, `/events/${EVENT}/live?lastEventId=x1`);
+    await malformed.ended;
+    expect(malformed.response.statusCode).toBe(400);
+    expect(malformed.response.headers['content-type']).toContain('application/problem+json');
+    expect(JSON.parse(malformed.text())).toMatchObject({ code: 'validation.failed' });
+    const unknown = await open(port, '/events/nope/live');
+    await unknown.ended;
+    expect(unknown.response.statusCode).toBe(404);
+    expect(JSON.parse(unknown.text())).toMatchObject({ code: 'event.not_found' });
+  });
+
+  it('answers 503 when the gateway runs without a live stream', async () => {
+    await boot(false);
+    const stream = await open(port, `/events/${EVENT}/live`);
+    await stream.ended;
+    expect(stream.response.statusCode).toBe(503);
+    expect(JSON.parse(stream.text())).toMatchObject({ code: 'dependency.unavailable' });
+  });
+
+  it('ends open streams when the app closes, so that close() is not held up', async () => {
+    const closing = await boot(true);
+    app = undefined;
+    hub.startAt(0);
+    const streams = await Promise.all([
+      open(port, `/events/${EVENT}/live`),
+      open(port, `/events/${EVENT}/live`),
+    ]);
+    const started = Date.now();
+    await closing.close();
+    await Promise.all(streams.map((stream) => stream.ended));
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(hub.subscriberCount).toBe(0);
+  });
+});

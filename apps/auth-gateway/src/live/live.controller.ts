@@ -1,0 +1,75 @@
+import { Controller, Get, Inject, Optional, Param, Query, Req, Res } from '@nestjs/common';
+import { DomainError, Events } from '@townhall/contracts';
+import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { metaOf } from '../request-context.js';
+import { resumePointOf } from './last-event-id.js';
+import { LIVE_STREAM, type LiveStream } from './live-stream.js';
+import { LiveSubscriber } from './live-subscriber.js';
+import { SseConnection } from './sse-connection.js';
+
+/** How long a client waits before reconnecting after a dropped connection (the SSE `retry:`). */
+export const LIVE_RETRY_MS = 2_000;
+
+/**
+ * `GET /events/{id}/live` (PRODUCT.md "Live stage, Q&A, polls"): a Server-Sent Events stream
+ * of every public domain event about one event, resumable with Last-Event-ID. Public, like the
+ * other reads. The gateway serves it from its own hub; no service is involved past the check
+ * that the event exists.
+ */
+@Controller('events')
+export class LiveController {
+  constructor(
+    @Inject(SERVICE_CLIENT) private readonly services: ServiceClient,
+    @Optional() @Inject(LIVE_STREAM) private readonly live: LiveStream | undefined,
+  ) {}
+
+  @Get(':id/live')
+  async stream(
+    @Param('id') eventId: string,
+    @Query('lastEventId') lastEventId: unknown,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    // Everything that can fail is checked before the response starts, so it is still a problem+json.
+    const resumeAfter = resumePointOf(request.headers['last-event-id'], lastEventId);
+    const live = this.live;
+    if (!live) throw new DomainError('dependency.unavailable', 'The live stream needs NATS JetStream');
+    await this.services.send(Events.get, { eventId }, metaOf(request));
+
+    const connection = new SseConnection(reply.raw, {
+      bufferLimit: live.clientBuffer,
+      heartbeatMs: live.heartbeatMs,
+      retryMs: LIVE_RETRY_MS,
+    });
+    if (connection.isClosed) {
+      reply.hijack(); // nothing to answer: the client has gone
+      return;
+    }
+    const subscriber = new LiveSubscriber(eventId, connection, live.clientBuffer, resumeAfter);
+    const subscription = live.hub.subscribe(eventId, subscriber);
+
+    reply.hijack();
+    connection.open(reply.getHeaders());
+    const opened = Date.now();
+    request.log.debug({ eventId, resumeAfter, position: subscription.position }, 'live stream opened');
+    connection.onClose((reason) => {
+      subscription.unsubscribe();
+      const line = { eventId, reason, messages: connection.messagesSent, ms: Date.now() - opened };
+      if (reason === 'buffer_full' || reason === 'stalled')
+        request.log.warn(
+          line,
+          'live stream client too slow: disconnected (it may resume with Last-Event-ID)',
+        );
+      else request.log.info(line, 'live stream closed');
+    });
+
+    if (resumeAfter !== undefined) {
+      subscriber.catchUp(live.history, subscription.position).catch((error: unknown) => {
+        // Cut rather than skip: the client resumes from the last id it received, so nothing is lost.
+        request.log.error({ err: error, eventId, resumeAfter }, 'live stream replay failed');
+        connection.abort('error');
+      });
+    }
+  }
+}

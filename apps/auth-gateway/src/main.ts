@@ -1,0 +1,84 @@
+import 'reflect-metadata';
+import { connect } from '@nats-io/transport-node';
+import { SignatureVerifier } from '@townhall/auth';
+import {
+  createLogger,
+  loadConfig,
+  NatsServiceClient,
+  required,
+  stopGracefullyOnSignal,
+} from '@townhall/platform';
+import { createClient, type RedisClientType } from 'redis';
+import { RedisNonceStore } from './auth/nonce-store.js';
+import { audienceOf, GatewayConfigSchema } from './config.js';
+import { createGateway } from './gateway.js';
+import { startLiveStream } from './live/live-stream.js';
+
+const config = loadConfig(GatewayConfigSchema);
+const logger = createLogger('auth-gateway', config.LOG_LEVEL);
+const audience = audienceOf(config);
+
+const nats = await connect({
+  servers: required(config.NATS_URL, 'NATS_URL'),
+  name: 'auth-gateway',
+  maxReconnectAttempts: -1,
+  waitOnFirstConnect: true,
+  // Capturing a stack per request costs a third of the client's time per request.
+  noAsyncTraces: true,
+});
+
+const redis: RedisClientType = createClient({
+  url: required(config.REDIS_URL, 'REDIS_URL'),
+  // Fail fast while Redis is away: a queued claim would hold the request open; a
+  // rejected one is a clean 503 (fail closed), and the client keeps reconnecting.
+  disableOfflineQueue: true,
+  commandOptions: { timeout: 1_000 },
+  socket: {
+    connectTimeout: 2_000,
+    reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2_000),
+  },
+});
+let redisDown = false;
+redis.on('error', (error: Error) => {
+  if (!redisDown) logger.error({ err: error }, 'redis connection error');
+  redisDown = true;
+});
+redis.on('ready', () => {
+  if (redisDown) logger.info('redis connection restored');
+  redisDown = false;
+});
+redis.connect().catch((error: unknown) => logger.error({ err: error }, 'redis is not reachable yet'));
+
+// One JetStream consumer per gateway process feeds every live-stream client it serves.
+const liveStream = startLiveStream({
+  nc: nats,
+  logger,
+  heartbeatMs: config.LIVE_HEARTBEAT_MS,
+  clientBuffer: config.LIVE_CLIENT_BUFFER,
+});
+
+const app = await createGateway({
+  audience,
+  bodyLimit: config.BODY_LIMIT_BYTES,
+  logger,
+  services: new NatsServiceClient(nats, config.SERVICE_TIMEOUT_MS),
+  nonces: new RedisNonceStore(redis, config.TOWNHALL_ENV),
+  verifier: new SignatureVerifier(),
+  readiness: {
+    redis: async () => void (await redis.ping()),
+    nats: async () => {
+      if (nats.isClosed()) throw new Error('closed');
+      await nats.flush();
+    },
+  },
+  liveStream,
+});
+await app.listen({ port: config.PORT, host: config.HOST });
+logger.info({ url: `http://127.0.0.1:${config.PORT}`, audience }, 'auth-gateway is listening');
+
+stopGracefullyOnSignal('auth-gateway', logger, async () => {
+  await app.close(); // stops accepting, ends live streams, lets in-flight requests finish
+  await liveStream.stop();
+  await nats.drain();
+  if (redis.isOpen) await redis.close();
+});

@@ -1,0 +1,77 @@
+import { Injectable } from '@nestjs/common';
+import { DomainError, type DirectoryCard, type PutCardReply } from '@townhall/contracts';
+import { preparedStatement, sqlState } from '@townhall/platform/service';
+import { DataSource } from 'typeorm';
+import { CARD_COLUMNS, toCard, type CardRow } from './card-row.js';
+
+export interface CardFields {
+  handle: string;
+  displayName?: string | null | undefined;
+  bio?: string | null | undefined;
+  avatarUrl?: string | null | undefined;
+  links?: CardRow['links'] | null | undefined;
+}
+
+@Injectable()
+export class CardsService {
+  // Card reads are the hot path of every signed directory lookup: prepared statements.
+  private readonly byAgentId = preparedStatement<CardRow>(
+    this.dataSource,
+    'directory_card_by_agent',
+    `SELECT ${CARD_COLUMNS} FROM directory.cards WHERE agent_id = $1`,
+  );
+  private readonly byHandle = preparedStatement<CardRow>(
+    this.dataSource,
+    'directory_card_by_handle',
+    `SELECT ${CARD_COLUMNS} FROM directory.cards WHERE lower(handle) = lower($1)`,
+  );
+
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * PUT semantics: the caller's card becomes exactly what was sent (omitted fields are
+   * cleared). One statement, so a concurrent PUT for the same handle by another agent
+   * fails on the unique index instead of racing a read.
+   */
+  async put(agentId: string, fields: CardFields): Promise<PutCardReply> {
+    try {
+      const rows: Array<CardRow & { created: boolean }> = await this.dataSource.query(
+        `INSERT INTO directory.cards AS c (agent_id, handle, display_name, bio, avatar_url, links)
+         VALUES ($1, $2, $3, $4, $5, $6::jsonb)
+         ON CONFLICT (agent_id) DO UPDATE SET
+           handle = EXCLUDED.handle, display_name = EXCLUDED.display_name, bio = EXCLUDED.bio,
+           avatar_url = EXCLUDED.avatar_url, links = EXCLUDED.links, updated_at = now()
+         RETURNING ${CARD_COLUMNS}, (xmax = 0) AS created`,
+        [
+          agentId,
+          fields.handle,
+          fields.displayName ?? null,
+          fields.bio ?? null,
+          fields.avatarUrl ?? null,
+          JSON.stringify(fields.links ?? []),
+        ],
+      );
+      const row = rows[0];
+      if (!row) throw new Error('upsert returned no row');
+      return { card: toCard(row), created: row.created };
+    } catch (error) {
+      const { code, constraint } = sqlState(error);
+      if (code === '23505' && constraint === 'cards_handle_key') {
+        throw new DomainError('directory.handle_taken', `@${fields.handle} belongs to another agent`);
+      }
+      throw error;
+    }
+  }
+
+  async get(agentId: string): Promise<DirectoryCard> {
+    const [row] = await this.byAgentId([agentId]);
+    if (!row) throw new DomainError('directory.card_not_found', `Agent ${agentId} has no directory card`);
+    return toCard(row);
+  }
+
+  async resolveHandle(handle: string): Promise<DirectoryCard> {
+    const [row] = await this.byHandle([handle]);
+    if (!row) throw new DomainError('directory.handle_not_found', `No agent holds @${handle}`);
+    return toCard(row);
+  }
+}

@@ -1,0 +1,15 @@
+import { createSchemaDataSource } from '@townhall/platform/service';
+import type { DataSource } from 'typeorm';
+import { CreateEngagement1764000000000 } from './migrations/1764000000000-create-engagement.js';
+
+export const ENGAGEMENT_SCHEMA = 'engagement';
+
+export function createEngagementDataSource(url: string, poolSize?: number): DataSource {
+  return createSchemaDataSource({
+    url,
+    schema: ENGAGEMENT_SCHEMA,
+    entities: [],
+    migrations: [CreateEngagement1764000000000],
+    ...(poolSize === undefined ? {} : { poolSize }),
+  });
+}

@@ -1,0 +1,142 @@
+import { Injectable } from '@nestjs/common';
+import {
+  DomainError,
+  EngagementTopics,
+  type EventView,
+  type MessageMeta,
+  type RecordingView,
+  type SignedMeta,
+  isUuid,
+} from '@townhall/contracts';
+import { Changes, queryRows } from '@townhall/platform/service';
+import { DataSource, type EntityManager } from 'typeorm';
+import { Participants, requireRole } from '../access/participants.js';
+import { PollsService } from '../polls/polls.service.js';
+import { QuestionsService } from '../questions/questions.service.js';
+import { endStage } from '../stage/stage-lock.js';
+import { StageService } from '../stage/stage.service.js';
+import {
+  RECORDING_COLUMNS,
+  toRecording,
+  type Attendance,
+  type RecordingRow,
+  type StoredTranscript,
+} from './recording-row.js';
+
+/**
+ * Recordings (PRODUCT.md "Recordings"): assembled when the event ends, read by the host alone
+ * until the host publishes it, public after.
+ */
+@Injectable()
+export class RecordingsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly changes: Changes,
+    private readonly participants: Participants,
+    private readonly stage: StageService,
+    private readonly questions: QuestionsService,
+    private readonly polls: PollsService,
+  ) {}
+
+  /**
+   * The end of the event, in one transaction: nothing more is accepted for it (endStage waits
+   * for the writes in flight), its open polls close, and the recording freezes what happened.
+   */
+  async assemble(manager: EntityManager, event: EventView): Promise<void> {
+    const endedAt = event.endedAt ?? new Date().toISOString();
+    await endStage(manager, event.id, endedAt);
+    await this.polls.closeAllOf(manager, event.id);
+    const transcript: StoredTranscript = {
+      agenda: event.agenda,
+      stage: await this.stage.all(manager, event.id),
+      questions: await this.questions.all(manager, event.id),
+      polls: await this.polls.all(manager, event.id),
+    };
+    await manager.query(
+      `INSERT INTO engagement.recordings (event_id, host_id, ended_at, transcript) VALUES ($1, $2, $3, $4::jsonb)
+       ON CONFLICT (event_id) DO NOTHING`,
+      [event.id, event.hostId, endedAt, JSON.stringify(transcript)],
+    );
+  }
+
+  /**
+   * Published: anyone (meta.caller null on the public route). Before: the host only, signed
+   * (the gateway's draft route); unsigned it does not exist yet (404 recording.not_found).
+   */
+  async get(eventId: string, meta: MessageMeta): Promise<RecordingView> {
+    const row = await this.find(eventId);
+    if (!row) {
+      await this.participants.event(eventId, meta); // 404 event.not_found for an unknown event
+      throw new DomainError('recording.not_found', 'The event has not ended');
+    }
+    if (!row.published) {
+      if (meta.caller === null)
+        throw new DomainError('recording.not_found', 'The recording is not published');
+      if (meta.caller !== row.host_id)
+        throw new DomainError('role.forbidden', 'Only the host reads the recording before it is published');
+    }
+    return this.view(row);
+  }
+
+  /** The host publishes, optionally with a media URL and a summary; publishing again updates them. */
+  async publish(
+    meta: SignedMeta,
+    eventId: string,
+    media: { mediaUrl?: string | undefined; summary?: string | undefined },
+  ): Promise<RecordingView> {
+    const current = await this.find(eventId);
+    if (!current) {
+      requireRole(await this.participants.of(eventId, meta), ['host'], 'publish the recording');
+      throw new DomainError('recording.not_found', 'The event has not ended');
+    }
+    if (current.host_id !== meta.caller)
+      throw new DomainError('role.forbidden', 'Only the host can publish the recording');
+    return this.changes.run(async (manager) => {
+      const [row] = await queryRows<RecordingRow>(
+        manager,
+        `UPDATE engagement.recordings SET published = true, published_at = COALESCE(published_at, now()),
+           media_url = COALESCE($2, media_url), summary = COALESCE($3, summary)
+         WHERE event_id = $1 RETURNING ${RECORDING_COLUMNS}`,
+        [eventId, media.mediaUrl ?? null, media.summary ?? null],
+      );
+      const recording = await this.view(row!, manager);
+      await this.changes.announce(manager, [
+        { type: EngagementTopics.recordingPublished, subject: eventId, data: recording },
+      ]);
+      return recording;
+    });
+  }
+
+  private async find(eventId: string): Promise<RecordingRow | undefined> {
+    if (!isUuid(eventId)) return undefined;
+    const [row] = await queryRows<RecordingRow>(
+      this.dataSource,
+      `SELECT ${RECORDING_COLUMNS} FROM engagement.recordings WHERE event_id = $1`,
+      [eventId],
+    );
+    return row;
+  }
+
+  private async view(row: RecordingRow, manager: EntityManager = this.dataSource.manager) {
+    return toRecording(row, await this.attendance(manager, row.event_id, row.ended_at));
+  }
+
+  /**
+   * Tickets issued before the end, and the agents still holding one at the end. Computed from
+   * the ticket projection when read, not frozen at the end: the ticket consumer and the
+   * lifecycle consumer run independently, so a ticket issued a moment before the end may be
+   * projected after the recording was assembled; filtering by time gives the same answer
+   * either way.
+   */
+  private async attendance(manager: EntityManager, eventId: string, endedAt: Date): Promise<Attendance> {
+    const [row] = await queryRows<{ tickets_issued: number; attendees: string[] }>(
+      manager,
+      `SELECT count(*)::int AS tickets_issued,
+              COALESCE(array_agg(DISTINCT agent_id ORDER BY agent_id)
+                FILTER (WHERE cancelled_at IS NULL OR cancelled_at > $2), '{}') AS attendees
+       FROM engagement.attendance WHERE event_id = $1 AND issued_at <= $2`,
+      [eventId, endedAt],
+    );
+    return { ticketsIssued: row?.tickets_issued ?? 0, attendees: row?.attendees ?? [] };
+  }
+}

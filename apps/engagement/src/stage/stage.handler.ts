@@ -1,0 +1,20 @@
+import { Controller } from '@nestjs/common';
+import { Stage, type MessageMeta, type ParsedRequestOf, signedMeta } from '@townhall/contracts';
+import { Handle } from '@townhall/platform/service';
+
+import { StageService } from './stage.service.js';
+
+@Controller()
+export class StageHandler {
+  constructor(private readonly stage: StageService) {}
+
+  @Handle(Stage.post)
+  post(data: ParsedRequestOf<typeof Stage.post>, meta: MessageMeta) {
+    return this.stage.post(signedMeta(meta), data.eventId, data.body);
+  }
+
+  @Handle(Stage.list)
+  list(data: ParsedRequestOf<typeof Stage.list>, meta: MessageMeta) {
+    return this.stage.list(data, meta);
+  }
+}

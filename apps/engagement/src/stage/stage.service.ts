@@ -1,0 +1,106 @@
+import { Injectable } from '@nestjs/common';
+import {
+  DomainError,
+  EngagementTopics,
+  type MessageMeta,
+  type Page,
+  type StageMessageView,
+  type SignedMeta,
+  isUuid,
+} from '@townhall/contracts';
+import { Changes, queryRows } from '@townhall/platform/service';
+import { DataSource, type EntityManager } from 'typeorm';
+import { Participants, requireRole } from '../access/participants.js';
+import { nextSequence } from './stage-lock.js';
+import { STAGE_MESSAGE_COLUMNS, toStageMessage, type StageMessageRow } from './stage-message-row.js';
+
+export interface StageDraft {
+  eventId: string;
+  authorId: string;
+  body: string;
+  kind: 'message' | 'question';
+  questionId: string | null;
+}
+
+/** The live stage (PRODUCT.md "Live stage"): open exactly while the event is live. */
+@Injectable()
+export class StageService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly changes: Changes,
+    private readonly participants: Participants,
+  ) {}
+
+  /** Speakers, moderators and the host post while the event is live. */
+  async post(meta: SignedMeta, eventId: string, body: string): Promise<StageMessageView> {
+    const participant = await this.participants.of(eventId, meta);
+    requireRole(participant, ['host', 'moderator', 'speaker'], 'post to the stage');
+    if (participant.status !== 'live')
+      throw new DomainError('stage.closed', `The event is ${participant.status}`);
+    return this.changes.run(async (manager) => {
+      const message = await this.append(manager, {
+        eventId,
+        authorId: meta.caller,
+        body,
+        kind: 'message',
+        questionId: null,
+      });
+      await this.changes.announce(manager, [
+        { type: EngagementTopics.stagePosted, subject: eventId, data: message },
+      ]);
+      return message;
+    });
+  }
+
+  /** Puts a message on the stage in the caller's transaction; 409 stage.closed once the event ended. */
+  async append(manager: EntityManager, draft: StageDraft): Promise<StageMessageView> {
+    const sequence = await nextSequence(manager, draft.eventId);
+    if (sequence === null) throw new DomainError('stage.closed', 'The event has ended');
+    const [row] = await queryRows<StageMessageRow>(
+      manager,
+      `INSERT INTO engagement.stage_messages (event_id, sequence, author_id, body, kind, question_id)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${STAGE_MESSAGE_COLUMNS}`,
+      [draft.eventId, sequence, draft.authorId, draft.body, draft.kind, draft.questionId],
+    );
+    return toStageMessage(row!);
+  }
+
+  /** Public: in sequence order after `after` (or the cursor, the last sequence of the previous page). */
+  async list(
+    query: { eventId: string; after: number; limit: number; cursor?: string | undefined },
+    meta: MessageMeta,
+  ): Promise<Page<StageMessageView>> {
+    const after = query.cursor === undefined ? query.after : Number(query.cursor);
+    if (query.cursor !== undefined && !/^\d{1,15}$/.test(query.cursor))
+      throw new DomainError('validation.failed', 'The cursor is not valid', [
+        { field: 'cursor', message: 'is not a cursor this list gave' },
+      ]);
+    const rows = isUuid(query.eventId)
+      ? await queryRows<StageMessageRow>(
+          this.dataSource,
+          `SELECT ${STAGE_MESSAGE_COLUMNS} FROM engagement.stage_messages
+           WHERE event_id = $1 AND sequence > $2 ORDER BY sequence LIMIT $3`,
+          [query.eventId, after, query.limit + 1],
+        )
+      : [];
+    // Nothing here may mean no such event: the events service tells (404 event.not_found).
+    if (rows.length === 0 && (after === 0 || !isUuid(query.eventId)))
+      await this.participants.event(query.eventId, meta);
+    const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
+    return {
+      items: page.map(toStageMessage),
+      nextCursor: rows.length > query.limit && last ? String(last.sequence) : null,
+    };
+  }
+
+  /** Every message of the event in order, for the recording. */
+  async all(manager: EntityManager, eventId: string): Promise<StageMessageView[]> {
+    const rows = await queryRows<StageMessageRow>(
+      manager,
+      `SELECT ${STAGE_MESSAGE_COLUMNS} FROM engagement.stage_messages WHERE event_id = $1 ORDER BY sequence`,
+      [eventId],
+    );
+    return rows.map(toStageMessage);
+  }
+}

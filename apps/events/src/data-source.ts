@@ -1,0 +1,15 @@
+import { createSchemaDataSource } from '@townhall/platform/service';
+import type { DataSource } from 'typeorm';
+import { CreateEvents1763800000000 } from './migrations/1763800000000-create-events.js';
+
+export const EVENTS_SCHEMA = 'events';
+
+export function createEventsDataSource(url: string, poolSize?: number): DataSource {
+  return createSchemaDataSource({
+    url,
+    schema: EVENTS_SCHEMA,
+    entities: [],
+    migrations: [CreateEvents1763800000000],
+    ...(poolSize === undefined ? {} : { poolSize }),
+  });
+}

@@ -1,0 +1,60 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import type { Logger, OutboxRelay } from '@townhall/platform/service';
+import { DataSource } from 'typeorm';
+import { CalendarHandler } from './calendar/calendar.handler.js';
+import { CalendarService } from './calendar/calendar.service.js';
+import { Changes } from '@townhall/platform/service';
+import { EventsHandler } from './events/events.handler.js';
+import { EventsService } from './events/events.service.js';
+import { SeriesExtender } from './series/series-extender.js';
+import { SeriesHandler } from './series/series.handler.js';
+import { SeriesService } from './series/series.service.js';
+import { EventCounts } from './counts/event-counts.js';
+import {
+  CLOCK,
+  LOGGER,
+  OUTBOX_RELAY,
+  PUBLIC_BASE_URL,
+  SERIES_EXTEND_INTERVAL,
+  type Clock,
+} from './tokens.js';
+
+/** The `source` of every CloudEvent this service publishes. */
+export const SOURCE = 'townhall/events';
+
+export interface EventsModuleOptions {
+  dataSource: DataSource;
+  relay: OutboxRelay;
+  logger: Logger;
+  publicBaseUrl: string;
+  seriesExtendIntervalMs: number;
+  clock?: Clock;
+}
+
+@Module({})
+export class EventsModule {
+  static register(options: EventsModuleOptions): DynamicModule {
+    return {
+      module: EventsModule,
+      controllers: [EventsHandler, SeriesHandler, CalendarHandler],
+      providers: [
+        { provide: DataSource, useValue: options.dataSource },
+        { provide: OUTBOX_RELAY, useValue: options.relay },
+        { provide: LOGGER, useValue: options.logger },
+        { provide: PUBLIC_BASE_URL, useValue: options.publicBaseUrl },
+        { provide: SERIES_EXTEND_INTERVAL, useValue: options.seriesExtendIntervalMs },
+        { provide: CLOCK, useValue: options.clock ?? (() => new Date()) },
+        {
+          provide: Changes,
+          useValue: new Changes(options.dataSource, options.relay, { schema: 'events', source: SOURCE }),
+        },
+        EventsService,
+        SeriesService,
+        SeriesExtender,
+        CalendarService,
+        EventCounts,
+      ],
+      exports: [EventCounts],
+    };
+  }
+}

@@ -1,0 +1,223 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  DomainError,
+  isUuid,
+  EventFieldsSchema,
+  EventTopics,
+  parseOrThrow,
+  type EventAccess,
+  type EventChanges,
+  type EventFields,
+  type EventListQuery,
+  type EventView,
+  type LifecycleAction,
+  type Page,
+} from '@townhall/contracts';
+import { queryRows } from '@townhall/platform/service';
+import { DataSource, type EntityManager } from 'typeorm';
+import { Changes } from '@townhall/platform/service';
+import { CLOCK, type Clock } from '../tokens.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import { checkEventRules } from './event-rules.js';
+import { EVENT_COLUMNS, toEventView, type EventRow } from './event-row.js';
+
+/** Each lifecycle action is a compare-and-set from exactly one state (PRODUCT.md "Event lifecycle"). */
+const TRANSITIONS = {
+  start: { from: 'scheduled', to: 'live', stamp: 'started_at', topic: EventTopics.started },
+  end: { from: 'live', to: 'past', stamp: 'ended_at', topic: EventTopics.ended },
+  cancel: { from: 'scheduled', to: 'cancelled', stamp: 'cancelled_at', topic: EventTopics.cancelled },
+} as const;
+
+/** The editable columns, in the order of fieldValues(). */
+const FIELD_COLUMNS =
+  'title, description, agenda, starts_at, ends_at, timezone, moderators, speakers, capacity, ticketing';
+
+function fieldValues(fields: EventFields): unknown[] {
+  return [
+    fields.title,
+    fields.description,
+    JSON.stringify(fields.agenda),
+    fields.startsAt,
+    fields.endsAt,
+    fields.timezone,
+    fields.moderators,
+    fields.speakers,
+    fields.capacity,
+    JSON.stringify(fields.ticketing),
+  ];
+}
+
+@Injectable()
+export class EventsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly changes: Changes,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async create(hostId: string, fields: EventFields): Promise<EventView> {
+    checkEventRules(fields, hostId, this.clock(), { requireFuture: true });
+    return this.changes.run(async (manager) => {
+      const [row] = await queryRows<EventRow>(
+        manager,
+        `INSERT INTO events.events (${FIELD_COLUMNS}, host_id)
+         VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8, $9, $10::jsonb, $11) RETURNING ${EVENT_COLUMNS}`,
+        [...fieldValues(fields), hostId],
+      );
+      const view = toEventView(row!);
+      await this.changes.announce(manager, [{ type: EventTopics.scheduled, subject: view.id, data: view }]);
+      return view;
+    });
+  }
+
+  async get(eventId: string): Promise<EventView> {
+    return toEventView(await this.row(this.dataSource.manager, eventId));
+  }
+
+  async list(query: EventListQuery): Promise<Page<EventView>> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const param = (value: unknown) => {
+      params.push(value);
+      return `$${params.length}`;
+    };
+    if (query.status) where.push(`status = ${param(query.status)}`);
+    if (query.hostId) where.push(`host_id = ${param(query.hostId)}`);
+    if (query.seriesId) {
+      if (!isUuid(query.seriesId)) return { items: [], nextCursor: null };
+      where.push(`series_id = ${param(query.seriesId)}`);
+    }
+    if (query.from) where.push(`starts_at >= ${param(query.from)}`);
+    if (query.to) where.push(`starts_at < ${param(query.to)}`);
+    if (query.q) where.push(`search @@ websearch_to_tsquery('simple', ${param(query.q)})`);
+    if (query.cursor) {
+      const cursor = decodeCursor(query.cursor);
+      where.push(`(starts_at, id) > (${param(cursor.startsAt)}::timestamptz, ${param(cursor.id)}::uuid)`);
+    }
+    const rows = await queryRows<EventRow>(
+      this.dataSource,
+      `SELECT ${EVENT_COLUMNS} FROM events.events ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+       ORDER BY starts_at, id LIMIT ${param(query.limit + 1)}`,
+      params,
+    );
+    const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
+    return {
+      items: page.map(toEventView),
+      nextCursor:
+        rows.length > query.limit && last
+          ? encodeCursor({ startsAt: last.starts_at.toISOString(), id: last.id })
+          : null,
+    };
+  }
+
+  /** PATCH by the host while scheduled; the merged event must pass every rule again. */
+  async update(eventId: string, caller: string, changes: EventChanges): Promise<EventView> {
+    return this.changes.run(async (manager) => {
+      const current = await this.row(manager, eventId, { lock: true });
+      if (current.host_id !== caller)
+        throw new DomainError('role.forbidden', 'Only the host can edit this event');
+      if (current.status !== 'scheduled')
+        throw new DomainError('event.not_editable', `The event is ${current.status}`);
+      const before = toEventView(current);
+      const merged: EventFields = parseOrThrow(EventFieldsSchema, {
+        title: changes.title ?? before.title,
+        description: changes.description ?? before.description,
+        agenda: changes.agenda ?? before.agenda,
+        startsAt: changes.startsAt ?? before.startsAt,
+        endsAt: changes.endsAt ?? before.endsAt,
+        timezone: changes.timezone ?? before.timezone,
+        capacity: changes.capacity ?? before.capacity,
+        moderators: changes.moderators ?? before.moderators,
+        speakers: changes.speakers ?? before.speakers,
+        ticketing: changes.ticketing ?? before.ticketing,
+      });
+      checkEventRules(merged, caller, this.clock(), { requireFuture: changes.startsAt !== undefined });
+      const sold = Object.values(current.tickets_sold).reduce((sum, count) => sum + count, 0);
+      if (merged.capacity < sold) {
+        throw new DomainError(
+          'event.capacity_below_sold',
+          `${sold} tickets are sold; capacity cannot go below that`,
+        );
+      }
+      const [row] = await queryRows<EventRow>(
+        manager,
+        `UPDATE events.events SET (${FIELD_COLUMNS}) = ($2, $3, $4::jsonb, $5, $6, $7, $8, $9, $10, $11::jsonb),
+           version = version + 1, updated_at = now()
+         WHERE id = $1 RETURNING ${EVENT_COLUMNS}`,
+        [eventId, ...fieldValues(merged)],
+      );
+      const view = toEventView(row!);
+      await this.changes.announce(manager, [{ type: EventTopics.updated, subject: view.id, data: view }]);
+      return view;
+    });
+  }
+
+  /**
+   * start / end / cancel as one conditional UPDATE: of two racing transitions exactly one
+   * matches the expected state; the other finds none and gets 409.
+   */
+  async transition(eventId: string, caller: string, action: LifecycleAction): Promise<EventView> {
+    const step = TRANSITIONS[action];
+    return this.changes.run(async (manager) => {
+      const [row] = isUuid(eventId)
+        ? await queryRows<EventRow>(
+            manager,
+            `UPDATE events.events SET status = $3, ${step.stamp} = now(), updated_at = now(), version = version + 1
+             WHERE id = $1 AND host_id = $2 AND status = $4 RETURNING ${EVENT_COLUMNS}`,
+            [eventId, caller, step.to, step.from],
+          )
+        : [];
+      if (!row) {
+        const current = await this.row(manager, eventId);
+        if (current.host_id !== caller)
+          throw new DomainError('role.forbidden', `Only the host can ${action} this event`);
+        throw new DomainError(
+          'event.invalid_transition',
+          `Cannot ${action} an event that is ${current.status}`,
+        );
+      }
+      const view = toEventView(row);
+      await this.changes.announce(manager, [{ type: step.topic, subject: view.id, data: view }]);
+      return view;
+    });
+  }
+
+  /** The role query other services ask before letting an agent act in an event. */
+  async access(eventId: string, agentId: string): Promise<EventAccess> {
+    const row = await this.row(this.dataSource.manager, eventId);
+    const role =
+      row.host_id === agentId
+        ? 'host'
+        : row.moderators.includes(agentId)
+          ? 'moderator'
+          : row.speakers.includes(agentId)
+            ? 'speaker'
+            : null;
+    return {
+      eventId: row.id,
+      status: row.status,
+      hostId: row.host_id,
+      role,
+      startsAt: row.starts_at.toISOString(),
+      endsAt: row.ends_at.toISOString(),
+      capacity: row.capacity,
+      ticketing: row.ticketing,
+      moderators: row.moderators,
+      seriesId: row.series_id,
+      updatedAt: row.updated_at.toISOString(),
+    };
+  }
+
+  async row(manager: EntityManager, eventId: string, options: { lock?: boolean } = {}): Promise<EventRow> {
+    const [row] = isUuid(eventId)
+      ? await queryRows<EventRow>(
+          manager,
+          `SELECT ${EVENT_COLUMNS} FROM events.events WHERE id = $1 ${options.lock ? 'FOR UPDATE' : ''}`,
+          [eventId],
+        )
+      : [];
+    if (!row) throw new DomainError('event.not_found', `No event ${eventId}`);
+    return row;
+  }
+}

@@ -1,0 +1,210 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  DomainError,
+  isUuid,
+  EventTopics,
+  parseOrThrow,
+  SeriesTopics,
+  type CreateSeries,
+  type EventStatus,
+  type SeriesFollowChange,
+  type SeriesView,
+} from '@townhall/contracts';
+import { queryRows, type Logger } from '@townhall/platform/service';
+import { DataSource, type EntityManager } from 'typeorm';
+import { z } from 'zod';
+import { checkEventRules } from '../events/event-rules.js';
+import { EVENT_COLUMNS, toEventView, type EventRow } from '../events/event-row.js';
+import { Changes } from '@townhall/platform/service';
+import { CLOCK, LOGGER, type Clock } from '../tokens.js';
+import { normaliseRrule, plannedOccurrences, RecurrenceSchema, type Occurrence } from './recurrence.js';
+import { SERIES_COLUMNS, toSeriesView, type SeriesRow } from './series-row.js';
+
+const RecurrenceField = z.strictObject({ recurrence: RecurrenceSchema });
+
+/**
+ * Recurring series (PRODUCT.md "Series"). Occurrences are ordinary events with a
+ * `series_id` and a stable `occurrence_index`, created ahead up to the horizon; the
+ * unique (series_id, occurrence_index) makes creating them idempotent, so any replica
+ * may extend any series at any time.
+ */
+@Injectable()
+export class SeriesService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly changes: Changes,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async create(hostId: string, input: CreateSeries): Promise<SeriesView> {
+    const { recurrence } = parseOrThrow(RecurrenceField, { recurrence: input.recurrence });
+    const stored = { ...recurrence, rrule: normaliseRrule(recurrence.rrule) };
+    const now = this.clock();
+    const planned = plannedOccurrences(stored, now);
+    if (planned.length === 0) {
+      throw new DomainError('validation.failed', 'recurrence: the rule has no upcoming occurrence', [
+        { field: 'recurrence.rrule', message: 'the rule has no upcoming occurrence' },
+      ]);
+    }
+    const { template } = input;
+    const first = planned[0]!.startsAt;
+    checkEventRules(
+      {
+        title: input.title,
+        description: input.description,
+        agenda: template.agenda,
+        startsAt: first.toISOString(),
+        endsAt: new Date(first.getTime() + template.durationMinutes * 60_000).toISOString(),
+        timezone: stored.timezone,
+        capacity: template.capacity,
+        moderators: template.moderators,
+        speakers: template.speakers,
+        ticketing: template.ticketing,
+      },
+      hostId,
+      now,
+      { requireFuture: false },
+    );
+
+    const seriesId = await this.changes.run(async (manager) => {
+      const [row] = await queryRows<SeriesRow>(
+        manager,
+        `INSERT INTO events.series (title, description, host_id, recurrence, template)
+         VALUES ($1, $2, $3, $4::jsonb, $5::jsonb) RETURNING ${SERIES_COLUMNS}`,
+        [input.title, input.description, hostId, JSON.stringify(stored), JSON.stringify(template)],
+      );
+      const created = await this.materialize(manager, row!, planned);
+      const view = toSeriesView(
+        row!,
+        0,
+        created.slice(0, 10).map((event) => ({
+          eventId: event.id,
+          startsAt: event.starts_at.toISOString(),
+          status: event.status,
+        })),
+      );
+      await this.changes.announce(manager, [{ type: SeriesTopics.created, subject: row!.id, data: view }]);
+      return row!.id;
+    });
+    return this.get(seriesId);
+  }
+
+  async get(seriesId: string): Promise<SeriesView> {
+    const row = await this.row(this.dataSource.manager, seriesId);
+    const [{ count }] = (await queryRows<{ count: number }>(
+      this.dataSource,
+      'SELECT count(*)::int AS count FROM events.series_followers WHERE series_id = $1',
+      [seriesId],
+    )) as [{ count: number }];
+    const upcoming = await queryRows<{ id: string; starts_at: Date; status: EventStatus }>(
+      this.dataSource,
+      `SELECT id, starts_at, status FROM events.events
+       WHERE series_id = $1 AND status IN ('scheduled', 'live') AND ends_at > now()
+       ORDER BY starts_at LIMIT 10`,
+      [seriesId],
+    );
+    return toSeriesView(
+      row,
+      count,
+      upcoming.map((event) => ({
+        eventId: event.id,
+        startsAt: event.starts_at.toISOString(),
+        status: event.status,
+      })),
+    );
+  }
+
+  /** Follow (or unfollow): idempotent; the domain event is written only when something changed. */
+  async follow(seriesId: string, agentId: string, follow: boolean): Promise<SeriesView> {
+    await this.changes.run(async (manager) => {
+      await this.row(manager, seriesId);
+      const changed = follow
+        ? await queryRows(
+            manager,
+            `INSERT INTO events.series_followers (series_id, agent_id) VALUES ($1, $2)
+             ON CONFLICT DO NOTHING RETURNING agent_id`,
+            [seriesId, agentId],
+          )
+        : await queryRows(
+            manager,
+            'DELETE FROM events.series_followers WHERE series_id = $1 AND agent_id = $2 RETURNING agent_id',
+            [seriesId, agentId],
+          );
+      if (changed.length > 0) {
+        const data: SeriesFollowChange = { seriesId, agentId };
+        await this.changes.announce(manager, [
+          { type: follow ? SeriesTopics.followed : SeriesTopics.unfollowed, subject: seriesId, data },
+        ]);
+      }
+    });
+    return this.get(seriesId);
+  }
+
+  /** Creates the occurrences that have come within the horizon since the last run. */
+  async extendAll(): Promise<number> {
+    const now = this.clock();
+    const all = await queryRows<SeriesRow>(this.dataSource, `SELECT ${SERIES_COLUMNS} FROM events.series`);
+    let created = 0;
+    for (const series of all) {
+      // One series that cannot be extended (say, a zone the runtime no longer knows) must not stop the others.
+      try {
+        const planned = plannedOccurrences(series.recurrence, now);
+        if (planned.length > 0)
+          created += (await this.changes.run((manager) => this.materialize(manager, series, planned))).length;
+      } catch (error) {
+        this.logger.error({ err: error, seriesId: series.id }, 'could not extend series');
+      }
+    }
+    return created;
+  }
+
+  /** Inserts the occurrences that do not exist yet and announces each new one. */
+  private async materialize(
+    manager: EntityManager,
+    series: SeriesRow,
+    planned: Occurrence[],
+  ): Promise<EventRow[]> {
+    const { template } = series;
+    const rows = await queryRows<EventRow>(
+      manager,
+      `INSERT INTO events.events (title, description, agenda, starts_at, ends_at, timezone, host_id, moderators, speakers,
+         capacity, ticketing, series_id, occurrence_index)
+       SELECT $1, $2, $3::jsonb, o.starts_at, o.starts_at + make_interval(mins => $4), $5, $6, $7, $8, $9, $10::jsonb, $11, o.idx
+       FROM unnest($12::int[], $13::timestamptz[]) AS o(idx, starts_at)
+       ON CONFLICT (series_id, occurrence_index) DO NOTHING
+       RETURNING ${EVENT_COLUMNS}`,
+      [
+        series.title,
+        series.description,
+        JSON.stringify(template.agenda),
+        template.durationMinutes,
+        series.recurrence.timezone,
+        series.host_id,
+        template.moderators,
+        template.speakers,
+        template.capacity,
+        JSON.stringify(template.ticketing),
+        series.id,
+        planned.map((occurrence) => occurrence.index),
+        planned.map((occurrence) => occurrence.startsAt.toISOString()),
+      ],
+    );
+    rows.sort((a, b) => a.starts_at.getTime() - b.starts_at.getTime());
+    await this.changes.announce(
+      manager,
+      rows.map((row) => ({ type: EventTopics.scheduled, subject: row.id, data: toEventView(row) })),
+    );
+    return rows;
+  }
+
+  async row(manager: EntityManager, seriesId: string): Promise<SeriesRow> {
+    const [row] = isUuid(seriesId)
+      ? await queryRows<SeriesRow>(manager, `SELECT ${SERIES_COLUMNS} FROM events.series WHERE id = $1`, [
+          seriesId,
+        ])
+      : [];
+    if (!row) throw new DomainError('series.not_found', `No series ${seriesId}`);
+    return row;
+  }
+}

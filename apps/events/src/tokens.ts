@@ -1,0 +1,10 @@
+/** Injection tokens of the events service. */
+export const OUTBOX_RELAY = Symbol('OutboxRelay');
+export const CLOCK = Symbol('Clock');
+
+/** The current time; injected so that tests can fix it. */
+export type Clock = () => Date;
+export const LOGGER = Symbol('Logger');
+/** The public origin (PUBLIC_BASE_URL), for absolute links such as calendar URLs. */
+export const PUBLIC_BASE_URL = Symbol('PublicBaseUrl');
+export const SERIES_EXTEND_INTERVAL = Symbol('SeriesExtendInterval');

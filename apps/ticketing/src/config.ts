@@ -1,0 +1,23 @@
+import { BaseConfigSchema, DatabaseConfigSchema } from '@townhall/platform/service';
+import { z } from 'zod';
+
+const flag = z.enum(['true', 'false']).transform((value) => value === 'true');
+
+export const TicketingConfigSchema = BaseConfigSchema.extend(DatabaseConfigSchema.shape).extend({
+  PROBE_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** The gateway's public origin: the x402 `resource` URLs are absolute under it. */
+  PUBLIC_BASE_URL: z
+    .url({ protocol: /^https?$/ })
+    .transform((value) => value.replace(/\/+$/, ''))
+    .default('http://localhost:3000'),
+  /** `POST /ledger/faucet` exists only where this is true (standalone and test environments). */
+  LEDGER_FAUCET: flag.default(false),
+  X402_FACILITATOR: z.enum(['ledger', 'http']).default('ledger'),
+  X402_FACILITATOR_URL: z.url().optional(),
+  /** The x402 network the http facilitator settles on, e.g. solana-devnet. */
+  X402_NETWORK: z.string().min(1).max(100).optional(),
+  /** How long a signed payment authorization may be valid (x402 maxTimeoutSeconds). */
+  PAYMENT_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(3600).default(300),
+  OUTBOX_POLL_INTERVAL_MS: z.coerce.number().int().min(10).default(500),
+});
+export type TicketingConfig = z.output<typeof TicketingConfigSchema>;

@@ -1,0 +1,15 @@
+import { createSchemaDataSource } from '@townhall/platform/service';
+import type { DataSource } from 'typeorm';
+import { CreateTicketing1763900000000 } from './migrations/1763900000000-create-ticketing.js';
+
+export const TICKETING_SCHEMA = 'ticketing';
+
+export function createTicketingDataSource(url: string, poolSize?: number): DataSource {
+  return createSchemaDataSource({
+    url,
+    schema: TICKETING_SCHEMA,
+    entities: [],
+    migrations: [CreateTicketing1763900000000],
+    ...(poolSize === undefined ? {} : { poolSize }),
+  });
+}

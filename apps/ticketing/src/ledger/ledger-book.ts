@@ -1,0 +1,218 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  DomainError,
+  LedgerTopics,
+  type BalanceView,
+  type LedgerEntryType,
+  type LedgerEntryView,
+  type Page,
+} from '@townhall/contracts';
+import { Changes, queryRows } from '@townhall/platform/service';
+import { DataSource, type EntityManager } from 'typeorm';
+import { SETTINGS, type TicketingSettings } from '../tokens.js';
+
+interface EntryRow {
+  seq: string;
+  id: string;
+  type: LedgerEntryType;
+  agent_id: string;
+  amount: string;
+  asset: string;
+  event_id: string | null;
+  ticket_id: string | null;
+  counterparty_id: string | null;
+  created_at: Date;
+}
+
+const ENTRY_COLUMNS =
+  'seq, id, type, agent_id, amount::text AS amount, asset, event_id, ticket_id, counterparty_id, created_at';
+
+function toEntry(row: EntryRow): LedgerEntryView {
+  return {
+    id: row.id,
+    type: row.type,
+    agentId: row.agent_id,
+    amount: row.amount,
+    asset: row.asset,
+    eventId: row.event_id,
+    ticketId: row.ticket_id,
+    counterpartyId: row.counterparty_id,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+export interface Transfer {
+  type: 'EVENT_TICKET' | 'EVENT_TICKET_REFUND';
+  from: string;
+  to: string;
+  amount: string;
+  asset: string;
+  eventId: string;
+  ticketId: string;
+  /** A purchase needs the payer's funds; a refund always goes through (the host may go below zero). */
+  requireFunds: boolean;
+  /** Runs between the debit and the credit (a purchase takes its seat there: see TicketsService). */
+  beforeCredit?: () => Promise<void>;
+}
+
+/**
+ * The balance ledger. Every movement is a pair of immutable entries (money out of one
+ * account, into another) plus the balance updates, in the caller's transaction, so the sum
+ * of all balances is always exactly what the faucet put in.
+ */
+@Injectable()
+export class LedgerBook {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly changes: Changes,
+    @Inject(SETTINGS) private readonly settings: TicketingSettings,
+  ) {}
+
+  /**
+   * Moves money and writes both entries; returns [debit, credit]. The entries come first
+   * and the balance rows last: the payee's balance is the row that concurrent purchases
+   * from one host share, so it is held for as short as possible. (Postgres may pick a
+   * deadlock victim between opposite transfers; Changes.run runs that transaction again.)
+   */
+  async transfer(manager: EntityManager, transfer: Transfer): Promise<[LedgerEntryView, LedgerEntryView]> {
+    const debit = await this.entry(manager, {
+      type: transfer.type,
+      agentId: transfer.from,
+      amount: `-${transfer.amount}`,
+      asset: transfer.asset,
+      eventId: transfer.eventId,
+      ticketId: transfer.ticketId,
+      counterpartyId: transfer.to,
+    });
+    const credit = await this.entry(manager, {
+      type: transfer.type,
+      agentId: transfer.to,
+      amount: transfer.amount,
+      asset: transfer.asset,
+      eventId: transfer.eventId,
+      ticketId: transfer.ticketId,
+      counterpartyId: transfer.from,
+    });
+    await this.debit(manager, transfer);
+    await transfer.beforeCredit?.();
+    await this.credit(manager, transfer.to, transfer.asset, transfer.amount);
+    return [debit, credit];
+  }
+
+  async faucet(agentId: string, amount: string, asset: string): Promise<LedgerEntryView> {
+    if (!this.settings.faucet)
+      throw new DomainError('ledger.faucet_disabled', 'The faucet exists only where LEDGER_FAUCET=true');
+    return this.changes.run(async (manager) => {
+      await this.credit(manager, agentId, asset, amount);
+      return this.entry(manager, {
+        type: 'FAUCET',
+        agentId,
+        amount,
+        asset,
+        eventId: null,
+        ticketId: null,
+        counterpartyId: null,
+      });
+    });
+  }
+
+  async balance(agentId: string): Promise<BalanceView> {
+    const rows = await queryRows<{ asset: string; amount: string }>(
+      this.dataSource,
+      'SELECT asset, amount::text AS amount FROM ticketing.balances WHERE agent_id = $1 ORDER BY asset',
+      [agentId],
+    );
+    return { agentId, balances: rows };
+  }
+
+  async entries(agentId: string, limit: number, cursor: string | undefined): Promise<Page<LedgerEntryView>> {
+    const after = cursor === undefined ? 0n : parseSeq(cursor);
+    const rows = await queryRows<EntryRow>(
+      this.dataSource,
+      `SELECT ${ENTRY_COLUMNS} FROM ticketing.ledger_entries
+       WHERE agent_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+      [agentId, after.toString(), limit + 1],
+    );
+    const page = rows.slice(0, limit);
+    return {
+      items: page.map(toEntry),
+      nextCursor:
+        rows.length > limit && page.length
+          ? Buffer.from(String(page.at(-1)!.seq)).toString('base64url')
+          : null,
+    };
+  }
+
+  private async debit(manager: EntityManager, transfer: Transfer): Promise<void> {
+    if (transfer.requireFunds) {
+      const debited = await queryRows(
+        manager,
+        `UPDATE ticketing.balances SET amount = amount - $3::numeric
+         WHERE agent_id = $1 AND asset = $2 AND amount >= $3::numeric RETURNING amount`,
+        [transfer.from, transfer.asset, transfer.amount],
+      );
+      if (debited.length === 0) {
+        throw new DomainError(
+          'payment.insufficient_funds',
+          `The payer's ${transfer.asset} balance does not cover ${transfer.amount}`,
+        );
+      }
+      return;
+    }
+    await queryRows(
+      manager,
+      `INSERT INTO ticketing.balances AS b (agent_id, asset, amount) VALUES ($1, $2, -$3::numeric)
+       ON CONFLICT (agent_id, asset) DO UPDATE SET amount = b.amount - $3::numeric`,
+      [transfer.from, transfer.asset, transfer.amount],
+    );
+  }
+
+  private async credit(
+    manager: EntityManager,
+    agentId: string,
+    asset: string,
+    amount: string,
+  ): Promise<void> {
+    await queryRows(
+      manager,
+      `INSERT INTO ticketing.balances AS b (agent_id, asset, amount) VALUES ($1, $2, $3::numeric)
+       ON CONFLICT (agent_id, asset) DO UPDATE SET amount = b.amount + $3::numeric`,
+      [agentId, asset, amount],
+    );
+  }
+
+  private async entry(
+    manager: EntityManager,
+    entry: Omit<LedgerEntryView, 'id' | 'createdAt'>,
+  ): Promise<LedgerEntryView> {
+    const [row] = await queryRows<EntryRow>(
+      manager,
+      `INSERT INTO ticketing.ledger_entries (type, agent_id, amount, asset, event_id, ticket_id, counterparty_id)
+       VALUES ($1, $2, $3::numeric, $4, $5, $6, $7) RETURNING ${ENTRY_COLUMNS}`,
+      [
+        entry.type,
+        entry.agentId,
+        entry.amount,
+        entry.asset,
+        entry.eventId,
+        entry.ticketId,
+        entry.counterpartyId,
+      ],
+    );
+    const view = toEntry(row!);
+    await this.changes.announce(manager, [
+      { type: LedgerTopics.entryRecorded, subject: view.agentId, data: view },
+    ]);
+    return view;
+  }
+}
+
+function parseSeq(cursor: string): bigint {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!/^[0-9]{1,19}$/.test(text)) {
+    throw new DomainError('validation.failed', 'cursor: not a cursor this service issued', [
+      { field: 'cursor', message: 'not a cursor this service issued' },
+    ]);
+  }
+  return BigInt(text);
+}

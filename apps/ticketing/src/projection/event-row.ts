@@ -1,0 +1,46 @@
+import { GENERAL_TIER, type EventStatus, type Ticketing } from '@townhall/contracts';
+
+/** What ticketing knows of an event: a row of ticketing.events. */
+export interface EventRow {
+  event_id: string;
+  host_id: string;
+  moderators: string[];
+  status: EventStatus;
+  series_id: string | null;
+  starts_at: Date;
+  ticketing: Ticketing;
+  capacity: number;
+  sold: number;
+}
+
+export const EVENT_COLUMNS =
+  'event_id, host_id, moderators, status, series_id, starts_at, ticketing, capacity, sold';
+
+export interface TierOffer {
+  tierId: string;
+  name: string;
+  /** Integer string of atomic units; "0" when free. */
+  price: string;
+  capacity: number;
+}
+
+/** The tiers an event sells: one implicit `general` tier unless it is tiered. */
+export function tiersOf(ticketing: Ticketing, capacity: number): TierOffer[] {
+  switch (ticketing.mode) {
+    case 'free':
+      return [{ tierId: GENERAL_TIER, name: 'General admission', price: '0', capacity }];
+    case 'single':
+      return [{ tierId: GENERAL_TIER, name: 'General admission', price: ticketing.price, capacity }];
+    case 'tiered':
+      return ticketing.tiers.map((tier) => ({
+        tierId: tier.id,
+        name: tier.name,
+        price: tier.price,
+        capacity: tier.capacity,
+      }));
+  }
+}
+
+export function assetOf(ticketing: Ticketing): string | null {
+  return ticketing.mode === 'free' ? null : ticketing.asset;
+}

@@ -1,0 +1,62 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import type { SignatureVerifier } from '@townhall/auth';
+import { Changes, type Logger, type OutboxRelay, type ServiceClient } from '@townhall/platform/service';
+import type { Facilitator } from '@townhall/x402';
+import { DataSource } from 'typeorm';
+import { LedgerBook } from './ledger/ledger-book.js';
+import { DomainEventHandler } from './projection/domain-event-handler.js';
+import { EventsProjection } from './projection/events-projection.js';
+import { TicketsHandler } from './tickets/tickets.handler.js';
+import { TicketsService } from './tickets/tickets.service.js';
+import {
+  CLOCK,
+  FACILITATOR,
+  LOGGER,
+  SERVICES,
+  SETTINGS,
+  SIGNATURES,
+  type Clock,
+  type TicketingSettings,
+} from './tokens.js';
+
+/** The `source` of every CloudEvent this service publishes. */
+export const SOURCE = 'townhall/ticketing';
+
+export interface TicketingModuleOptions {
+  dataSource: DataSource;
+  relay: OutboxRelay;
+  services: ServiceClient;
+  logger: Logger;
+  settings: TicketingSettings;
+  signatures: SignatureVerifier;
+  facilitator: Facilitator | null;
+  clock?: Clock;
+}
+
+@Module({})
+export class TicketingModule {
+  static register(options: TicketingModuleOptions): DynamicModule {
+    return {
+      module: TicketingModule,
+      controllers: [TicketsHandler],
+      providers: [
+        { provide: DataSource, useValue: options.dataSource },
+        {
+          provide: Changes,
+          useValue: new Changes(options.dataSource, options.relay, { schema: 'ticketing', source: SOURCE }),
+        },
+        { provide: SERVICES, useValue: options.services },
+        { provide: LOGGER, useValue: options.logger },
+        { provide: SETTINGS, useValue: options.settings },
+        { provide: SIGNATURES, useValue: options.signatures },
+        { provide: FACILITATOR, useValue: options.facilitator },
+        { provide: CLOCK, useValue: options.clock ?? (() => new Date()) },
+        EventsProjection,
+        LedgerBook,
+        TicketsService,
+        DomainEventHandler,
+      ],
+      exports: [DomainEventHandler],
+    };
+  }
+}

@@ -1,0 +1,30 @@
+import type { TicketStatus, TicketView } from '@townhall/contracts';
+
+export interface TicketRow {
+  id: string;
+  event_id: string;
+  tier_id: string;
+  holder_id: string;
+  status: TicketStatus;
+  price: string;
+  asset: string | null;
+  created_at: Date;
+  cancelled_at: Date | null;
+}
+
+export const TICKET_COLUMNS =
+  'id, event_id, tier_id, holder_id, status, price::text AS price, asset, created_at, cancelled_at';
+
+export function toTicket(row: TicketRow): TicketView {
+  return {
+    id: row.id,
+    eventId: row.event_id,
+    tierId: row.tier_id,
+    holderId: row.holder_id,
+    status: row.status,
+    price: row.price,
+    asset: row.asset,
+    createdAt: row.created_at.toISOString(),
+    cancelledAt: row.cancelled_at ? row.cancelled_at.toISOString() : null,
+  };
+}

@@ -1,0 +1,64 @@
+import { Controller } from '@nestjs/common';
+import {
+  Attendance,
+  signedMeta,
+  Ledger,
+  Tickets,
+  type MessageMeta,
+  type ParsedRequestOf,
+} from '@townhall/contracts';
+import { Handle } from '@townhall/platform/service';
+import { LedgerBook } from '../ledger/ledger-book.js';
+import { TicketsService } from './tickets.service.js';
+
+/** Ticketing's message handlers: one per contract in libs/contracts/src/ticketing.ts. */
+@Controller()
+export class TicketsHandler {
+  constructor(
+    private readonly tickets: TicketsService,
+    private readonly ledger: LedgerBook,
+  ) {}
+
+  @Handle(Tickets.rsvp)
+  rsvp(data: ParsedRequestOf<typeof Tickets.rsvp>, meta: MessageMeta) {
+    return this.tickets.rsvp(signedMeta(meta), data.eventId, data.tierId, data.payment);
+  }
+
+  @Handle(Tickets.release)
+  release(data: ParsedRequestOf<typeof Tickets.release>, meta: MessageMeta) {
+    return this.tickets.release(signedMeta(meta).caller, data.eventId);
+  }
+
+  @Handle(Tickets.mine)
+  mine(data: ParsedRequestOf<typeof Tickets.mine>, meta: MessageMeta) {
+    return this.tickets.mine(signedMeta(meta).caller, data.limit, data.cursor);
+  }
+
+  @Handle(Tickets.attendees)
+  attendees(data: ParsedRequestOf<typeof Tickets.attendees>, meta: MessageMeta) {
+    const { caller, requestId } = signedMeta(meta);
+    return this.tickets.attendees(caller, requestId, data.eventId, data.limit, data.cursor);
+  }
+
+  /** Whether an agent holds a live ticket (engagement asks before letting an attendee act). */
+  @Handle(Attendance.get)
+  async attendance(data: ParsedRequestOf<typeof Attendance.get>) {
+    const held = await this.tickets.activeTicket(this.tickets.manager, data.eventId, data.agentId);
+    return { eventId: data.eventId, agentId: data.agentId, holdsTicket: held !== undefined };
+  }
+
+  @Handle(Ledger.entries)
+  entries(data: ParsedRequestOf<typeof Ledger.entries>, meta: MessageMeta) {
+    return this.ledger.entries(signedMeta(meta).caller, data.limit, data.cursor);
+  }
+
+  @Handle(Ledger.balance)
+  balance(_data: ParsedRequestOf<typeof Ledger.balance>, meta: MessageMeta) {
+    return this.ledger.balance(signedMeta(meta).caller);
+  }
+
+  @Handle(Ledger.faucet)
+  faucet(data: ParsedRequestOf<typeof Ledger.faucet>, meta: MessageMeta) {
+    return this.ledger.faucet(signedMeta(meta).caller, data.amount, data.asset ?? 'USDC');
+  }
+}

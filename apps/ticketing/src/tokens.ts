@@ -1,0 +1,24 @@
+import type { Logger } from '@townhall/platform/service';
+
+/** Injection tokens of the ticketing service. */
+export const OUTBOX_RELAY = Symbol('OutboxRelay');
+export const SERVICES = Symbol('ServiceClient');
+export const CLOCK = Symbol('Clock');
+export const LOGGER = Symbol('Logger');
+export const SETTINGS = Symbol('TicketingSettings');
+export const FACILITATOR = Symbol('Facilitator');
+export const SIGNATURES = Symbol('SignatureVerifier');
+
+export type Clock = () => Date;
+
+export interface TicketingSettings {
+  environment: string;
+  publicBaseUrl: string;
+  faucet: boolean;
+  facilitator: 'ledger' | 'http';
+  /** x402 network: `ledger:<environment>` for the ledger facilitator, else X402_NETWORK. */
+  network: string;
+  paymentTimeoutSeconds: number;
+}
+
+export type { Logger };

@@ -1,0 +1,331 @@
+// `npm run bench`: boots the distributed topology (directory + gateway as separate
+// processes on the real NATS, Redis and Postgres), drives signed GET /directory/{agentId}
+// from a separate load process, and prints throughput, latency, gateway memory, and the
+// single-core node:crypto verify rate of this machine with the ratio of the two.
+import { spawn } from 'node:child_process';
+import { randomBytes, generateKeyPairSync, sign, verify, createPublicKey } from 'node:crypto';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AgentClient, generateAgentKey } from '@townhall/sdk';
+import { PrivateNatsServer } from '@townhall/testing';
+import { encodePaymentHeader, signLedgerPayment } from '@townhall/x402';
+import {
+  GATEWAY,
+  SERVICES,
+  LOCAL_DEFAULTS,
+  ROOT,
+  ensureDatabase,
+  launch,
+  migrateAll,
+  waitUntilReady,
+} from '../tools/launcher.mjs';
+
+const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const PORT = Number(process.env.BENCH_PORT ?? 3990);
+const audience = `http://127.0.0.1:${PORT}`;
+const database = `townhall_bench_${randomBytes(4).toString('hex')}`;
+const adminUrl = new URL(process.env.DATABASE_URL ?? LOCAL_DEFAULTS.DATABASE_URL);
+adminUrl.pathname = `/${database}`;
+
+// A nats-server of the bench's own (JetStream in a temp folder) unless BENCH_SHARED_NATS=1: durable
+// consumers then start empty instead of catching up on whatever earlier runs left in the stream.
+const nats = process.env.BENCH_SHARED_NATS ? undefined : await PrivateNatsServer.start();
+const env = {
+  PATH: process.env.PATH,
+  DATABASE_URL: adminUrl.toString(),
+  NATS_URL: nats?.url ?? process.env.NATS_URL ?? LOCAL_DEFAULTS.NATS_URL,
+  REDIS_URL: process.env.REDIS_URL ?? LOCAL_DEFAULTS.REDIS_URL,
+  LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+  PORT: String(PORT),
+  HOST: '127.0.0.1',
+  PUBLIC_BASE_URL: audience,
+  LEDGER_FAUCET: 'true',
+};
+
+/** BENCH_PROFILE=dir writes a V8 CPU profile of each app there, to see where the time goes. */
+function profileArgs(app) {
+  return process.env.BENCH_PROFILE
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}/${app}`]
+    : [];
+}
+
+function rssOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
+}
+
+/** Single-core Ed25519 verifies per second with node:crypto on one cached KeyObject. */
+function verifyRate(seconds = 2) {
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  const jwk = publicKey.export({ format: 'jwk' });
+  const key = createPublicKey({ key: jwk, format: 'jwk' });
+  const message = Buffer.from('x'.repeat(300));
+  const signature = sign(null, message, privateKey);
+  let count = 0;
+  const end = performance.now() + seconds * 1000;
+  while (performance.now() < end) {
+    for (let i = 0; i < 200; i++) verify(null, message, key, signature);
+    count += 200;
+  }
+  return count / seconds;
+}
+
+/** CPU seconds (user + system) used so far by each process of interest, keyed by a label. */
+function cpuSnapshot(labels) {
+  const ticks = 100; // USER_HZ
+  const snapshot = new Map();
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const seconds = (Number(fields[11]) + Number(fields[12])) / ticks;
+      const label =
+        labels.get(Number(pid)) ??
+        (['nats-server', 'redis-server', 'postgres'].includes(comm) ? comm : undefined);
+      if (label) snapshot.set(label, (snapshot.get(label) ?? 0) + seconds);
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return snapshot;
+}
+
+function runLoad(options, onStart = () => {}) {
+  const file = join(mkdtempSync(join(tmpdir(), 'townhall-bench-')), 'load.json');
+  writeFileSync(file, JSON.stringify(options));
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['bench/load.mjs', file], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stderr.on('data', (chunk) => {
+      process.stderr.write(chunk);
+      if (chunk.toString().includes('signed')) onStart(child.pid);
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.once('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`load generator exited ${code}`)),
+    );
+  });
+}
+
+/** Runs one load and reports throughput, latency and the CPU each process spent per request. */
+async function measure(name, load, labels) {
+  let before;
+  const result = await runLoad(load, () => {
+    before = cpuSnapshot(labels);
+  });
+  const after = cpuSnapshot(labels);
+  after.set('load generator', result.cpuSeconds);
+  const ok = result['2xx'];
+  return {
+    scenario: name,
+    requestsPerSecond: Math.round(result.requests.average),
+    ok2xx: ok,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    seconds: Number((result.duration ?? 0).toFixed(1)),
+    latencyMs: { p50: result.latency.p50, p99: result.latency.p99, max: result.latency.max },
+    cpuMicrosecondsPerRequest: Object.fromEntries(
+      [...after]
+        .map(([label, seconds]) => [
+          label,
+          Math.round(((seconds - (before?.get(label) ?? 0)) * 1e6) / Math.max(ok, 1)),
+        ])
+        .sort((a, b) => b[1] - a[1]),
+    ),
+  };
+}
+
+console.log(`Townhall bench on ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}`);
+await ensureDatabase(env.DATABASE_URL);
+await migrateAll(env, { quiet: true });
+const probes = Object.fromEntries(SERVICES.map((service, i) => [service, PORT + 1 + i]));
+const { children, stop } = launch(
+  [
+    ...SERVICES.map((name) => ({
+      name,
+      env: { PROBE_PORT: String(probes[name]) },
+      nodeArgs: profileArgs(name),
+    })),
+    { name: GATEWAY, nodeArgs: profileArgs(GATEWAY) },
+  ],
+  env,
+  { output: null },
+);
+try {
+  for (const port of Object.values(probes)) await waitUntilReady(`http://127.0.0.1:${port}/readyz`);
+  await waitUntilReady(`${audience}/readyz`);
+  const labels = new Map(children.map((c) => [c.child.pid, c.name]));
+  const gatewayPid = children.find((c) => c.name === GATEWAY).child.pid;
+  const hex = (key) => Buffer.from(key.secretKey).toString('hex');
+
+  // 1. Signed reads of one directory card.
+  const key = generateAgentKey();
+  const agent = new AgentClient({ baseUrl: audience, key });
+  await agent.directory.putMe({ handle: `bench_${randomBytes(3).toString('hex')}`, displayName: 'Bench' });
+  const reads = {
+    url: audience,
+    audience,
+    method: 'GET',
+    target: `/directory/${key.agentId}`,
+    connections: CONNECTIONS,
+    durationSeconds: DURATION,
+    signers: [
+      {
+        secretKeyHex: hex(key),
+        agentId: key.agentId,
+        count: Number(process.env.BENCH_PRESIGNED ?? 12_000 * DURATION),
+      },
+    ],
+  };
+  await runLoad({ ...reads, durationSeconds: 2, signers: [{ ...reads.signers[0], count: 30_000 }] }); // warm-up
+  const readReport = await measure(
+    `signed GET /directory/{agentId}, ${CONNECTIONS} connections, ${DURATION} s`,
+    reads,
+    labels,
+  );
+  const memory = rssOf(gatewayPid);
+  const verifies = verifyRate();
+  readReport.gatewayRssMb = { now: Math.round(memory.rssMb), peak: Math.round(memory.peakMb) };
+  readReport.verifyPerSecondOneCore = Math.round(verifies);
+  readReport.ratio = Number((readReport.requestsPerSecond / verifies).toFixed(2));
+
+  // 2. Paid RSVPs on one hot event: every buyer funded, its x402 payment signed beforehand.
+  const BUYERS = Number(process.env.BENCH_BUYERS ?? 3000);
+  const host = new AgentClient({ baseUrl: audience });
+  const startsAt = new Date(Date.now() + 86_400_000);
+  const event = await host.events.create({
+    title: 'Bench: one hot event',
+    startsAt: startsAt.toISOString(),
+    endsAt: new Date(startsAt.getTime() + 3_600_000).toISOString(),
+    timezone: 'UTC',
+    capacity: 1_000_000,
+    ticketing: { mode: 'single', price: '100' },
+  });
+  const buyers = Array.from({ length: BUYERS }, () => new AgentClient({ baseUrl: audience }));
+  for (let i = 0; i < buyers.length; i += 100)
+    await Promise.all(buyers.slice(i, i + 100).map((buyer) => buyer.ledger.faucet('1000')));
+  const accepts = await buyers[0].request('POST', `/events/${event.id}/rsvp`).then(
+    () => {
+      throw new Error('expected 402');
+    },
+    (error) => error.problem.accepts,
+  );
+  const purchases = {
+    url: audience,
+    audience,
+    method: 'POST',
+    target: `/events/${event.id}/rsvp`,
+    body: '{}',
+    connections: CONNECTIONS,
+    signers: buyers.map((buyer) => ({
+      secretKeyHex: hex(buyer.key),
+      agentId: buyer.agentId,
+      count: 1,
+      headers: { 'x-payment': encodePaymentHeader(signLedgerPayment(buyer.key, accepts[0])) },
+    })),
+  };
+  const paidReport = await measure(
+    `paid RSVP (x402 on the ledger) to one event, ${BUYERS} buyers, ${CONNECTIONS} connections`,
+    purchases,
+    labels,
+  );
+  paidReport.ticketsPerSecond = Math.round(paidReport.ok2xx / Math.max(paidReport.seconds, 0.001));
+
+  // 3. Signed question posts to one live event: attendees (free RSVP), 5 each (the per-minute limit).
+  const ASKERS = Number(process.env.BENCH_ASKERS ?? 600);
+  const amaStart = new Date(Date.now() + 3_600_000);
+  const ama = await host.events.create({
+    title: 'Bench: AMA',
+    startsAt: amaStart.toISOString(),
+    endsAt: new Date(amaStart.getTime() + 3_600_000).toISOString(),
+    timezone: 'UTC',
+    capacity: 100_000,
+  });
+  await host.events.start(ama.id);
+  const askers = Array.from({ length: ASKERS }, () => new AgentClient({ baseUrl: audience }));
+  for (let i = 0; i < askers.length; i += 100)
+    await Promise.all(askers.slice(i, i + 100).map((a) => a.tickets.rsvp(ama.id)));
+  const questionReport = await measure(
+    `signed question posts to one live event, ${ASKERS} attendees x 5, ${CONNECTIONS} connections`,
+    {
+      url: audience,
+      audience,
+      method: 'POST',
+      target: `/events/${ama.id}/questions`,
+      body: JSON.stringify({ body: 'How does the outbox keep the stream and the database in step?' }),
+      connections: CONNECTIONS,
+      signers: askers.map((asker) => ({ secretKeyHex: hex(asker.key), agentId: asker.agentId, count: 5 })),
+    },
+    labels,
+  );
+  questionReport.questionsPerSecond = Math.round(
+    questionReport.ok2xx / Math.max(questionReport.seconds, 0.001),
+  );
+
+  // 4. SSE fan-out: 1,000 subscribers of the live stream, 20 stage posts; latency from the
+  //    stage message's creation to its arrival at each subscriber.
+  const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1000);
+  const POSTS = 20;
+  const fanout = await new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['bench/sse-subscribers.mjs', audience, ama.id, String(SUBSCRIBERS), String(POSTS), '60000'],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.stderr.on('data', async (chunk) => {
+      if (!chunk.toString().includes('ready')) return process.stderr.write(chunk);
+      for (let i = 0; i < POSTS; i++) {
+        await host.stage.post(ama.id, `Stage message ${i + 1}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    });
+    child.once('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`subscribers exited ${code}`)),
+    );
+  });
+  const fanoutReport = {
+    scenario: `SSE fan-out: ${SUBSCRIBERS} subscribers of /events/{id}/live, ${POSTS} stage posts`,
+    deliveries: fanout.deliveries,
+    expected: SUBSCRIBERS * POSTS,
+    latencyMs: { p50: fanout.p50, p99: fanout.p99, max: fanout.max },
+  };
+
+  console.log(JSON.stringify([readReport, paidReport, questionReport, fanoutReport], null, 2));
+  console.log(
+    `\nsigned reads: ${readReport.requestsPerSecond}/s (p50 ${readReport.latencyMs.p50} ms, p99 ${readReport.latencyMs.p99} ms), ` +
+      `gateway RSS peak ${readReport.gatewayRssMb.peak} MB; node:crypto verify on one core: ${readReport.verifyPerSecondOneCore}/s; ratio ${readReport.ratio}`,
+  );
+  console.log(
+    `paid RSVPs on one hot event: ${paidReport.ticketsPerSecond} tickets/s (p50 ${paidReport.latencyMs.p50} ms, p99 ${paidReport.latencyMs.p99} ms)`,
+  );
+  console.log(
+    `signed question posts: ${questionReport.questionsPerSecond}/s (p50 ${questionReport.latencyMs.p50} ms, p99 ${questionReport.latencyMs.p99} ms)`,
+  );
+  console.log(
+    `SSE fan-out to ${SUBSCRIBERS} subscribers: ${fanoutReport.deliveries}/${fanoutReport.expected} delivered, p50 ${fanoutReport.latencyMs.p50} ms, p99 ${fanoutReport.latencyMs.p99} ms`,
+  );
+  for (const report of [readReport, paidReport, questionReport]) {
+    if (report.non2xx > 0 || report.errors > 0)
+      console.log(`WARNING (${report.scenario}): ${report.non2xx} non-2xx, ${report.errors} errors`);
+  }
+} finally {
+  await stop();
+  await nats?.destroy();
+  const { default: pg } = await import('pg');
+  const admin = new pg.Client({ connectionString: new URL('/postgres', env.DATABASE_URL).toString() });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  await admin.end();
+}

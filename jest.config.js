@@ -1,0 +1,38 @@
+// One root jest config, three projects. ESM TypeScript is compiled by @swc/jest with the
+// same settings as the build (.swcrc); jest runs native ESM (--experimental-vm-modules).
+import { readFileSync } from 'node:fs';
+
+const swcrc = JSON.parse(readFileSync(new URL('./.swcrc', import.meta.url), 'utf8'));
+delete swcrc.$schema;
+
+const shared = {
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: { '^.+\\.ts$': ['@swc/jest', { ...swcrc, swcrc: false }] },
+  moduleNameMapper: {
+    '^@townhall/([a-z0-9-]+)$': '<rootDir>/libs/$1/src/index.ts',
+    '^@townhall/([a-z0-9-]+)/(.+)$': '<rootDir>/libs/$1/src/$2.ts',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
+  testEnvironment: 'node',
+  modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
+};
+
+export default {
+  // Per-project testTimeout is ignored by jest 30; e2e tests boot real processes.
+  testTimeout: 60_000,
+  reporters: ['default', '<rootDir>/tools/jest-summary-reporter.mjs'],
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/*/src/**/*.spec.ts'] },
+    {
+      ...shared,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/{apps,libs}/*/test/**/*.int-spec.ts'],
+    },
+    {
+      ...shared,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      testTimeout: 60_000,
+    },
+  ],
+};

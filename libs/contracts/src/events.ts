@@ -1,0 +1,262 @@
+import { z } from 'zod';
+import { AgentIdSchema } from './agent-id.js';
+import { contract } from './contract.js';
+import { PagingSchema, type Page } from './page.js';
+import { InstantSchema, TimeZoneSchema } from './time.js';
+
+export const EVENT_STATUSES = ['scheduled', 'live', 'past', 'cancelled'] as const;
+export type EventStatus = (typeof EVENT_STATUSES)[number];
+export type EventRole = 'host' | 'moderator' | 'speaker';
+
+/** Free and single-price events sell from one implicit tier with this id. */
+export const GENERAL_TIER = 'general';
+export const DEFAULT_ASSET = 'USDC';
+const MAX_MINUTES = 31 * 24 * 60;
+
+/** Amounts are integer strings of atomic units (no floats anywhere near money). */
+export const PriceSchema = z
+  .string()
+  .regex(/^[1-9][0-9]{0,29}$/, 'must be a positive integer string of atomic units');
+export const AssetSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9:._-]{1,64}$/, 'must be 1 to 64 characters of A-Z, a-z, 0-9, : . _ -');
+const CapacitySchema = z.number().int().min(1).max(1_000_000);
+
+export const TierSchema = z.strictObject({
+  id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'must be 1 to 32 characters of a-z, 0-9, _ and -'),
+  name: z.string().trim().min(1).max(100),
+  price: PriceSchema,
+  capacity: CapacitySchema,
+});
+export type Tier = z.output<typeof TierSchema>;
+
+export const TicketingSchema = z.discriminatedUnion('mode', [
+  z.strictObject({ mode: z.literal('free') }),
+  z.strictObject({
+    mode: z.literal('single'),
+    asset: AssetSchema.default(DEFAULT_ASSET),
+    price: PriceSchema,
+  }),
+  z.strictObject({
+    mode: z.literal('tiered'),
+    asset: AssetSchema.default(DEFAULT_ASSET),
+    tiers: z.array(TierSchema).min(1, 'needs at least one tier').max(10, 'at most 10 tiers'),
+  }),
+]);
+export type Ticketing = z.output<typeof TicketingSchema>;
+
+export const AgendaItemSchema = z.strictObject({
+  title: z.string().trim().min(1).max(200),
+  startOffsetMinutes: z.number().int().min(0).max(MAX_MINUTES).optional(),
+  durationMinutes: z.number().int().min(1).max(MAX_MINUTES).optional(),
+  speakerIds: z.array(AgentIdSchema).max(20).optional(),
+});
+export type AgendaItem = z.output<typeof AgendaItemSchema>;
+
+const AgentList = z
+  .array(AgentIdSchema)
+  .max(50)
+  .transform((ids) => [...new Set(ids)]);
+
+/** The editable fields of an event (PRODUCT.md "Event lifecycle"), each validated on its own. */
+export const EventFieldsSchema = z.strictObject({
+  title: z.string().trim().min(1, 'must not be empty').max(200),
+  description: z.string().max(5000).default(''),
+  agenda: z.array(AgendaItemSchema).max(50).default([]),
+  startsAt: InstantSchema,
+  endsAt: InstantSchema,
+  timezone: TimeZoneSchema,
+  capacity: CapacitySchema,
+  moderators: AgentList.default([]),
+  speakers: AgentList.default([]),
+  ticketing: TicketingSchema.default({ mode: 'free' }),
+});
+export type EventFields = z.output<typeof EventFieldsSchema>;
+export type EventFieldsInput = z.input<typeof EventFieldsSchema>;
+
+/** PATCH: any subset; rules across fields are checked against the merged event by the service. */
+export const EventChangesSchema = z.strictObject({
+  title: EventFieldsSchema.shape.title.optional(),
+  description: z.string().max(5000).optional(),
+  agenda: z.array(AgendaItemSchema).max(50).optional(),
+  startsAt: InstantSchema.optional(),
+  endsAt: InstantSchema.optional(),
+  timezone: TimeZoneSchema.optional(),
+  capacity: CapacitySchema.optional(),
+  moderators: AgentList.optional(),
+  speakers: AgentList.optional(),
+  ticketing: TicketingSchema.optional(),
+});
+export type EventChanges = z.output<typeof EventChangesSchema>;
+export type EventChangesInput = z.input<typeof EventChangesSchema>;
+
+export const EventIdSchema = z.string().min(1).max(100);
+
+export interface EventCounts {
+  /** Tickets sold per tier id (`general` for free and single-price events). */
+  ticketsSold: Record<string, number>;
+  questions: number;
+  polls: number;
+}
+
+export interface EventView {
+  id: string;
+  title: string;
+  description: string;
+  agenda: AgendaItem[];
+  startsAt: string;
+  endsAt: string;
+  timezone: string;
+  hostId: string;
+  moderators: string[];
+  speakers: string[];
+  capacity: number;
+  ticketing: Ticketing;
+  status: EventStatus;
+  seriesId: string | null;
+  counts: EventCounts;
+  createdAt: string;
+  updatedAt: string;
+  startedAt: string | null;
+  endedAt: string | null;
+  cancelledAt: string | null;
+}
+
+export const EventListQuerySchema = PagingSchema.extend({
+  status: z.enum(EVENT_STATUSES).optional(),
+  hostId: AgentIdSchema.optional(),
+  seriesId: z.string().min(1).max(100).optional(),
+  /** Events starting at or after this instant. */
+  from: InstantSchema.optional(),
+  /** Events starting before this instant. */
+  to: InstantSchema.optional(),
+  /** Words to find in the title or description. */
+  q: z.string().trim().min(1).max(200).optional(),
+}).strict();
+export type EventListQuery = z.output<typeof EventListQuerySchema>;
+export type EventListQueryInput = z.input<typeof EventListQuerySchema>;
+
+export const LIFECYCLE_ACTIONS = ['start', 'end', 'cancel'] as const;
+export type LifecycleAction = (typeof LIFECYCLE_ACTIONS)[number];
+
+/** What another service needs to know to authorise an agent in an event. */
+export interface EventAccess {
+  eventId: string;
+  status: EventStatus;
+  hostId: string;
+  /** The agent's role by appointment; attendance (tickets) is ticketing's to answer. */
+  role: EventRole | null;
+  startsAt: string;
+  endsAt: string;
+  capacity: number;
+  ticketing: Ticketing;
+  moderators: string[];
+  seriesId: string | null;
+  updatedAt: string;
+}
+
+// ---- Series ----
+
+export const SeriesTemplateSchema = z.strictObject({
+  durationMinutes: z.number().int().min(1).max(MAX_MINUTES),
+  capacity: CapacitySchema,
+  ticketing: TicketingSchema.default({ mode: 'free' }),
+  agenda: z.array(AgendaItemSchema).max(50).default([]),
+  moderators: AgentList.default([]),
+  speakers: AgentList.default([]),
+});
+export type SeriesTemplate = z.output<typeof SeriesTemplateSchema>;
+
+/** The transport shape; the events service validates the rule itself (RRULE subset, dates). */
+export const SeriesRecurrenceShape = z.strictObject({
+  startsAt: z.string().max(40),
+  timezone: z.string().max(100),
+  rrule: z.string().max(500),
+});
+
+export const CreateSeriesSchema = z.strictObject({
+  title: z.string().trim().min(1, 'must not be empty').max(200),
+  description: z.string().max(5000).default(''),
+  recurrence: SeriesRecurrenceShape,
+  template: SeriesTemplateSchema,
+});
+export type CreateSeries = z.output<typeof CreateSeriesSchema>;
+export type CreateSeriesInput = z.input<typeof CreateSeriesSchema>;
+
+export interface SeriesOccurrence {
+  eventId: string;
+  startsAt: string;
+  status: EventStatus;
+}
+
+export interface SeriesView {
+  id: string;
+  title: string;
+  description: string;
+  hostId: string;
+  recurrence: { startsAt: string; timezone: string; rrule: string };
+  template: SeriesTemplate;
+  followerCount: number;
+  /** The next occurrences that are scheduled or live (up to 10). */
+  upcoming: SeriesOccurrence[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CalendarFile {
+  filename: string;
+  body: string;
+}
+
+const EventRef = z.strictObject({ eventId: EventIdSchema });
+const SeriesRef = z.strictObject({ seriesId: EventIdSchema });
+
+export const Events = {
+  create: contract<EventView>()('events.event.create', EventFieldsSchema),
+  list: contract<Page<EventView>>()('events.event.list', EventListQuerySchema),
+  get: contract<EventView>()('events.event.get', EventRef),
+  update: contract<EventView>()(
+    'events.event.update',
+    z.strictObject({ eventId: EventIdSchema, changes: EventChangesSchema }),
+  ),
+  transition: contract<EventView>()(
+    'events.event.transition',
+    z.strictObject({ eventId: EventIdSchema, action: z.enum(LIFECYCLE_ACTIONS) }),
+  ),
+  access: contract<EventAccess>()(
+    'events.event.access',
+    z.strictObject({ eventId: EventIdSchema, agentId: AgentIdSchema }),
+  ),
+  calendar: contract<CalendarFile>()('events.event.calendar', EventRef),
+} as const;
+
+export const Series = {
+  create: contract<SeriesView>()('events.series.create', CreateSeriesSchema),
+  get: contract<SeriesView>()('events.series.get', SeriesRef),
+  follow: contract<SeriesView>()(
+    'events.series.follow',
+    z.strictObject({ seriesId: EventIdSchema, follow: z.boolean() }),
+  ),
+  calendar: contract<CalendarFile>()('events.series.calendar', SeriesRef),
+} as const;
+
+// ---- Domain events (data: EventView for townhall.event.*, SeriesView for series.created) ----
+
+export const EventTopics = {
+  scheduled: 'townhall.event.scheduled',
+  updated: 'townhall.event.updated',
+  started: 'townhall.event.started',
+  ended: 'townhall.event.ended',
+  cancelled: 'townhall.event.cancelled',
+} as const;
+
+export const SeriesTopics = {
+  created: 'townhall.series.created',
+  followed: 'townhall.series.followed',
+  unfollowed: 'townhall.series.unfollowed',
+} as const;
+
+export interface SeriesFollowChange {
+  seriesId: string;
+  agentId: string;
+}

@@ -1,0 +1,76 @@
+/**
+ * Every problem code the service can answer with, its HTTP status and title.
+ * Clients switch on `code`; it never changes once published. The gateway's problem
+ * mapper and the OpenAPI document both read this table, so it is the only place a
+ * code is declared.
+ */
+export const PROBLEM_CODES = {
+  'validation.failed': { status: 400, title: 'The request is not valid' },
+  'request.malformed_json': { status: 400, title: 'The body is not valid JSON' },
+  'request.path_invalid': { status: 400, title: 'The request path is not acceptable' },
+  'request.unsupported_media_type': { status: 415, title: 'The body must be application/json' },
+  'request.body_too_large': { status: 413, title: 'The body is larger than allowed' },
+  'route.not_found': { status: 404, title: 'No such route' },
+  'route.method_not_allowed': { status: 405, title: 'Method not allowed on this route' },
+
+  'auth.malformed': { status: 401, title: 'The signed request headers are malformed' },
+  'auth.timestamp_out_of_window': {
+    status: 401,
+    title: 'The signature timestamp is outside the freshness window',
+  },
+  'auth.agent_invalid': { status: 401, title: 'The agentId is not an acceptable Ed25519 public key' },
+  'auth.signature_invalid': { status: 401, title: 'The signature does not verify' },
+  'auth.nonce_replayed': { status: 401, title: 'The nonce was already used' },
+
+  'role.forbidden': { status: 403, title: 'Your role in this event does not allow this' },
+
+  'event.not_found': { status: 404, title: 'No such event' },
+  'event.invalid_transition': { status: 409, title: 'The event is not in a state that allows this' },
+  'event.not_editable': { status: 409, title: 'Only a scheduled event can be edited' },
+  'event.capacity_below_sold': { status: 409, title: 'Capacity cannot drop below the tickets already sold' },
+  'series.not_found': { status: 404, title: 'No such series' },
+
+  'payment.required': { status: 402, title: 'Payment required' },
+  'payment.invalid': { status: 402, title: 'The payment was refused' },
+  'payment.insufficient_funds': { status: 402, title: 'The payer cannot cover this payment' },
+  'payment.nonce_reused': { status: 409, title: 'This payment nonce was already used for another payment' },
+  'payment.settlement_failed': { status: 502, title: 'The payment facilitator did not settle the payment' },
+  'capacity.sold_out': { status: 409, title: 'No seat is left' },
+  'ticket.not_on_sale': { status: 409, title: 'This event does not sell tickets now' },
+  'ticket.not_found': { status: 404, title: 'No such ticket' },
+  'ticket.not_cancellable': {
+    status: 409,
+    title: 'Paid tickets are refunded only when the event is cancelled',
+  },
+  'ledger.faucet_disabled': { status: 404, title: 'The faucet is not available in this environment' },
+
+  'stage.closed': { status: 409, title: 'The stage is open only while the event is live' },
+  'question.not_found': { status: 404, title: 'No such question' },
+  'question.closed': { status: 409, title: 'Questions are taken while the event is scheduled or live' },
+  'question.own_upvote': { status: 409, title: 'You cannot upvote your own question' },
+  'question.invalid_transition': { status: 409, title: 'The question is not in a state that allows this' },
+  'poll.not_found': { status: 404, title: 'No such poll' },
+  'poll.closed': { status: 409, title: 'The poll is closed' },
+  'poll.already_voted': { status: 409, title: 'You already voted in this poll' },
+  'poll.not_live': { status: 409, title: 'Polls are opened only while the event is live' },
+  'recording.not_found': {
+    status: 404,
+    title: 'No recording: the event has not ended, or it is not published',
+  },
+  'rate.limited': { status: 429, title: 'Too many requests' },
+
+  'directory.card_not_found': { status: 404, title: 'This agent has no directory card' },
+  'directory.handle_not_found': { status: 404, title: 'No agent holds this handle' },
+  'directory.handle_taken': { status: 409, title: 'The handle belongs to another agent' },
+
+  'dependency.unavailable': { status: 503, title: 'A dependency of the service is unavailable' },
+  'service.unavailable': { status: 503, title: 'The service that owns this resource is unavailable' },
+  'service.timeout': { status: 504, title: 'The service that owns this resource did not answer in time' },
+  'internal.error': { status: 500, title: 'Internal error' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ProblemCode = keyof typeof PROBLEM_CODES;
+
+export function isProblemCode(code: unknown): code is ProblemCode {
+  return typeof code === 'string' && Object.hasOwn(PROBLEM_CODES, code);
+}

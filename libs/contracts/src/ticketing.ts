@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { AssetSchema, EventIdSchema } from './events.js';
+import { contract } from './contract.js';
+import { PagingSchema, type Page } from './page.js';
+
+export type TicketStatus = 'pending' | 'active' | 'cancelled';
+
+export interface TicketView {
+  id: string;
+  eventId: string;
+  tierId: string;
+  holderId: string;
+  status: TicketStatus;
+  /** Integer string of atomic units; "0" for free tickets. */
+  price: string;
+  asset: string | null;
+  createdAt: string;
+  cancelledAt: string | null;
+}
+
+export const LEDGER_ENTRY_TYPES = ['EVENT_TICKET', 'EVENT_TICKET_REFUND', 'FAUCET'] as const;
+export type LedgerEntryType = (typeof LEDGER_ENTRY_TYPES)[number];
+
+export interface LedgerEntryView {
+  id: string;
+  type: LedgerEntryType;
+  agentId: string;
+  /** Signed integer string: negative is money out. */
+  amount: string;
+  asset: string;
+  eventId: string | null;
+  ticketId: string | null;
+  counterpartyId: string | null;
+  createdAt: string;
+}
+
+export interface BalanceView {
+  agentId: string;
+  balances: Array<{ asset: string; amount: string }>;
+}
+
+/** The x402 settlement answer, for the X-PAYMENT-RESPONSE header. */
+export interface SettlementView {
+  success: boolean;
+  transaction: string;
+  network: string;
+  payer: string;
+}
+
+export interface RsvpReply {
+  ticket: TicketView;
+  /** false when the caller already held a ticket: nothing was charged. */
+  created: boolean;
+  settlement: SettlementView | null;
+}
+
+export const RsvpSchema = z.strictObject({
+  eventId: EventIdSchema,
+  tierId: z.string().min(1).max(32).optional(),
+  /** The X-PAYMENT (v1) or PAYMENT-SIGNATURE (v2) header value, as sent. */
+  payment: z.string().max(16_384).optional(),
+});
+
+export const FaucetSchema = z.strictObject({
+  amount: z
+    .string()
+    .regex(/^[1-9][0-9]{0,20}$/, 'must be a positive integer string of atomic units (at most 21 digits)'),
+  asset: AssetSchema.optional(),
+});
+
+const EventRef = z.strictObject({ eventId: EventIdSchema });
+
+export const Tickets = {
+  rsvp: contract<RsvpReply>()('ticketing.rsvp', RsvpSchema),
+  /** The holder gives back a free ticket (DELETE /events/{id}/rsvp). */
+  release: contract<TicketView>()('ticketing.release', EventRef),
+  mine: contract<Page<TicketView>>()('ticketing.tickets.mine', PagingSchema.strict()),
+  attendees: contract<Page<TicketView>>()(
+    'ticketing.tickets.attendees',
+    PagingSchema.extend(EventRef.shape).strict(),
+  ),
+} as const;
+
+export const Ledger = {
+  entries: contract<Page<LedgerEntryView>>()('ticketing.ledger.entries', PagingSchema.strict()),
+  balance: contract<BalanceView>()('ticketing.ledger.balance', z.strictObject({})),
+  faucet: contract<LedgerEntryView>()('ticketing.ledger.faucet', FaucetSchema),
+} as const;
+
+export const TicketTopics = {
+  issued: 'townhall.ticket.issued',
+  cancelled: 'townhall.ticket.cancelled',
+} as const;
+
+export const LedgerTopics = {
+  entryRecorded: 'townhall.ledger.entry_recorded',
+} as const;

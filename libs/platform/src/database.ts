@@ -1,0 +1,87 @@
+import { DataSource, type DataSourceOptions } from 'typeorm';
+
+export interface SchemaDataSourceOptions {
+  url: string;
+  /** The Postgres schema this service owns; it reads and writes no other. */
+  schema: string;
+  entities: DataSourceOptions['entities'];
+  migrations: DataSourceOptions['migrations'];
+  poolSize?: number;
+}
+
+/**
+ * One DataSource per service schema. `synchronize` is off: the schema changes only
+ * through migrations, run by the explicit migrate command (a Kubernetes Job in
+ * production), never by an app at start.
+ */
+export function createSchemaDataSource(options: SchemaDataSourceOptions): DataSource {
+  return new DataSource({
+    type: 'postgres',
+    url: options.url,
+    schema: options.schema,
+    entities: options.entities,
+    migrations: options.migrations,
+    migrationsTableName: 'migrations',
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    migrationsRun: false,
+    logging: ['error'],
+    poolSize: options.poolSize ?? 10,
+    extra: { application_name: `townhall-${options.schema}`, connectionTimeoutMillis: 5_000 },
+  });
+}
+
+/** Creates the schema if needed and applies pending migrations; returns their names. */
+export async function migrateSchema(dataSource: DataSource): Promise<string[]> {
+  const schema = (dataSource.options as { schema?: string }).schema;
+  if (!schema) throw new Error('A service DataSource must name its schema');
+  const initialised = dataSource.isInitialized;
+  if (!initialised) await dataSource.initialize();
+  try {
+    await dataSource.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    return applied.map((migration) => migration.name);
+  } finally {
+    if (!initialised) await dataSource.destroy();
+  }
+}
+
+/** Postgres SQLSTATE of a failed query, if it is one. */
+export function sqlState(error: unknown): { code?: string; constraint?: string } {
+  if (typeof error !== 'object' || error === null) return {};
+  const source =
+    'driverError' in error && typeof error.driverError === 'object' && error.driverError !== null
+      ? error.driverError
+      : error;
+  const { code, constraint } = source as { code?: unknown; constraint?: unknown };
+  return {
+    ...(typeof code === 'string' ? { code } : {}),
+    ...(typeof constraint === 'string' ? { constraint } : {}),
+  };
+}
+
+interface Queryable {
+  query(sql: string, parameters?: unknown[]): Promise<unknown>;
+}
+
+/**
+ * The rows of a statement run through TypeORM. TypeORM answers UPDATE and DELETE with
+ * `[rows, affectedCount]` and everything else with `rows`; this gives rows either way,
+ * so `UPDATE ... RETURNING` reads like a SELECT.
+ */
+export async function queryRows<Row>(
+  runner: Queryable,
+  sql: string,
+  parameters: unknown[] = [],
+): Promise<Row[]> {
+  const result = await runner.query(sql, parameters);
+  if (
+    Array.isArray(result) &&
+    result.length === 2 &&
+    Array.isArray(result[0]) &&
+    typeof result[1] === 'number'
+  ) {
+    return result[0] as Row[];
+  }
+  return (Array.isArray(result) ? result : []) as Row[];
+}

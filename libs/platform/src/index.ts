@@ -1,0 +1,10 @@
+// What every app needs, the gateway included. Service-only parts (TypeORM, the Nest
+// microservice host) live in '@townhall/platform/service' so that the gateway does not
+// load them: TypeORM alone is 30 MB of resident memory.
+export * from './config.js';
+export * from './logger.js';
+export * from './service-client.js';
+export * from './nats-service-client.js';
+export * from './probes.js';
+export * from './graceful-stop.js';
+export * from './periodic-job.js';

@@ -1,0 +1,54 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { sqlState } from '../database.js';
+import { appendToOutbox, domainEvent } from './outbox.js';
+
+const MAX_ATTEMPTS = 4;
+import type { OutboxRelay } from './relay.js';
+
+export interface Announcement {
+  type: string;
+  subject: string;
+  data: unknown;
+}
+
+/**
+ * How a service changes state: in one transaction that also writes the domain events
+ * announcing the change to its outbox (so the two never diverge), after which the relay
+ * is woken to publish them at once.
+ */
+export class Changes {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly relay: OutboxRelay,
+    private readonly owner: { schema: string; source: string },
+  ) {}
+
+  /**
+   * Runs `work` in a transaction. A deadlock (40P01) or serialization failure (40001) is
+   * Postgres choosing a victim among concurrent transactions, not an error of the request:
+   * the whole transaction is run again, a few times, before giving up.
+   */
+  async run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const result = await this.dataSource.transaction(work);
+        this.relay.wake();
+        return result;
+      } catch (error) {
+        const { code } = sqlState(error);
+        if (attempt >= MAX_ATTEMPTS || (code !== '40P01' && code !== '40001')) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+      }
+    }
+  }
+
+  /** Records domain events in the transaction of `manager`. */
+  announce(manager: EntityManager, events: Announcement[]): Promise<void> {
+    if (events.length === 0) return Promise.resolve();
+    return appendToOutbox(
+      manager,
+      this.owner.schema,
+      events.map((event) => domainEvent({ source: this.owner.source, ...event })),
+    );
+  }
+}

@@ -1,0 +1,227 @@
+import {
+  AckPolicy,
+  DeliverPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  ReplayPolicy,
+  jetstream,
+  jetstreamManager,
+  type ConsumerConfig,
+  type JetStreamManager,
+  type JsMsg,
+} from '@nats-io/jetstream';
+import { nanos, type NatsConnection } from '@nats-io/transport-node';
+import { isUuid, TOWNHALL_STREAM, TOWNHALL_SUBJECTS, type CloudEvent } from '@townhall/contracts';
+import type { Logger } from '../logger.js';
+
+export interface DomainEventConsumerOptions {
+  nc: NatsConnection;
+  /** The durable consumer's name: one per reacting service, shared by its replicas. */
+  durable: string;
+  /** Subjects (wildcards allowed) this consumer reacts to, e.g. `townhall.event.*`. */
+  subjects: string[];
+  logger: Logger;
+  handle(event: CloudEvent): Promise<void>;
+  /** How long JetStream waits before redelivering an event whose handler threw. Default 5 s. */
+  retryDelayMs?: number;
+}
+
+export interface DomainEventConsumer {
+  /** Stops fetching and waits for the event being handled. */
+  stop(): Promise<void>;
+}
+
+const ACK_WAIT_MS = 30_000;
+// A handler slower than the ack wait would see its event redelivered while it still runs.
+const WORKING_EVERY_MS = 10_000;
+
+/**
+ * A durable JetStream pull consumer on TOWNHALL (created or updated: explicit ack, deliver all,
+ * filtered to `subjects`), processing events one at a time: ack after handle() resolves, nak with
+ * a delay if it throws. The durable keeps its position on the server, so a consumer that was down
+ * catches up when it comes back. Delivery is at least once: handlers dedupe with claimEventOnce.
+ */
+export async function consumeDomainEvents(options: DomainEventConsumerOptions): Promise<DomainEventConsumer> {
+  if (options.subjects.length === 0) throw new Error('consumeDomainEvents needs at least one subject');
+  const { logger, durable } = options;
+  const retryDelayMs = options.retryDelayMs ?? 5_000;
+  const filter = subjectFilter(options.nc, options.subjects);
+  if (filter.local) {
+    logger.info(
+      { durable, subjects: options.subjects, server: options.nc.info?.version },
+      'this NATS server filters on one subject only; filtering the other subjects here',
+    );
+  }
+  await upsertDurable(await jetstreamManager(options.nc), {
+    durable_name: durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    replay_policy: ReplayPolicy.Instant,
+    ack_wait: nanos(ACK_WAIT_MS),
+    ...filter.config,
+  });
+  const consumer = await jetstream(options.nc).consumers.get(TOWNHALL_STREAM, durable);
+  // One message buffered at a time: replicas share the work, and a stop strands at most one.
+  const messages = await consumer.consume({ max_messages: 1 });
+
+  const handleOne = async (message: JsMsg): Promise<void> => {
+    if (filter.local && !filter.local(message.subject)) {
+      message.ack();
+      return;
+    }
+    const event = parseCloudEvent(message);
+    if (!event) {
+      logger.error(
+        { durable, subject: message.subject, seq: message.seq },
+        'dropping a malformed domain event',
+      );
+      message.term('malformed CloudEvent');
+      return;
+    }
+    const keepAlive = setInterval(() => message.working(), WORKING_EVERY_MS);
+    try {
+      await options.handle(event);
+      message.ack();
+    } catch (error) {
+      logger.warn(
+        { err: error, durable, eventId: event.id, type: event.type, deliveries: message.info.deliveryCount },
+        'domain event handler failed; JetStream redelivers it later',
+      );
+      message.nak(retryDelayMs);
+    } finally {
+      clearInterval(keepAlive);
+    }
+  };
+
+  const loop = (async () => {
+    for await (const message of messages) await handleOne(message);
+  })().catch((error: unknown) => {
+    logger.error({ err: error, durable }, 'domain event consumer stopped on an error');
+  });
+
+  return {
+    async stop() {
+      messages.stop();
+      await loop;
+    },
+  };
+}
+
+interface SubjectFilter {
+  config: Pick<Partial<ConsumerConfig>, 'filter_subject' | 'filter_subjects'>;
+  /** Set when the server cannot filter on all subjects itself. */
+  local?: (subject: string) => boolean;
+}
+
+// filter_subjects needs nats-server 2.10 (the client refuses it on older servers, even for one
+// subject); one subject works everywhere as filter_subject. The unused field is sent as
+// undefined so that an update drops whatever the consumer had before.
+function subjectFilter(nc: NatsConnection, subjects: string[]): SubjectFilter {
+  const [only] = subjects;
+  if (subjects.length === 1 && only !== undefined) {
+    return { config: { filter_subject: only, filter_subjects: undefined } };
+  }
+  if (serverAtLeast(nc.info?.version, 2, 10)) {
+    return { config: { filter_subjects: subjects, filter_subject: undefined } };
+  }
+  return {
+    config: { filter_subject: TOWNHALL_SUBJECTS, filter_subjects: undefined },
+    local: (subject) => subjects.some((pattern) => subjectMatches(pattern, subject)),
+  };
+}
+
+function serverAtLeast(version: string | undefined, major: number, minor: number): boolean {
+  const match = /^v?(\d+)\.(\d+)/.exec(version ?? '');
+  if (!match) return false;
+  const [serverMajor, serverMinor] = [Number(match[1]), Number(match[2])];
+  return serverMajor > major || (serverMajor === major && serverMinor >= minor);
+}
+
+/** NATS wildcard matching: `*` is one token, a final `>` is one or more. */
+export function subjectMatches(pattern: string, subject: string): boolean {
+  const want = pattern.split('.');
+  const got = subject.split('.');
+  for (const [index, token] of want.entries()) {
+    if (token === '>') return index === want.length - 1 && got.length > index;
+    const actual = got[index];
+    if (actual === undefined || (token !== '*' && token !== actual)) return false;
+  }
+  return got.length === want.length;
+}
+
+// The client's add() only creates (an existing durable with another config is an error), so an
+// existing durable is updated instead. Two replicas creating at once: the loser updates.
+async function upsertDurable(
+  jsm: JetStreamManager,
+  config: Partial<ConsumerConfig> & { durable_name: string },
+): Promise<void> {
+  for (let attempt = 0; ; attempt += 1) {
+    const exists = await durableExists(jsm, config.durable_name);
+    if (exists) {
+      const { ack_wait, filter_subject, filter_subjects } = config;
+      await jsm.consumers.update(TOWNHALL_STREAM, config.durable_name, {
+        ack_wait,
+        filter_subject,
+        filter_subjects,
+      });
+      return;
+    }
+    try {
+      await jsm.consumers.add(TOWNHALL_STREAM, config);
+      return;
+    } catch (error) {
+      if (attempt > 0 || !(error instanceof JetStreamApiError)) throw error;
+    }
+  }
+}
+
+async function durableExists(jsm: JetStreamManager, durable: string): Promise<boolean> {
+  try {
+    await jsm.consumers.info(TOWNHALL_STREAM, durable);
+    return true;
+  } catch (error) {
+    if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.ConsumerNotFound) return false;
+    throw error;
+  }
+}
+
+function parseCloudEvent(message: JsMsg): CloudEvent | undefined {
+  let value: unknown;
+  try {
+    value = message.json<unknown>();
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const event = value as Partial<Record<keyof CloudEvent, unknown>>;
+  const valid =
+    event.specversion === '1.0' &&
+    typeof event.id === 'string' &&
+    isUuid(event.id) &&
+    typeof event.type === 'string' &&
+    typeof event.source === 'string' &&
+    typeof event.subject === 'string' &&
+    typeof event.time === 'string' &&
+    'data' in event;
+  return valid ? (value as CloudEvent) : undefined;
+}
+
+export interface Subscription {
+  durable: string;
+  subjects: string[];
+  handle: (event: CloudEvent) => Promise<void>;
+}
+
+/** Starts one durable consumer per subscription; `stop()` stops them all. */
+export async function consumeSubscriptions(
+  nc: NatsConnection,
+  logger: Logger,
+  subscriptions: Subscription[],
+): Promise<{ stop(): Promise<void> }> {
+  const consumers = await Promise.all(
+    subscriptions.map(({ durable, subjects, handle }) =>
+      consumeDomainEvents({ nc, durable, subjects, logger, handle }),
+    ),
+  );
+  return { stop: async () => void (await Promise.all(consumers.map((consumer) => consumer.stop()))) };
+}

@@ -1,0 +1,19 @@
+// Transactional outbox (ARCHITECTURE.md): a state change and its domain event commit together;
+// a relay publishes the event to JetStream afterwards; consumers dedupe on the event id.
+export { outboxMigrationSql, domainEvent, appendToOutbox, claimEventOnce } from './outbox.js';
+export {
+  JetStreamPublisher,
+  ensureTownhallStream,
+  type DomainEventPublisher,
+  type JetStreamPublisherOptions,
+} from './publisher.js';
+export { OutboxRelay, type OutboxRelayOptions } from './relay.js';
+export {
+  consumeDomainEvents,
+  consumeSubscriptions,
+  type Subscription,
+  type DomainEventConsumer,
+  type DomainEventConsumerOptions,
+} from './consumer.js';
+export * from './changes.js';
+export * from './domain-event-link.js';

@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import type { CloudEvent } from '@townhall/contracts';
+import type { EntityManager } from 'typeorm';
+
+// Schema names are spliced into SQL (they cannot be bound parameters), so only plain
+// identifiers are accepted.
+const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+// `townhall.<aggregate>.<verb>`: every token non-empty and free of NATS wildcards. Checked when
+// the event is built and appended, because an event the stream cannot take would otherwise
+// sit at the head of the outbox and block every event after it.
+const DOMAIN_EVENT_SUBJECT = /^townhall(?:\.[^\s.*>]+)+$/;
+
+// Keeps one INSERT well under Postgres' 65,535 bind parameters (4 per event).
+const INSERT_CHUNK = 1_000;
+
+/** `"schema"`, after checking the name is a plain identifier. */
+export function quoteSchema(schema: string): string {
+  if (!SCHEMA_NAME.test(schema)) throw new Error(`Not a plain schema name: ${JSON.stringify(schema)}`);
+  return `"${schema}"`;
+}
+
+/** DDL a service's migration runs to create its outbox and its processed-events (consumer dedupe) tables in its own schema. */
+export function outboxMigrationSql(schema: string): string[] {
+  const s = quoteSchema(schema);
+  return [
+    `CREATE TABLE IF NOT EXISTS ${s}.outbox (
+      seq bigserial NOT NULL UNIQUE,
+      id uuid PRIMARY KEY,
+      type text NOT NULL,
+      subject text NOT NULL,
+      payload jsonb NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      claimed_until timestamptz NULL,
+      published_at timestamptz NULL
+    )`,
+    // The relay's claim scans only what is still to publish, however many published rows remain.
+    `CREATE INDEX IF NOT EXISTS outbox_unpublished_seq_idx ON ${s}.outbox (seq) WHERE published_at IS NULL`,
+    `CREATE INDEX IF NOT EXISTS outbox_published_at_idx ON ${s}.outbox (published_at) WHERE published_at IS NOT NULL`,
+    `CREATE TABLE IF NOT EXISTS ${s}.processed_events (
+      consumer text NOT NULL,
+      event_id uuid NOT NULL,
+      processed_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (consumer, event_id)
+    )`,
+  ];
+}
+
+export function domainEvent<T>(input: {
+  source: string;
+  type: string;
+  subject: string;
+  data: T;
+  time?: Date;
+}): CloudEvent<T> {
+  assertDomainEventSubject(input.type);
+  return {
+    specversion: '1.0',
+    id: randomUUID(),
+    source: input.source,
+    type: input.type,
+    time: (input.time ?? new Date()).toISOString(),
+    subject: input.subject,
+    datacontenttype: 'application/json',
+    data: input.data,
+  };
+}
+
+/** Inserts events into the outbox using the caller's transaction (EntityManager of a running TypeORM transaction). */
+export async function appendToOutbox(
+  manager: EntityManager,
+  schema: string,
+  events: readonly CloudEvent[],
+): Promise<void> {
+  assertInTransaction(manager, 'appendToOutbox');
+  const table = `${quoteSchema(schema)}.outbox`;
+  for (const event of events) assertDomainEventSubject(event.type);
+  for (let start = 0; start < events.length; start += INSERT_CHUNK) {
+    const params: unknown[] = [];
+    // One multi-row VALUES list: seq follows the order of the events as given.
+    const rows = events.slice(start, start + INSERT_CHUNK).map((event) => {
+      params.push(event.id, event.type, event.subject, JSON.stringify(event));
+      const n = params.length;
+      return `($${n - 3}, $${n - 2}, $${n - 1}, $${n}::jsonb)`;
+    });
+    await manager.query(
+      `INSERT INTO ${table} (id, type, subject, payload) VALUES ${rows.join(', ')}`,
+      params,
+    );
+  }
+}
+
+/**
+ * Exactly-once effects for a consumer: inside the caller's transaction, records (consumer, eventId);
+ * returns false if it was already processed (the caller then skips its effect).
+ * A concurrent delivery of the same event waits on the primary key until this transaction ends,
+ * then sees the row (false) if it committed or claims it (true) if it rolled back.
+ */
+export async function claimEventOnce(
+  manager: EntityManager,
+  schema: string,
+  consumer: string,
+  eventId: string,
+): Promise<boolean> {
+  assertInTransaction(manager, 'claimEventOnce');
+  const rows: unknown[] = await manager.query(
+    `INSERT INTO ${quoteSchema(schema)}.processed_events (consumer, event_id) VALUES ($1, $2)
+     ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id`,
+    [consumer, eventId],
+  );
+  return rows.length === 1;
+}
+
+function assertDomainEventSubject(type: string): void {
+  if (!DOMAIN_EVENT_SUBJECT.test(type)) {
+    throw new Error(
+      `A domain event type must be a subject townhall.<aggregate>.<verb>: ${JSON.stringify(type)}`,
+    );
+  }
+}
+
+// Outside a transaction the row would commit on its own: an event without its state change
+// (outbox), or a dedupe mark without its effect (processed_events).
+function assertInTransaction(manager: EntityManager, caller: string): void {
+  if (manager.queryRunner?.isTransactionActive !== true) {
+    throw new Error(`${caller} needs the EntityManager of a running transaction`);
+  }
+}

@@ -1,0 +1,210 @@
+import type { CloudEvent } from '@townhall/contracts';
+import type { DataSource } from 'typeorm';
+import type { Logger } from '../logger.js';
+import { quoteSchema } from './outbox.js';
+import type { DomainEventPublisher } from './publisher.js';
+
+export interface OutboxRelayOptions {
+  dataSource: DataSource;
+  schema: string;
+  publisher: DomainEventPublisher;
+  logger: Logger;
+  /** Pause between passes when the outbox was drained. Default 500 ms. */
+  pollIntervalMs?: number;
+  /** Events claimed per pass. Default 100. */
+  batchSize?: number;
+  /** How long a claimed batch is reserved for this relay before another may take it. Default 30 s. */
+  leaseMs?: number;
+  /** Published rows older than this are deleted. Default 24 h. */
+  retentionMs?: number;
+}
+
+interface ClaimedRow {
+  id: string;
+  seq: string;
+  payload: CloudEvent;
+  /** The claim's own lease end, as Postgres wrote it, so that releasing touches only this claim. */
+  claimed_until: string;
+}
+
+const PRUNE_EVERY_MS = 60_000;
+const PRUNE_CHUNK = 1_000;
+const PRUNE_MAX_CHUNKS_PER_PASS = 10;
+// Publishing stops once this share of the lease is used, so that another relay taking over an
+// expired lease does not publish the same events in parallel with this one.
+const LEASE_USABLE_SHARE = 0.8;
+
+/**
+ * Relays committed outbox rows to JetStream, at least once. No database transaction stays open
+ * while publishing: a batch is claimed by one autocommit UPDATE (a lease, so that replicas share
+ * the work through SKIP LOCKED), published in seq order, then marked by another autocommit UPDATE.
+ * A crash between publish and mark republishes after the lease; JetStream's duplicate window drops
+ * the copy (same Nats-Msg-Id) and consumers dedupe on the event id anyway.
+ */
+export class OutboxRelay {
+  private readonly table: string;
+  private readonly pollIntervalMs: number;
+  private readonly batchSize: number;
+  private readonly leaseMs: number;
+  private readonly retentionMs: number;
+  // Each pass chains on the previous one: never two passes at once in this relay.
+  private tail: Promise<unknown> = Promise.resolve();
+  private running = false;
+  private ticking = false;
+  private wakeRequested = false;
+  private timer: NodeJS.Timeout | undefined;
+  private lastPrunedAt = 0;
+  private failing = false;
+
+  constructor(private readonly options: OutboxRelayOptions) {
+    this.table = `${quoteSchema(options.schema)}.outbox`;
+    this.pollIntervalMs = options.pollIntervalMs ?? 500;
+    this.batchSize = options.batchSize ?? 100;
+    this.leaseMs = options.leaseMs ?? 30_000;
+    this.retentionMs = options.retentionMs ?? 24 * 60 * 60 * 1_000;
+  }
+
+  /** Polls every pollIntervalMs until stop(). */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.schedule(0);
+  }
+
+  /** Runs a pass soon; the service calls it right after committing, for low latency. No-op unless started. */
+  wake(): void {
+    if (!this.running) return;
+    if (this.ticking) this.wakeRequested = true;
+    else this.schedule(0);
+  }
+
+  /** One pass; returns how many events were published. Rejects only if the database fails. */
+  relayOnce(): Promise<number> {
+    const pass = this.tail.then(() => this.pass());
+    this.tail = pass.catch(() => undefined);
+    return pass;
+  }
+
+  /** Stops polling and waits for the pass in flight. */
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.tail;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.tick(), delayMs);
+    // The relay is background work: it must not be what keeps a process alive.
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    this.timer = undefined;
+    this.ticking = true;
+    this.wakeRequested = false;
+    let more = false;
+    try {
+      // A full batch means more rows are probably waiting: go again at once.
+      more = (await this.relayOnce()) === this.batchSize;
+    } catch (error) {
+      this.options.logger.error({ err: error, schema: this.options.schema }, 'outbox relay pass failed');
+    } finally {
+      this.ticking = false;
+    }
+    if (this.running) this.schedule(more || this.wakeRequested ? 0 : this.pollIntervalMs);
+  }
+
+  private async pass(): Promise<number> {
+    const batch = await this.claim();
+    const published: string[] = [];
+    const leaseUsableUntil = Date.now() + this.leaseMs * LEASE_USABLE_SHARE;
+    for (const row of batch) {
+      if (Date.now() > leaseUsableUntil) break;
+      try {
+        await this.options.publisher.publish(row.payload);
+        published.push(row.id);
+      } catch (error) {
+        this.reportFailure(error, row);
+        break;
+      }
+    }
+    if (published.length > 0) {
+      await this.options.dataSource.query(
+        `UPDATE ${this.table} SET published_at = now(), claimed_until = NULL WHERE id = ANY($1::uuid[])`,
+        [published],
+      );
+      if (this.failing)
+        this.options.logger.info({ schema: this.options.schema }, 'outbox relay publishing again');
+      this.failing = false;
+    }
+    const left = batch.slice(published.length);
+    if (left.length > 0) await this.release(left);
+    await this.pruneWhenDue();
+    return published.length;
+  }
+
+  /** One autocommit statement: the lease is the claim, no transaction outlives it. */
+  private async claim(): Promise<ClaimedRow[]> {
+    // The CTE returns rows in seq order (UPDATE ... RETURNING alone has no order) and makes the
+    // driver hand back plain rows.
+    return this.options.dataSource.query(
+      `WITH claimed AS (
+         UPDATE ${this.table}
+            SET claimed_until = now() + $2::double precision * interval '1 millisecond'
+          WHERE id IN (
+            SELECT id FROM ${this.table}
+             WHERE published_at IS NULL AND (claimed_until IS NULL OR claimed_until < now())
+             ORDER BY seq
+             LIMIT $1
+             FOR UPDATE SKIP LOCKED)
+         RETURNING id, seq, payload, claimed_until::text AS claimed_until)
+       SELECT id, seq, payload, claimed_until FROM claimed ORDER BY seq`,
+      [this.batchSize, this.leaseMs],
+    );
+  }
+
+  // Gives unpublished rows back at once rather than at the end of the lease, so the next pass
+  // retries them first and this relay keeps seq order. Rows whose lease already passed to
+  // another relay keep that relay's claim.
+  private async release(rows: ClaimedRow[]): Promise<void> {
+    const claimedUntil = rows[0]?.claimed_until;
+    await this.options.dataSource.query(
+      `UPDATE ${this.table} SET claimed_until = NULL
+        WHERE id = ANY($1::uuid[]) AND published_at IS NULL AND claimed_until = $2::timestamptz`,
+      [rows.map((row) => row.id), claimedUntil],
+    );
+  }
+
+  private async pruneWhenDue(): Promise<void> {
+    if (Date.now() - this.lastPrunedAt < PRUNE_EVERY_MS) return;
+    this.lastPrunedAt = Date.now();
+    // Small chunks, so that pruning a large backlog never holds many row locks at once.
+    for (let chunk = 0; chunk < PRUNE_MAX_CHUNKS_PER_PASS; chunk += 1) {
+      const [, deleted] = (await this.options.dataSource.query(
+        `DELETE FROM ${this.table} WHERE id IN (
+           SELECT id FROM ${this.table}
+            WHERE published_at IS NOT NULL
+              AND published_at < now() - $1::double precision * interval '1 millisecond'
+            LIMIT $2)`,
+        [this.retentionMs, PRUNE_CHUNK],
+      )) as [unknown[], number];
+      if (deleted < PRUNE_CHUNK) return;
+    }
+  }
+
+  // NATS being down fails every pass: warn once, then keep the rest at debug until it recovers.
+  private reportFailure(error: unknown, row: ClaimedRow): void {
+    const fields = { err: error, schema: this.options.schema, eventId: row.id, type: row.payload.type };
+    if (this.failing) {
+      this.options.logger.debug(fields, 'outbox relay publish failed again; retrying');
+    } else {
+      this.options.logger.warn(
+        fields,
+        'outbox relay publish failed; the event stays in the outbox and is retried',
+      );
+    }
+    this.failing = true;
+  }
+}

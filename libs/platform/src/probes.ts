@@ -1,0 +1,50 @@
+import { createServer, type Server } from 'node:http';
+
+export type ReadinessCheck = () => Promise<void>;
+
+/**
+ * The tiny HTTP side of a microservice: `/healthz` says the process is alive (no
+ * dependencies, so a database outage never restarts pods), `/readyz` runs the checks.
+ */
+export async function startProbeServer(
+  port: number,
+  checks: Record<string, ReadinessCheck>,
+): Promise<Server> {
+  const server = createServer((request, response) => {
+    const send = (status: number, body: unknown) => {
+      response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    };
+    if (request.url === '/healthz') return send(200, { status: 'ok' });
+    if (request.url === '/readyz') {
+      void runChecks(checks).then((result) => send(result.ready ? 200 : 503, result));
+      return;
+    }
+    send(404, { status: 'not_found' });
+  });
+  await new Promise<void>((resolve) => server.listen(port, '0.0.0.0', resolve));
+  return server;
+}
+
+export async function runChecks(
+  checks: Record<string, ReadinessCheck>,
+): Promise<{ ready: boolean; checks: Record<string, 'ok' | string> }> {
+  const results = await Promise.all(
+    Object.entries(checks).map(async ([name, check]) => {
+      try {
+        await withTimeout(check(), 2_000);
+        return [name, 'ok'] as const;
+      } catch (error) {
+        return [name, error instanceof Error ? error.message : String(error)] as const;
+      }
+    }),
+  );
+  return { ready: results.every(([, state]) => state === 'ok'), checks: Object.fromEntries(results) };
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,8 @@
+// Everything a domain service uses: the common platform plus the parts only services need.
+export * from './index.js';
+export * from './handle.js';
+export * from './remote-error.filter.js';
+export * from './database.js';
+export * from './prepared-statement.js';
+export * from './service-host.js';
+export * from './outbox/index.js';

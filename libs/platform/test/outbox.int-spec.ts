@@ -1,0 +1,475 @@
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import {
+  JetStreamApiCodes,
+  JetStreamApiError,
+  jetstream,
+  jetstreamManager,
+  type JetStreamManager,
+} from '@nats-io/jetstream';
+import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
+import { TOWNHALL_STREAM, type CloudEvent } from '@townhall/contracts';
+import { pino, type Logger } from 'pino';
+import type { DataSource } from 'typeorm';
+import { createSchemaDataSource } from '../src/database.js';
+import {
+  JetStreamPublisher,
+  OutboxRelay,
+  appendToOutbox,
+  claimEventOnce,
+  consumeDomainEvents,
+  domainEvent,
+  ensureTownhallStream,
+  outboxMigrationSql,
+  type DomainEventPublisher,
+  type OutboxRelayOptions,
+} from '../src/outbox/index.js';
+import { createTestDatabase, NATS_URL, PrivateNatsServer, type TestDatabase } from '@townhall/testing';
+
+// Real PostgreSQL and NATS (ENVIRONMENT.md). The TOWNHALL stream on the shared NATS is shared
+// with other tests, so every subject and durable here carries this run's id.
+const RUN = randomBytes(4).toString('hex');
+const SUBJECT_ROOT = `townhall.outboxtest${RUN}`;
+
+const silent = pino({ level: 'silent' });
+let database: TestDatabase;
+let dataSource: DataSource;
+let nc: NatsConnection;
+let jsm: JetStreamManager;
+let cleanups: Array<() => Promise<unknown>> = [];
+
+beforeAll(async () => {
+  database = await createTestDatabase('outbox_test');
+  dataSource = createSchemaDataSource({
+    url: database.url,
+    schema: 'outbox',
+    entities: [],
+    migrations: [],
+  });
+  await dataSource.initialize();
+  nc = await connect({ servers: NATS_URL });
+  await ensureTownhallStream(nc);
+  jsm = await jetstreamManager(nc);
+});
+
+afterEach(async () => {
+  const pending = cleanups.reverse();
+  cleanups = [];
+  for (const cleanup of pending) await cleanup();
+});
+
+afterAll(async () => {
+  await dataSource?.destroy();
+  await database?.drop();
+  if (nc) {
+    await jsm.streams.purge(TOWNHALL_STREAM, { filter: `${SUBJECT_ROOT}.>` });
+    await nc.close();
+  }
+});
+
+describe('transactional outbox and JetStream relay', () => {
+  it('publishes a committed event exactly once and never one whose transaction rolled back', async () => {
+    const schema = await newOutbox('a');
+    const consumer = await startConsumer('a', schema);
+    const rolledBack = testEvent('a', 1);
+    await expect(
+      dataSource.transaction(async (manager) => {
+        await appendToOutbox(manager, schema, [rolledBack]);
+        throw new Error('the state change failed');
+      }),
+    ).rejects.toThrow('the state change failed');
+    const committed = testEvent('a', 2);
+    await commit(schema, [committed]);
+
+    const relay = newRelay(schema);
+    expect(await relay.relayOnce()).toBe(1);
+    expect(await relay.relayOnce()).toBe(0);
+
+    await waitFor('the committed event', () => consumer.deliveries.length >= 1);
+    await sleep(300);
+    expect(consumer.deliveries.map((event) => event.id)).toEqual([committed.id]);
+    expect(await storedMessages(`${SUBJECT_ROOT}.a.>`)).toBe(1);
+    expect(await effects(schema)).toEqual([committed.id]);
+    const rows = await outboxRows(schema);
+    expect(rows).toEqual([{ id: committed.id, published: true }]);
+
+    // Published rows past retention are deleted by a later pass.
+    const pruning = newRelay(schema, { retentionMs: 0 });
+    expect(await pruning.relayOnce()).toBe(0);
+    expect(await outboxRows(schema)).toEqual([]);
+  });
+
+  it('refuses to append or claim outside a transaction', async () => {
+    const schema = await newOutbox('tx');
+    await expect(appendToOutbox(dataSource.manager, schema, [testEvent('tx', 1)])).rejects.toThrow(
+      'running transaction',
+    );
+    await expect(claimEventOnce(dataSource.manager, schema, 'c', testEvent('tx', 2).id)).rejects.toThrow(
+      'running transaction',
+    );
+    expect(() =>
+      domainEvent({ source: 's', type: 'townhall.bad subject', subject: 'x', data: {} }),
+    ).toThrow();
+  });
+
+  it('republishes after a relay dies between publish and mark; the consumer applies the event once', async () => {
+    const schema = await newOutbox('b');
+    // The consumer also dies once between committing its effect and acking, so the event reaches
+    // it again and only claimEventOnce stands between it and a second effect.
+    const consumer = await startConsumer('b', schema, { failOnceAfterCommit: true });
+    const event = testEvent('b', 1);
+    await commit(schema, [event]);
+
+    const real = new JetStreamPublisher(nc);
+    const publishedBeforeDying: string[] = [];
+    let die: (error: Error) => void = () => undefined;
+    const dead = new Promise<never>((_resolve, reject) => {
+      die = reject;
+    });
+    const dying: DomainEventPublisher = {
+      async publish(outgoing) {
+        await real.publish(outgoing);
+        publishedBeforeDying.push(outgoing.id);
+        return dead;
+      },
+    };
+    const first = newRelay(schema, { publisher: dying, leaseMs: 1_000 });
+    // Registered after the relay's own stop, so it runs first: a failed assertion must not leave
+    // stop() waiting on a publish that never ends.
+    cleanups.push(async () => die(new Error('test over')));
+    const firstPass = first.relayOnce();
+    await waitFor('the first relay to publish', () => publishedBeforeDying.length === 1);
+    expect((await outboxRows(schema))[0]?.published).toBe(false);
+
+    const restarted = newRelay(schema, { leaseMs: 1_000 });
+    expect(await restarted.relayOnce()).toBe(0); // still under the dead relay's lease
+    await sleep(1_100);
+    expect(await restarted.relayOnce()).toBe(1);
+    expect(await outboxRows(schema)).toEqual([{ id: event.id, published: true }]);
+    // Same Nats-Msg-Id within the duplicate window: JetStream kept one copy.
+    expect(await storedMessages(`${SUBJECT_ROOT}.b.>`)).toBe(1);
+
+    // A republish after the duplicate window is a second copy in the stream; the consumer skips it.
+    await jetstream(nc).publish(event.type, JSON.stringify(event));
+    await waitFor('three deliveries', () => consumer.deliveries.length === 3);
+    await sleep(300);
+    expect(consumer.deliveries.map((delivery) => delivery.id)).toEqual([event.id, event.id, event.id]);
+    expect(await effects(schema)).toEqual([event.id]);
+
+    die(new Error('the first relay process is gone'));
+    expect(await firstPass).toBe(0);
+    expect(await outboxRows(schema)).toEqual([{ id: event.id, published: true }]);
+  });
+
+  it('delivers 50 events committed while the relay was down, in seq order, to a consumer that was down too', async () => {
+    const schema = await newOutbox('c');
+    // The durable exists, then its service goes down: it must catch up from where it was.
+    const early = await startConsumer('c', schema);
+    await early.stop();
+
+    const events = Array.from({ length: 50 }, (_, n) => testEvent('c', n));
+    for (const event of events) await commit(schema, [event]);
+    const relay = newRelay(schema, { batchSize: 20, pollIntervalMs: 50 });
+    relay.start();
+    await waitFor('the outbox to drain', async () => (await unpublished(schema)) === 0);
+
+    const consumer = await startConsumer('c', schema);
+    await waitFor('50 deliveries', () => consumer.deliveries.length === 50);
+    expect(consumer.deliveries.map((event) => event.id)).toEqual(events.map((event) => event.id));
+    expect(consumer.deliveries.map((event) => (event.data as { n: number }).n)).toEqual(
+      events.map((_, n) => n),
+    );
+  });
+
+  it('shares the outbox between two concurrent relays without losing or doubling an event', async () => {
+    const schema = await newOutbox('d');
+    const consumer = await startConsumer('d', schema);
+    const real = new JetStreamPublisher(nc);
+    const publishedBy = { one: [] as string[], two: [] as string[] };
+    // A little latency per publish, so that the two relays' passes overlap.
+    const slowed = (into: string[]): DomainEventPublisher => ({
+      async publish(event) {
+        await sleep(3);
+        await real.publish(event);
+        into.push(event.id);
+      },
+    });
+    const one = newRelay(schema, { publisher: slowed(publishedBy.one), batchSize: 5, pollIntervalMs: 20 });
+    const two = newRelay(schema, { publisher: slowed(publishedBy.two), batchSize: 5, pollIntervalMs: 20 });
+    const events = Array.from({ length: 50 }, (_, n) => testEvent('d', n));
+    one.start();
+    two.start();
+    await Promise.all(
+      events.map(async (event) => {
+        await commit(schema, [event]);
+        one.wake();
+        two.wake();
+      }),
+    );
+
+    await waitFor('50 effects', async () => (await effects(schema)).length === 50);
+    await sleep(300);
+    expect((await effects(schema)).length).toBe(50);
+    expect(new Set(await effects(schema))).toEqual(new Set(events.map((event) => event.id)));
+    expect(await unpublished(schema)).toBe(0);
+    expect(publishedBy.one.length + publishedBy.two.length).toBe(50);
+    expect(publishedBy.one.length).toBeGreaterThan(0);
+    expect(publishedBy.two.length).toBeGreaterThan(0);
+    expect(consumer.deliveries.length).toBe(50);
+  });
+
+  it('keeps events in the outbox while NATS is unreachable and delivers them once it is back', async () => {
+    const server = await PrivateNatsServer.start();
+    cleanups.push(() => server.destroy());
+    const privateNc = await connect({
+      servers: server.url,
+      reconnectTimeWait: 100,
+      maxReconnectAttempts: -1,
+    });
+    cleanups.push(() => privateNc.close());
+    await retry(() => ensureTownhallStream(privateNc));
+
+    const schema = await newOutbox('e');
+    const log = capturingLogger();
+    const relay = newRelay(schema, {
+      publisher: new JetStreamPublisher(privateNc, { timeoutMs: 300 }),
+      pollIntervalMs: 100,
+      logger: log.logger,
+    });
+    await server.stop();
+    const events = Array.from({ length: 5 }, (_, n) => testEvent('e', n));
+    await commit(schema, events);
+
+    relay.start();
+    await sleep(1_500);
+    expect(await unpublished(schema)).toBe(5);
+    expect(await relay.relayOnce()).toBe(0);
+    expect(log.lines.some((line) => line.level === 40 && /publish failed/.test(String(line.msg)))).toBe(true);
+
+    await server.restart();
+    await waitFor(
+      'the outbox to drain after recovery',
+      async () => (await unpublished(schema)) === 0,
+      30_000,
+    );
+    expect(log.lines.some((line) => /publishing again/.test(String(line.msg)))).toBe(true);
+
+    const privateJsm = await jetstreamManager(privateNc);
+    const info = await privateJsm.streams.info(TOWNHALL_STREAM, { subjects_filter: `${SUBJECT_ROOT}.e.>` });
+    // A publish sent just before the drop may have landed anyway; its republish was a duplicate.
+    expect(Object.values(info.state.subjects ?? {}).reduce((sum, count) => sum + count, 0)).toBe(5);
+    const consumer = await startConsumer('e', schema, { connection: privateNc });
+    await waitFor('5 deliveries', () => consumer.deliveries.length === 5);
+    expect(consumer.deliveries.map((event) => event.id)).toEqual(events.map((event) => event.id));
+  });
+
+  it('creates the TOWNHALL stream once and leaves an existing one as it is', async () => {
+    const server = await PrivateNatsServer.start();
+    cleanups.push(() => server.destroy());
+    const privateNc = await connect({ servers: server.url });
+    cleanups.push(() => privateNc.close());
+    const privateJsm = await retry(() => jetstreamManager(privateNc));
+
+    await Promise.all([
+      ensureTownhallStream(privateNc),
+      ensureTownhallStream(privateNc),
+      ensureTownhallStream(privateNc),
+    ]);
+    const created = (await privateJsm.streams.info(TOWNHALL_STREAM)).config;
+    expect(created).toMatchObject({
+      name: 'TOWNHALL',
+      subjects: ['townhall.>'],
+      storage: 'file',
+      retention: 'limits',
+      discard: 'old',
+      max_age: nanos(30 * 24 * 60 * 60 * 1_000),
+      duplicate_window: nanos(2 * 60 * 1_000),
+    });
+
+    await ensureTownhallStream(privateNc);
+    expect((await privateJsm.streams.info(TOWNHALL_STREAM)).config).toEqual(created);
+
+    // An operator's change to the stream survives the next service start.
+    await privateJsm.streams.update(TOWNHALL_STREAM, { max_age: nanos(60 * 60 * 1_000) });
+    await ensureTownhallStream(privateNc);
+    expect((await privateJsm.streams.info(TOWNHALL_STREAM)).config.max_age).toBe(nanos(60 * 60 * 1_000));
+
+    // And the shared server's stream (created in beforeAll, or by someone else) is still there.
+    await ensureTownhallStream(nc);
+    expect((await jsm.streams.info(TOWNHALL_STREAM)).config.subjects).toContain('townhall.>');
+  });
+
+  it('delivers only the subjects a consumer asked for, several at once', async () => {
+    const schema = await newOutbox('g');
+    const base = `${SUBJECT_ROOT}.g`;
+    const consumer = await startConsumer('g', schema, { subjects: [`${base}.opened`, `${base}.*.closed`] });
+    const wanted = [
+      domainEvent({ source: 'townhall/test', type: `${base}.opened`, subject: 'x', data: { n: 0 } }),
+      domainEvent({ source: 'townhall/test', type: `${base}.poll.closed`, subject: 'x', data: { n: 1 } }),
+    ];
+    const ignored = domainEvent({
+      source: 'townhall/test',
+      type: `${base}.poll.opened`,
+      subject: 'x',
+      data: {},
+    });
+    await commit(schema, [wanted[0]!, ignored, wanted[1]!]);
+    expect(await newRelay(schema).relayOnce()).toBe(3);
+    await waitFor('2 deliveries', () => consumer.deliveries.length === 2);
+    await sleep(300);
+    expect(consumer.deliveries.map((event) => event.id)).toEqual(wanted.map((event) => event.id));
+  });
+});
+
+// ---- fixtures ----
+
+/** A schema of its own per test, so that no relay sees another test's rows. */
+async function newOutbox(name: string): Promise<string> {
+  const schema = `outbox_${name}`;
+  await dataSource.query(`CREATE SCHEMA ${schema}`);
+  for (const statement of outboxMigrationSql(schema)) await dataSource.query(statement);
+  // Deliberately no unique constraint: a doubled effect must show up as two rows.
+  await dataSource.query(`CREATE TABLE ${schema}.effects (n serial PRIMARY KEY, event_id uuid NOT NULL)`);
+  return schema;
+}
+
+function testEvent(test: string, n: number): CloudEvent<{ n: number }> {
+  return domainEvent({
+    source: 'townhall/outbox-test',
+    type: `${SUBJECT_ROOT}.${test}.created`,
+    subject: `aggregate-${n}`,
+    data: { n },
+  });
+}
+
+async function commit(schema: string, events: CloudEvent[]): Promise<void> {
+  await dataSource.transaction((manager) => appendToOutbox(manager, schema, events));
+}
+
+function newRelay(schema: string, overrides: Partial<OutboxRelayOptions> = {}): OutboxRelay {
+  const relay = new OutboxRelay({
+    dataSource,
+    schema,
+    publisher: new JetStreamPublisher(nc),
+    logger: silent,
+    ...overrides,
+  });
+  cleanups.push(() => relay.stop());
+  return relay;
+}
+
+interface TestConsumer {
+  deliveries: CloudEvent[];
+  stop(): Promise<void>;
+}
+
+async function startConsumer(
+  test: string,
+  schema: string,
+  options: { failOnceAfterCommit?: boolean; subjects?: string[]; connection?: NatsConnection } = {},
+): Promise<TestConsumer> {
+  const durable = `outboxtest_${RUN}_${test}`;
+  const connection = options.connection ?? nc;
+  const deliveries: CloudEvent[] = [];
+  let failed = false;
+  const consumer = await consumeDomainEvents({
+    nc: connection,
+    durable,
+    subjects: options.subjects ?? [`${SUBJECT_ROOT}.${test}.>`],
+    logger: silent,
+    retryDelayMs: 200,
+    async handle(event) {
+      deliveries.push(event);
+      await dataSource.transaction(async (manager) => {
+        if (await claimEventOnce(manager, schema, durable, event.id)) {
+          await manager.query(`INSERT INTO ${schema}.effects (event_id) VALUES ($1)`, [event.id]);
+        }
+      });
+      if (options.failOnceAfterCommit && !failed) {
+        failed = true;
+        throw new Error('died after committing, before acking');
+      }
+    },
+  });
+  cleanups.push(async () => {
+    await consumer.stop();
+    await deleteDurable(connection, durable);
+  });
+  return { deliveries, stop: () => consumer.stop() };
+}
+
+async function deleteDurable(connection: NatsConnection, durable: string): Promise<void> {
+  try {
+    await (await jetstreamManager(connection)).consumers.delete(TOWNHALL_STREAM, durable);
+  } catch (error) {
+    if (!(error instanceof JetStreamApiError && error.code === JetStreamApiCodes.ConsumerNotFound))
+      throw error;
+  }
+}
+
+async function effects(schema: string): Promise<string[]> {
+  const rows: Array<{ event_id: string }> = await dataSource.query(
+    `SELECT event_id FROM ${schema}.effects ORDER BY n`,
+  );
+  return rows.map((row) => row.event_id);
+}
+
+async function outboxRows(schema: string): Promise<Array<{ id: string; published: boolean }>> {
+  return dataSource.query(
+    `SELECT id, published_at IS NOT NULL AS published FROM ${schema}.outbox ORDER BY seq`,
+  );
+}
+
+async function unpublished(schema: string): Promise<number> {
+  const [row] = (await dataSource.query(
+    `SELECT count(*)::int AS count FROM ${schema}.outbox WHERE published_at IS NULL`,
+  )) as Array<{ count: number }>;
+  return row?.count ?? -1;
+}
+
+async function storedMessages(filter: string): Promise<number> {
+  const info = await jsm.streams.info(TOWNHALL_STREAM, { subjects_filter: filter });
+  return Object.values(info.state.subjects ?? {}).reduce((sum, count) => sum + count, 0);
+}
+
+function capturingLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n')) {
+        if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
+      }
+      done();
+    },
+  });
+  return { logger: pino({ level: 'debug' }, sink), lines };
+}
+
+async function waitFor(
+  what: string,
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 15_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+/** For a server that was just started: JetStream may take a moment to answer. */
+async function retry<T>(attempt: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await sleep(100);
+    }
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,362 @@
+import { generateAgentKey, signRequest, type AgentKey } from '@townhall/auth/portable';
+import type {
+  CardInput,
+  CreateSeriesInput,
+  DirectoryCard,
+  EventChangesInput,
+  EventFieldsInput,
+  EventListQueryInput,
+  EventView,
+  BalanceView,
+  LedgerEntryView,
+  Page,
+  PollView,
+  QuestionState,
+  QuestionView,
+  RecordingView,
+  SeriesView,
+  StageMessageView,
+  TicketView,
+} from '@townhall/contracts';
+import {
+  decodePaymentResponse,
+  encodePaymentHeader,
+  signLedgerPayment,
+  type PaymentRequirements,
+  type PaymentResponse,
+} from '@townhall/x402';
+import { readLiveEvents, type LiveEvent, type LiveOptions } from './live-events.js';
+import { TownhallError, type ProblemBody } from './townhall-error.js';
+
+export interface AgentClientOptions {
+  /** Where the gateway is, e.g. https://api.example.com */
+  baseUrl: string;
+  /** The agent's key; a new one is generated if omitted. */
+  key?: AgentKey;
+  /** The audience line to sign for: the server's PUBLIC_BASE_URL. Defaults to the origin of baseUrl. */
+  audience?: string;
+  fetch?: typeof fetch;
+}
+
+export type Query = Record<string, string | number | boolean | undefined | null>;
+
+export interface RsvpOptions {
+  tierId?: string;
+  /** Opt in to paying: the most this RSVP may cost, in atomic units. */
+  maxPrice?: string;
+  asset?: string;
+}
+
+export interface RsvpResult {
+  ticket: TicketView;
+  /** false: you already held this ticket and nothing was charged. */
+  created: boolean;
+  /** The settlement (X-PAYMENT-RESPONSE) when this call paid. */
+  payment: PaymentResponse | null;
+}
+
+export interface PollOpening {
+  question: string;
+  options: string[];
+  multiple?: boolean;
+  /** RFC 3339; the poll closes by itself then. */
+  closesAt?: string;
+  resultsVisibility?: 'live' | 'after_close';
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  query?: Query;
+  /** Sign the request (default true). Public reads work either way. */
+  signed?: boolean;
+  headers?: Record<string, string>;
+}
+
+export interface Response<T> {
+  status: number;
+  headers: Headers;
+  data: T;
+}
+
+/**
+ * An agent talking to Townhall. Every request is signed with the agent's own key
+ * (PROTOCOL.md section 2) with a fresh nonce and timestamp; the private key never
+ * leaves this object. Non-2xx answers throw TownhallError carrying the problem body.
+ */
+export class AgentClient {
+  readonly key: AgentKey;
+  readonly baseUrl: string;
+  readonly audience: string;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(options: AgentClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.key = options.key ?? generateAgentKey();
+    this.audience = (options.audience ?? new URL(this.baseUrl).origin).replace(/\/+$/, '');
+    this.fetchImpl = options.fetch ?? fetch;
+  }
+
+  get agentId(): string {
+    return this.key.agentId;
+  }
+
+  readonly directory = {
+    /** Creates or replaces this agent's card. */
+    putMe: (card: CardInput) => this.call<DirectoryCard>('PUT', '/directory/me', { body: card }),
+    get: (agentId: string) => this.call<DirectoryCard>('GET', `/directory/${encodeURIComponent(agentId)}`),
+    resolveHandle: (handle: string) =>
+      this.call<DirectoryCard>('GET', `/directory/handles/${encodeURIComponent(handle.replace(/^@/, ''))}`),
+  };
+
+  readonly events = {
+    /** Schedules an event; this agent becomes its host. */
+    create: (event: EventFieldsInput) => this.call<EventView>('POST', '/events', { body: event }),
+    list: (query: EventListQueryInput = {}) =>
+      this.call<Page<EventView>>('GET', '/events', { query: query as Query, signed: false }),
+    get: (eventId: string) =>
+      this.call<EventView>('GET', `/events/${encodeURIComponent(eventId)}`, { signed: false }),
+    update: (eventId: string, changes: EventChangesInput) =>
+      this.call<EventView>('PATCH', `/events/${encodeURIComponent(eventId)}`, { body: changes }),
+    start: (eventId: string) => this.call<EventView>('POST', `/events/${encodeURIComponent(eventId)}/start`),
+    end: (eventId: string) => this.call<EventView>('POST', `/events/${encodeURIComponent(eventId)}/end`),
+    cancel: (eventId: string) =>
+      this.call<EventView>('POST', `/events/${encodeURIComponent(eventId)}/cancel`),
+    /** The event as an RFC 5545 calendar (text). */
+    calendar: (eventId: string) =>
+      this.call<string>('GET', `/events/${encodeURIComponent(eventId)}/calendar.ics`, { signed: false }),
+    /**
+     * Everything that happens in the event, live (Server-Sent Events): iterate it with
+     * `for await`. Reconnects with the last id after a dropped connection; pass `lastEventId`
+     * to resume a previous stream. An unknown event throws TownhallError 404 on the first read.
+     */
+    live: (eventId: string, options: LiveOptions = {}): AsyncIterable<LiveEvent> =>
+      this.live(`/events/${encodeURIComponent(eventId)}/live`, options),
+  };
+
+  readonly series = {
+    create: (series: CreateSeriesInput) => this.call<SeriesView>('POST', '/events/series', { body: series }),
+    get: (seriesId: string) =>
+      this.call<SeriesView>('GET', `/events/series/${encodeURIComponent(seriesId)}`, { signed: false }),
+    follow: (seriesId: string) =>
+      this.call<SeriesView>('POST', `/events/series/${encodeURIComponent(seriesId)}/follow`),
+    unfollow: (seriesId: string) =>
+      this.call<SeriesView>('DELETE', `/events/series/${encodeURIComponent(seriesId)}/follow`),
+    calendar: (seriesId: string) =>
+      this.call<string>('GET', `/events/series/${encodeURIComponent(seriesId)}/calendar.ics`, {
+        signed: false,
+      }),
+  };
+
+  readonly tickets = {
+    /**
+     * RSVP, paying a 402 automatically only if you opt in: `maxPrice` (atomic units) is the
+     * most this call may spend, and `asset` (if given) the asset it may spend. Without
+     * `maxPrice` a paid event throws TownhallError 402 `payment.required`, whose
+     * `problem.accepts` lists what each tier costs.
+     */
+    rsvp: (eventId: string, options: RsvpOptions = {}) => this.rsvp(eventId, options),
+    release: (eventId: string) =>
+      this.call<TicketView>('DELETE', `/events/${encodeURIComponent(eventId)}/rsvp`),
+    mine: (query: { limit?: number; cursor?: string } = {}) =>
+      this.call<Page<TicketView>>('GET', '/me/tickets', { query }),
+    /** The attendee list (host and moderators). */
+    attendees: (eventId: string, query: { limit?: number; cursor?: string } = {}) =>
+      this.call<Page<TicketView>>('GET', `/events/${encodeURIComponent(eventId)}/rsvps`, { query }),
+  };
+
+  /** The live stage: speakers, moderators and the host post while live; anyone reads. */
+  readonly stage = {
+    post: (eventId: string, body: string) =>
+      this.call<StageMessageView>('POST', `/events/${encodeURIComponent(eventId)}/stage`, { body: { body } }),
+    /** Messages after `after` (a sequence), in order: poll with the last sequence you saw. */
+    list: (eventId: string, query: { after?: number; limit?: number; cursor?: string } = {}) =>
+      this.call<Page<StageMessageView>>('GET', `/events/${encodeURIComponent(eventId)}/stage`, {
+        query,
+        signed: false,
+      }),
+  };
+
+  /** Q&A: attendees ask and upvote; moderators and the host promote, answer and dismiss. */
+  readonly questions = {
+    submit: (eventId: string, body: string) =>
+      this.call<QuestionView>('POST', `/events/${encodeURIComponent(eventId)}/questions`, { body: { body } }),
+    list: (
+      eventId: string,
+      query: { sort?: 'top' | 'new'; state?: QuestionState; limit?: number; cursor?: string } = {},
+    ) =>
+      this.call<Page<QuestionView>>('GET', `/events/${encodeURIComponent(eventId)}/questions`, {
+        query,
+        signed: false,
+      }),
+    /** Idempotent: a second upvote counts once. */
+    upvote: (eventId: string, questionId: string) =>
+      this.call<QuestionView>('POST', this.questionPath(eventId, questionId, 'upvote')),
+    withdrawUpvote: (eventId: string, questionId: string) =>
+      this.call<QuestionView>('DELETE', this.questionPath(eventId, questionId, 'upvote')),
+    promote: (eventId: string, questionId: string) =>
+      this.call<QuestionView>('POST', this.questionPath(eventId, questionId, 'promote')),
+    answer: (eventId: string, questionId: string) =>
+      this.call<QuestionView>('POST', this.questionPath(eventId, questionId, 'answer')),
+    dismiss: (eventId: string, questionId: string) =>
+      this.call<QuestionView>('POST', this.questionPath(eventId, questionId, 'dismiss')),
+  };
+
+  /** Polls: speakers, moderators and the host open them while live; attendees vote once. */
+  readonly polls = {
+    open: (eventId: string, poll: PollOpening) =>
+      this.call<PollView>('POST', `/events/${encodeURIComponent(eventId)}/polls`, { body: poll }),
+    list: (eventId: string, query: { limit?: number; cursor?: string } = {}) =>
+      this.call<Page<PollView>>('GET', `/events/${encodeURIComponent(eventId)}/polls`, {
+        query,
+        signed: false,
+      }),
+    vote: (eventId: string, pollId: string, optionIds: string[]) =>
+      this.call<PollView>('POST', this.pollPath(eventId, pollId, 'vote'), { body: { optionIds } }),
+    close: (eventId: string, pollId: string) =>
+      this.call<PollView>('POST', this.pollPath(eventId, pollId, 'close')),
+  };
+
+  /** Recordings: assembled when the event ends, public once the host publishes. */
+  readonly recordings = {
+    /** The published recording (public). */
+    get: (eventId: string) =>
+      this.call<RecordingView>('GET', `/events/${encodeURIComponent(eventId)}/recording`, { signed: false }),
+    /** The host's read, before or after publishing (signed). */
+    draft: (eventId: string) =>
+      this.call<RecordingView>('GET', `/events/${encodeURIComponent(eventId)}/recording/draft`),
+    publish: (eventId: string, media: { mediaUrl?: string; summary?: string } = {}) =>
+      this.call<RecordingView>('POST', `/events/${encodeURIComponent(eventId)}/recording/publish`, {
+        body: media,
+      }),
+  };
+
+  readonly ledger = {
+    balance: () => this.call<BalanceView>('GET', '/ledger/balance'),
+    entries: (query: { limit?: number; cursor?: string } = {}) =>
+      this.call<Page<LedgerEntryView>>('GET', '/ledger', { query }),
+    /** Only where the server runs with LEDGER_FAUCET=true. */
+    faucet: (amount: string, asset?: string) =>
+      this.call<LedgerEntryView>('POST', '/ledger/faucet', { body: { amount, ...(asset ? { asset } : {}) } }),
+  };
+
+  private questionPath(eventId: string, questionId: string, action: string): string {
+    return `/events/${encodeURIComponent(eventId)}/questions/${encodeURIComponent(questionId)}/${action}`;
+  }
+
+  private pollPath(eventId: string, pollId: string, action: string): string {
+    return `/events/${encodeURIComponent(eventId)}/polls/${encodeURIComponent(pollId)}/${action}`;
+  }
+
+  private async rsvp(eventId: string, options: RsvpOptions): Promise<RsvpResult> {
+    const path = `/events/${encodeURIComponent(eventId)}/rsvp`;
+    const body = options.tierId ? { tierId: options.tierId } : {};
+    try {
+      const response = await this.request<TicketView>('POST', path, { body });
+      return { ticket: response.data, created: response.status === 201, payment: null };
+    } catch (error) {
+      if (!(error instanceof TownhallError) || error.status !== 402 || options.maxPrice === undefined)
+        throw error;
+      const accepts = (error.problem['accepts'] ?? []) as PaymentRequirements[];
+      const offer = accepts.find(
+        (entry) =>
+          (options.tierId === undefined || entry.extra.tierId === options.tierId) &&
+          (options.asset === undefined || entry.asset === options.asset) &&
+          entry.network.startsWith('ledger:') &&
+          BigInt(entry.maxAmountRequired) <= BigInt(options.maxPrice!),
+      );
+      if (!offer) throw error;
+      const payment = signLedgerPayment(this.key, offer);
+      const paid = await this.request<TicketView>('POST', path, {
+        body: { tierId: offer.extra.tierId },
+        headers: { 'x-payment': encodePaymentHeader(payment) },
+      });
+      const settlement = paid.headers.get('x-payment-response');
+      return {
+        ticket: paid.data,
+        created: paid.status === 201,
+        payment: settlement ? decodePaymentResponse(settlement) : null,
+      };
+    }
+  }
+
+  private live(path: string, options: LiveOptions): AsyncIterable<LiveEvent> {
+    return {
+      [Symbol.asyncIterator]: () =>
+        readLiveEvents(
+          {
+            open: (lastEventId, signal) =>
+              this.fetchImpl(this.baseUrl + path, {
+                headers: {
+                  accept: 'text/event-stream',
+                  ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }),
+                },
+                signal,
+              }),
+            errorOf: async (response) => {
+              const text = await response.text();
+              const parsed: unknown = /json/.test(response.headers.get('content-type') ?? '')
+                ? JSON.parse(text)
+                : text;
+              return new TownhallError(asProblem(parsed, response.status), response.headers);
+            },
+          },
+          options,
+        ),
+    };
+  }
+
+  /** The response body of a successful request. */
+  async call<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    return (await this.request<T>(method, path, options)).data;
+  }
+
+  /** Sends one request and returns status, headers and parsed body, or throws TownhallError. */
+  async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<Response<T>> {
+    const target = path + queryString(options.query);
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (options.signed !== false) {
+      const signed = signRequest({
+        key: this.key,
+        audience: this.audience,
+        method,
+        target,
+        ...(body === undefined ? {} : { body }),
+      });
+      headers['authorization'] = signed.authorization;
+      headers['x-nonce'] = signed.nonce;
+    }
+    const response = await this.fetchImpl(this.baseUrl + target, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body }),
+    });
+    const text = await response.text();
+    const parsed: unknown =
+      text.length > 0 && /json/.test(response.headers.get('content-type') ?? '') ? JSON.parse(text) : text;
+    if (!response.ok) throw new TownhallError(asProblem(parsed, response.status), response.headers);
+    return { status: response.status, headers: response.headers, data: parsed as T };
+  }
+}
+
+function queryString(query: Query | undefined): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query))
+    if (value !== undefined && value !== null) params.append(name, String(value));
+  const encoded = params.toString();
+  return encoded ? `?${encoded}` : '';
+}
+
+function asProblem(body: unknown, status: number): ProblemBody {
+  if (typeof body === 'object' && body !== null && 'code' in body) return body as ProblemBody;
+  return {
+    type: 'about:blank',
+    title: 'Unexpected response',
+    status,
+    detail: String(body).slice(0, 500),
+    code: 'http.unexpected',
+    requestId: '',
+  };
+}

@@ -1,0 +1,66 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/**
+ * One app of the real topology, started as its own process from its build output
+ * (`npm test` builds first), exactly as `npm run start:distributed` runs it.
+ * Tests stop it by pid; nothing outlives the test that started it.
+ */
+export class AppProcess {
+  readonly logs: string[] = [];
+  private exited: Promise<number | null>;
+
+  private constructor(
+    readonly name: string,
+    private readonly child: ChildProcess,
+  ) {
+    const collect = (chunk: Buffer) => this.logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
+    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  }
+
+  static start(app: string, env: Record<string, string>, script = 'main.js'): AppProcess {
+    const child = spawn(process.execPath, [`apps/${app}/dist/${script}`], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env['PATH'] ?? '', LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    return new AppProcess(app, child);
+  }
+
+  /** Runs a one-shot command of an app (e.g. migrate) to completion; returns its log lines. */
+  static async run(app: string, script: string, env: Record<string, string>): Promise<string[]> {
+    const process = AppProcess.start(app, env, script);
+    const code = await process.exited;
+    if (code !== 0) throw new Error(`${app} ${script} exited with ${code}:\n${process.logs.join('\n')}`);
+    return process.logs;
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** SIGTERM, then SIGKILL if it has not stopped within the grace period. */
+  async stop(graceMs = 10_000): Promise<number | null> {
+    if (!this.running) return this.exited;
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
+    try {
+      return await this.exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async kill(): Promise<void> {
+    if (this.running) this.child.kill('SIGKILL');
+    await this.exited;
+  }
+}

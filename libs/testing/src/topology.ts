@@ -1,0 +1,134 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AgentClient } from '@townhall/sdk';
+import type { AgentKey } from '@townhall/auth';
+import { AppProcess, REPO_ROOT } from './app-process.js';
+import { PrivateNatsServer } from './nats-server.js';
+import { freePort, waitFor } from './ports.js';
+import { createTestDatabase, type TestDatabase } from './postgres.js';
+
+export const NATS_URL = process.env['TEST_NATS_URL'] ?? 'nats://127.0.0.1:4222';
+export const REDIS_URL = process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+
+/** The domain services and the gateway, as package.json "townhall" names them. */
+export const APPS = (
+  JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+    townhall: { services: string[]; gateway: string };
+  }
+).townhall;
+
+export interface TopologyOptions {
+  /** Use the machine's NATS (NATS_URL) instead of a nats-server of the topology's own. */
+  sharedNats?: boolean;
+  redisUrl?: string;
+  /** Environment for every app. */
+  env?: Record<string, string>;
+  /** Extra environment for one service, by name. */
+  serviceEnv?: Record<string, Record<string, string>>;
+}
+
+/**
+ * The distributed topology as separate processes against the real servers: a fresh
+ * database with migrations applied by the explicit command, every service, and the
+ * gateway on a free port. `stop()` ends every process it started.
+ */
+export class Topology {
+  private constructor(
+    readonly baseUrl: string,
+    /** The NATS (JetStream) this topology's apps use. */
+    readonly natsUrl: string,
+    private readonly nats: PrivateNatsServer | undefined,
+    readonly database: TestDatabase,
+    readonly gateway: AppProcess,
+    readonly services: AppProcess[],
+    private readonly serviceEnv: Record<string, string>,
+  ) {}
+
+  static async start(options: TopologyOptions = {}): Promise<Topology> {
+    const database = await createTestDatabase();
+    // By default a nats-server of its own: durable consumers, the TOWNHALL stream and every
+    // subject belong to this topology alone, so no test sees another's domain events.
+    const nats = options.sharedNats ? undefined : await PrivateNatsServer.start();
+    const natsUrl = nats?.url ?? NATS_URL;
+    const started: AppProcess[] = [];
+    try {
+      const port = await freePort();
+      const baseUrl = `http://127.0.0.1:${port}`;
+      const common = {
+        NATS_URL: natsUrl,
+        DATABASE_URL: database.url,
+        PUBLIC_BASE_URL: baseUrl,
+        ...options.env,
+      };
+      for (const service of APPS.services) await AppProcess.run(service, 'migrate.js', common);
+
+      const services = await Promise.all(
+        APPS.services.map((service) =>
+          startService(service, { ...common, ...options.serviceEnv?.[service] }, started),
+        ),
+      );
+
+      const gateway = AppProcess.start(APPS.gateway, {
+        ...common,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        REDIS_URL: options.redisUrl ?? REDIS_URL,
+      });
+      started.push(gateway);
+
+      await waitFor('gateway ready', () => ready(`${baseUrl}/readyz`));
+      return new Topology(baseUrl, natsUrl, nats, database, gateway, services, common);
+    } catch (error) {
+      await Promise.all(started.map((app) => app.stop()));
+      await database.drop();
+      await nats?.destroy();
+      const logs = started.map((app) => `--- ${app.name}\n${app.logs.slice(-30).join('\n')}`).join('\n');
+      throw new Error(`${error instanceof Error ? error.message : String(error)}\n${logs}`, { cause: error });
+    }
+  }
+
+  /** The process of one service, by name. */
+  service(name: string): AppProcess {
+    const app = this.services.find((service) => service.name === name);
+    if (!app) throw new Error(`no service ${name} in this topology`);
+    return app;
+  }
+
+  /** Stops a service (SIGTERM) and starts it again with extra environment; resolves when it is ready. */
+  async restartService(name: string, env: Record<string, string> = {}): Promise<AppProcess> {
+    const index = this.services.findIndex((service) => service.name === name);
+    if (index < 0) throw new Error(`no service ${name} in this topology`);
+    await this.services[index]!.stop();
+    const restarted = await startService(name, { ...this.serviceEnv, ...env }, []);
+    this.services[index] = restarted;
+    return restarted;
+  }
+
+  client(key?: AgentKey): AgentClient {
+    return new AgentClient({ baseUrl: this.baseUrl, ...(key ? { key } : {}) });
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([this.gateway.stop(), ...this.services.map((service) => service.stop())]);
+    await this.database.drop();
+    await this.nats?.destroy();
+  }
+}
+
+/** Starts one service with a probe port of its own and waits until it says it is ready. */
+async function startService(
+  name: string,
+  env: Record<string, string>,
+  started: AppProcess[],
+): Promise<AppProcess> {
+  const probe = await freePort();
+  const app = AppProcess.start(name, { ...env, PROBE_PORT: String(probe) });
+  started.push(app);
+  await waitFor(`${name} ready`, () => ready(`http://127.0.0.1:${probe}/readyz`));
+  return app;
+}
+
+async function ready(url: string): Promise<true | undefined> {
+  const response = await fetch(url);
+  return response.status === 200 ? true : undefined;
+}

@@ -1,0 +1,106 @@
+// Starts Townhall's apps as separate processes (distributed mode) from their build
+// output, prefixes their log lines with the app's name, and stops them all together.
+// Used by `npm run start:distributed`, `npm start` and the benchmark.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** package.json "townhall" names the domain services (each owns a schema and a migrate command) and the gateway. */
+const { services, gateway } = JSON.parse(
+  readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
+).townhall;
+export const SERVICES = services;
+export const GATEWAY = gateway;
+
+/** The servers of ENVIRONMENT.md, for variables the operator did not set. */
+export const LOCAL_DEFAULTS = {
+  DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/townhall',
+  NATS_URL: 'nats://127.0.0.1:4222',
+  REDIS_URL: 'redis://127.0.0.1:6379',
+};
+
+const COLORS = [36, 33, 35, 32, 34, 31];
+
+/** Creates the database named in the URL if it does not exist yet. */
+export async function ensureDatabase(url) {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (!rowCount) await client.query(`CREATE DATABASE "${name.replaceAll('"', '""')}"`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Runs every service's explicit migrate command, one after the other. */
+export async function migrateAll(env, { quiet = false } = {}) {
+  for (const service of SERVICES) {
+    const code = await new Promise((resolve) => {
+      const child = spawn(process.execPath, [`apps/${service}/dist/migrate.js`], {
+        cwd: ROOT,
+        env,
+        stdio: ['ignore', quiet ? 'ignore' : 'inherit', 'inherit'],
+      });
+      child.once('exit', resolve);
+    });
+    if (code !== 0) throw new Error(`migrations of ${service} failed (exit ${code})`);
+  }
+}
+
+/**
+ * Spawns each app with its own environment overrides. Returns the children and a stop()
+ * that sends SIGTERM to every one (SIGKILL after the grace period) and waits for all.
+ */
+export function launch(apps, baseEnv, { output = process.stdout } = {}) {
+  const width = Math.max(...apps.map((app) => app.name.length));
+  const children = apps.map((app, index) => {
+    const child = spawn(process.execPath, [...(app.nodeArgs ?? []), `apps/${app.name}/dist/main.js`], {
+      cwd: ROOT,
+      env: { ...baseEnv, ...app.env },
+      // output: null sends logs to /dev/null (the benchmark), else each line gets the app's name.
+      stdio: ['ignore', output ? 'pipe' : 'ignore', output ? 'pipe' : 'ignore'],
+    });
+    const label = `\x1b[${COLORS[index % COLORS.length]}m${app.name.padEnd(width)}\x1b[0m | `;
+    if (output) {
+      for (const stream of [child.stdout, child.stderr]) {
+        createInterface({ input: stream }).on('line', (line) => output.write(`${label}${line}\n`));
+      }
+    }
+    const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    return { name: app.name, child, exited };
+  });
+
+  let stopping;
+  const stop = (graceMs = 15_000) =>
+    (stopping ??= Promise.all(
+      children.map(async ({ child, exited }) => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+        await exited;
+        clearTimeout(timer);
+      }),
+    ));
+  return { children, stop };
+}
+
+/** Resolves when url answers 200, or rejects after timeoutMs. */
+export async function waitUntilReady(url, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${url} was not ready within ${timeoutMs} ms`);
+}

@@ -109,6 +109,17 @@ describe('tickets, x402 payments and the ledger', () => {
     });
   });
 
+  it('serves the first RSVPs of a new event at once, while its domain event arrives: no deadlock, every one a ticket', async () => {
+    // Ticketing learns of an event from its domain event or, if an RSVP comes first, by asking
+    // the events service: here both, from several agents at once, on 20 fresh events.
+    const agents = Array.from({ length: 16 }, () => topology.client());
+    for (let round = 0; round < 20; round++) {
+      const event = await host.events.create(anEvent({ capacity: 16 }));
+      const answers = await Promise.all(agents.map((agent) => agent.tickets.rsvp(event.id)));
+      expect(answers.map((answer) => answer.ticket.status)).toEqual(agents.map(() => 'active'));
+    }
+  });
+
   it('answers a paid RSVP without payment with 402, the x402 v1 body and a PAYMENT-REQUIRED header', async () => {
     const event = await host.events.create(
       anEvent({

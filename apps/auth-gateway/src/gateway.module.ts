@@ -10,6 +10,7 @@ import { SeriesController } from './events/series.controller.js';
 import { HealthController, READINESS_CHECKS } from './health/health.controller.js';
 import { LedgerController } from './ledger/ledger.controller.js';
 import { LiveController } from './live/live.controller.js';
+import { OpenApiController } from './openapi/openapi.controller.js';
 import { TicketsController } from './tickets/tickets.controller.js';
 
 @Module({})
@@ -30,6 +31,7 @@ export class GatewayModule {
         PollsController,
         RecordingsController,
         LiveController,
+        OpenApiController,
       ],
       providers: [
         { provide: SERVICE_CLIENT, useValue: services },

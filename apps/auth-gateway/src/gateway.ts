@@ -9,6 +9,9 @@ import { installSignedRequests } from './auth/signed-requests.js';
 import { AccessLog } from './access-log.js';
 import { GatewayModule } from './gateway.module.js';
 import { LIVE_STREAM, type LiveStream } from './live/live-stream.js';
+import { installDocsPage } from './openapi/docs-page.js';
+import { buildOpenApiDocument, gatewayVersion } from './openapi/openapi-document.js';
+import { OPENAPI_DOCUMENT, PublishedDocument } from './openapi/openapi.controller.js';
 import { ProblemFilter } from './problem/problem.filter.js';
 import { requestIdFrom } from './request-context.js';
 
@@ -42,6 +45,16 @@ export async function createGateway(deps: GatewayDependencies): Promise<NestFast
   // where the dependency arrives, and LiveController takes it as @Optional().
   if (deps.liveStream)
     root.providers = [...(root.providers ?? []), { provide: LIVE_STREAM, useValue: deps.liveStream }];
+  // The OpenAPI document is read from the controllers' metadata once, here, where the public URL is known.
+  const openApi = buildOpenApiDocument({
+    controllers: root.controllers ?? [],
+    serverUrl: deps.audience,
+    version: gatewayVersion(),
+  });
+  root.providers = [
+    ...(root.providers ?? []),
+    { provide: OPENAPI_DOCUMENT, useValue: new PublishedDocument(openApi) },
+  ];
   const app = await NestFactory.create<NestFastifyApplication>(root, adapter, {
     bodyParser: false,
     abortOnError: false,
@@ -53,6 +66,7 @@ export async function createGateway(deps: GatewayDependencies): Promise<NestFast
     reply.header('x-request-id', request.id);
   });
   installSignedRequests(fastify, deps);
+  installDocsPage(app, openApi.info.title);
   // Open SSE responses never finish on their own: end them first, or app.close() would wait
   // for them forever. Clients see a normal end and reconnect (elsewhere) with Last-Event-ID.
   const live = deps.liveStream;

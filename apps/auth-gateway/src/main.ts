@@ -8,8 +8,8 @@ import {
   required,
   stopGracefullyOnSignal,
 } from '@townhall/platform';
-import { createClient, type RedisClientType } from 'redis';
 import { RedisNonceStore } from './auth/nonce-store.js';
+import { connectRedis } from './auth/redis.js';
 import { audienceOf, GatewayConfigSchema } from './config.js';
 import { createGateway } from './gateway.js';
 import { startLiveStream } from './live/live-stream.js';
@@ -27,27 +27,7 @@ const nats = await connect({
   noAsyncTraces: true,
 });
 
-const redis: RedisClientType = createClient({
-  url: required(config.REDIS_URL, 'REDIS_URL'),
-  // Fail fast while Redis is away: a queued claim would hold the request open; a
-  // rejected one is a clean 503 (fail closed), and the client keeps reconnecting.
-  disableOfflineQueue: true,
-  commandOptions: { timeout: 1_000 },
-  socket: {
-    connectTimeout: 2_000,
-    reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2_000),
-  },
-});
-let redisDown = false;
-redis.on('error', (error: Error) => {
-  if (!redisDown) logger.error({ err: error }, 'redis connection error');
-  redisDown = true;
-});
-redis.on('ready', () => {
-  if (redisDown) logger.info('redis connection restored');
-  redisDown = false;
-});
-redis.connect().catch((error: unknown) => logger.error({ err: error }, 'redis is not reachable yet'));
+const redis = connectRedis(required(config.REDIS_URL, 'REDIS_URL'), logger);
 
 // One JetStream consumer per gateway process feeds every live-stream client it serves.
 const liveStream = startLiveStream({

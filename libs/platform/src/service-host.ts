@@ -1,109 +1,124 @@
 import type { DynamicModule, INestMicroservice } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { Transport, type MicroserviceOptions } from '@nestjs/microservices';
+import type { MicroserviceOptions } from '@nestjs/microservices';
 import type { Server } from 'node:http';
 import type { DataSource } from 'typeorm';
-import { openDomainEventLink, type DomainEventLink } from './outbox/domain-event-link.js';
+import type { Subscription } from './outbox/consumer.js';
+import { OutboxRelay } from './outbox/relay.js';
 import { stopGracefullyOnSignal } from './graceful-stop.js';
 import { NestPinoLogger, type Logger } from './logger.js';
-import { startProbeServer, type ReadinessCheck } from './probes.js';
+import { startProbeServer } from './probes.js';
 import { RemoteErrorFilter } from './remote-error.filter.js';
+import type { ServiceClient } from './service-client.js';
+import type { ServiceTransport } from './transport/service-transport.js';
 
-export interface NatsServiceOptions {
-  /** The service's name: also its NATS queue group, so replicas share the load. */
-  name: string;
-  module: DynamicModule;
-  natsUrl: string;
-  logger: Logger;
-  probePort?: number | undefined;
-  readiness: Record<string, ReadinessCheck>;
-  /** Runs once the microservice listens, e.g. to start domain-event consumers; what it returns is stopped first on shutdown. */
-  started?: (app: INestMicroservice) => Promise<{ stop(): Promise<void> }>;
-  /** Runs after the microservice stopped taking messages (close the database here). */
-  onClose: () => Promise<void>;
+/** What a service's module is built with, whatever the transport. */
+export interface ServiceLink {
+  /** Requests to other services. */
+  services: ServiceClient;
+  /** The relay of the service's outbox (Changes wakes it after each commit). */
+  relay: OutboxRelay;
 }
 
 /**
- * Boots a domain service as a Nest microservice on NATS and stops it in the safe order
- * on SIGTERM/SIGINT: stop taking messages, let in-flight handlers finish, then close
- * the database.
+ * One domain service, independent of how it is run: `apps/<name>/src/main.ts` runs it alone
+ * on NATS; standalone mode runs all of them in one process on the in-process transport.
  */
-export async function runNatsService(options: NatsServiceOptions): Promise<void> {
+export interface ServiceDefinition {
+  /** Also its NATS queue group, so replicas share the load. */
+  name: string;
+  /** Initialised; closed last on stop. */
+  dataSource: DataSource;
+  /** The schema whose outbox holds the service's domain events; absent if it publishes none. */
+  outbox?: { schema: string; pollIntervalMs: number };
+  /** How long its requests to other services may take. */
+  serviceTimeoutMs: number;
+  module(link: ServiceLink): DynamicModule;
+  /** Durable domain-event consumers, started once the service listens. */
+  subscriptions?(app: INestMicroservice): Subscription[];
+}
+
+export interface ServiceRunOptions {
+  logger: Logger;
+  /** The /healthz and /readyz server of a service run alone. */
+  probePort?: number | undefined;
+  /** false: the outbox relay waits for startRelays() (standalone starts them once every consumer listens). */
+  relay?: boolean;
+}
+
+export interface StartedService {
+  name: string;
+  app: INestMicroservice;
+  /** Starts publishing the outbox (if it was held back). */
+  startRelay(): void;
+  /** Stops in the safe order: consumers, then new requests (in-flight ones finish), relay, transport, database. */
+  stop(): Promise<void>;
+}
+
+/** Starts a service on a transport: serving its contracts, consuming, relaying its outbox. */
+export async function startService(
+  definition: ServiceDefinition,
+  transport: ServiceTransport,
+  options: ServiceRunOptions,
+): Promise<StartedService> {
   const { logger } = options;
-  const app = await NestFactory.createMicroservice<MicroserviceOptions>(options.module, {
-    transport: Transport.NATS,
-    options: {
-      servers: options.natsUrl,
-      queue: options.name,
-      name: options.name,
-      maxReconnectAttempts: -1,
-      gracefulShutdown: true,
-      gracePeriod: 2_000,
+  const { dataSource } = definition;
+  const relay = definition.outbox
+    ? new OutboxRelay({
+        dataSource,
+        schema: definition.outbox.schema,
+        publisher: transport.publisher,
+        logger,
+        pollIntervalMs: definition.outbox.pollIntervalMs,
+      })
+    : undefined;
+  const link: ServiceLink = {
+    services: transport.client(definition.serviceTimeoutMs),
+    get relay(): OutboxRelay {
+      if (!relay) throw new Error(`${definition.name} declares no outbox`);
+      return relay;
     },
+  };
+  const app = await NestFactory.createMicroservice<MicroserviceOptions>(definition.module(link), {
+    ...(transport.microservice(definition.name) as MicroserviceOptions),
     logger: new NestPinoLogger(logger),
   });
   app.useGlobalFilters(new RemoteErrorFilter(logger));
   await app.listen();
+  const consumers = definition.subscriptions
+    ? await transport.consume(logger, definition.subscriptions(app))
+    : undefined;
+  if (options.relay !== false) relay?.start();
 
-  const background = options.started ? await options.started(app) : undefined;
   let probes: Server | undefined;
-  if (options.probePort !== undefined) probes = await startProbeServer(options.probePort, options.readiness);
-  logger.info({ queue: options.name }, `${options.name} is listening on NATS`);
-
-  stopGracefullyOnSignal(options.name, logger, async () => {
-    await background?.stop();
-    await app.close(); // with gracefulShutdown: unsubscribe, then let in-flight handlers finish
-    await options.onClose();
-    probes?.close();
-  });
-}
-
-export interface DomainServiceOptions {
-  /** Also the NATS queue group and the outbox relay's connection name. */
-  name: string;
-  natsUrl: string;
-  dataSource: DataSource;
-  /** The Postgres schema the service owns (its outbox lives there). */
-  schema: string;
-  logger: Logger;
-  probePort?: number | undefined;
-  outboxPollIntervalMs: number;
-  /** false only to test recovery: domain events then wait in the outbox. */
-  relay?: boolean;
-  module: (link: DomainEventLink) => DynamicModule;
-  started?: (app: INestMicroservice, link: DomainEventLink) => Promise<{ stop(): Promise<void> }>;
-}
-
-/**
- * A domain service: an initialised DataSource, its link to the domain-event stream (outbox
- * relay, consumers, requests to other services), readiness on both, and the stop in order
- * (consumers, handlers, relay and connection, database).
- */
-export async function runDomainService(options: DomainServiceOptions): Promise<void> {
-  const { dataSource, logger } = options;
-  const link = await openDomainEventLink({
-    name: options.name,
-    natsUrl: options.natsUrl,
-    dataSource,
-    schema: options.schema,
-    logger,
-    pollIntervalMs: options.outboxPollIntervalMs,
-    relay: options.relay ?? true,
-  });
-  await runNatsService({
-    name: options.name,
-    module: options.module(link),
-    natsUrl: options.natsUrl,
-    logger,
-    probePort: options.probePort,
-    readiness: {
+  if (options.probePort !== undefined) {
+    probes = await startProbeServer(options.probePort, {
       database: async () => void (await dataSource.query('SELECT 1')),
-      nats: async () => void (await link.nats.flush()),
-    },
-    ...(options.started ? { started: (app: INestMicroservice) => options.started!(app, link) } : {}),
-    onClose: async () => {
-      await link.close();
+      ...transport.readiness,
+    });
+  }
+  logger.info(`${definition.name} is listening`);
+  return {
+    name: definition.name,
+    app,
+    startRelay: () => relay?.start(),
+    stop: async () => {
+      await consumers?.stop();
+      await app.close(); // no new requests; in-flight handlers finish
+      await relay?.stop();
+      await transport.close();
       await dataSource.destroy();
+      probes?.close();
     },
-  });
+  };
+}
+
+/** Runs one service as its own process: started, then stopped in order on SIGTERM/SIGINT. */
+export async function runService(
+  definition: ServiceDefinition,
+  transport: ServiceTransport,
+  options: ServiceRunOptions,
+): Promise<void> {
+  const service = await startService(definition, transport, options);
+  stopGracefullyOnSignal(definition.name, options.logger, service.stop);
 }

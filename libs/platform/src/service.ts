@@ -6,3 +6,4 @@ export * from './database.js';
 export * from './prepared-statement.js';
 export * from './service-host.js';
 export * from './outbox/index.js';
+export * from './transport/index.js';

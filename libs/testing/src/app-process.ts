@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -19,6 +21,15 @@ export class AppProcess {
     const collect = (chunk: Buffer) => this.logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
     child.stdout?.on('data', collect);
     child.stderr?.on('data', collect);
+    // CI keeps every app's whole log as an artifact (TOWNHALL_TEST_LOG_DIR, under /tmp).
+    const dir = process.env['TOWNHALL_TEST_LOG_DIR'];
+    if (dir) {
+      mkdirSync(dir, { recursive: true });
+      const file = createWriteStream(join(dir, `${name}-${child.pid ?? 'x'}.log`));
+      child.stdout?.pipe(file, { end: false });
+      child.stderr?.pipe(file, { end: false });
+      child.once('exit', () => file.end());
+    }
     this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
   }
 

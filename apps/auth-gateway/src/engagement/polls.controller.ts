@@ -3,6 +3,9 @@ import { Polls, type Page, type PollView } from '@townhall/contracts';
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import type { FastifyRequest } from 'fastify';
 import { Signed } from '../auth/signed.decorator.js';
+import { ApiRoute } from '../openapi/api-route.decorator.js';
+import { EventPath, PollPath } from '../openapi/route-params.js';
+import { PollPageSchema, PollViewSchema } from '../openapi/view-schemas.js';
 import { metaOf } from '../request-context.js';
 import { bodyWith } from './request-body.js';
 
@@ -14,6 +17,14 @@ export class PollsController {
   /** Speakers, moderators and the host, while live. 201 with the poll. */
   @Post()
   @Signed()
+  @ApiRoute({
+    summary: 'Open a poll',
+    description: 'Speakers, moderators and the host, while live: 2 to 10 options.',
+    params: EventPath,
+    body: Polls.open.request.omit({ eventId: true }),
+    reply: PollViewSchema,
+    codes: ['event.not_found', 'role.forbidden', 'poll.not_live'],
+  })
   open(
     @Param('id') eventId: string,
     @Body() body: unknown,
@@ -24,6 +35,14 @@ export class PollsController {
 
   /** Public; counts are null while a poll shows results only after closing. */
   @Get()
+  @ApiRoute({
+    summary: 'The polls, in opening order',
+    description: 'Counts are null while a poll shows its results only after closing.',
+    params: EventPath,
+    query: Polls.list.request.omit({ eventId: true }),
+    reply: PollPageSchema,
+    codes: ['event.not_found'],
+  })
   list(
     @Param('id') eventId: string,
     @Query() query: Record<string, string>,
@@ -35,6 +54,14 @@ export class PollsController {
   /** One ballot per attendee: `{ optionIds }`; a second is 409 poll.already_voted. */
   @Post(':pid/vote')
   @Signed()
+  @ApiRoute({
+    summary: 'Vote in a poll',
+    description: 'Attendees, once per poll.',
+    params: PollPath,
+    body: Polls.vote.request.omit({ eventId: true, pollId: true }),
+    reply: PollViewSchema,
+    codes: ['event.not_found', 'poll.not_found', 'role.forbidden', 'poll.closed', 'poll.already_voted'],
+  })
   @HttpCode(200)
   vote(
     @Param('id') eventId: string,
@@ -48,6 +75,13 @@ export class PollsController {
   /** The opener, a moderator or the host. */
   @Post(':pid/close')
   @Signed()
+  @ApiRoute({
+    summary: 'Close a poll',
+    description: 'The opener, a moderator or the host.',
+    params: PollPath,
+    reply: PollViewSchema,
+    codes: ['event.not_found', 'poll.not_found', 'role.forbidden', 'poll.closed'],
+  })
   @HttpCode(200)
   close(
     @Param('id') eventId: string,

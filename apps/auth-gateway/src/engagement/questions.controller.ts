@@ -3,6 +3,9 @@ import { Questions, type Page, type QuestionAction, type QuestionView } from '@t
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import type { FastifyRequest } from 'fastify';
 import { Signed } from '../auth/signed.decorator.js';
+import { ApiRoute } from '../openapi/api-route.decorator.js';
+import { EventPath, QuestionPath } from '../openapi/route-params.js';
+import { QuestionPageSchema, QuestionViewSchema } from '../openapi/view-schemas.js';
 import { metaOf } from '../request-context.js';
 import { bodyWith } from './request-body.js';
 
@@ -14,6 +17,15 @@ export class QuestionsController {
   /** Attendees, while the event is scheduled or live. 201 with the question. */
   @Post()
   @Signed()
+  @ApiRoute({
+    summary: 'Ask a question',
+    description:
+      'Attendees, while the event is scheduled (AMA pre-questions) or live; 5 per minute per event.',
+    params: EventPath,
+    body: Questions.submit.request.omit({ eventId: true }),
+    reply: QuestionViewSchema,
+    codes: ['event.not_found', 'role.forbidden', 'question.closed', 'rate.limited'],
+  })
   submit(
     @Param('id') eventId: string,
     @Body() body: unknown,
@@ -24,6 +36,14 @@ export class QuestionsController {
 
   /** Public: `?sort=top|new&state=&limit=&cursor=`. */
   @Get()
+  @ApiRoute({
+    summary: 'The questions',
+    description: 'By upvotes then age (`sort=top`) or newest first (`sort=new`).',
+    params: EventPath,
+    query: Questions.list.request.omit({ eventId: true }),
+    reply: QuestionPageSchema,
+    codes: ['event.not_found'],
+  })
   list(
     @Param('id') eventId: string,
     @Query() query: Record<string, string>,
@@ -35,6 +55,19 @@ export class QuestionsController {
   /** Idempotent: upvoting twice counts once. */
   @Post(':qid/upvote')
   @Signed()
+  @ApiRoute({
+    summary: 'Upvote a question',
+    description: 'Attendees, not the author; idempotent (counted once).',
+    params: QuestionPath,
+    reply: QuestionViewSchema,
+    codes: [
+      'event.not_found',
+      'question.not_found',
+      'role.forbidden',
+      'question.closed',
+      'question.own_upvote',
+    ],
+  })
   @HttpCode(200)
   upvote(
     @Param('id') eventId: string,
@@ -47,6 +80,19 @@ export class QuestionsController {
   /** Withdraws the caller's upvote (idempotent). */
   @Delete(':qid/upvote')
   @Signed()
+  @ApiRoute({
+    summary: 'Withdraw your upvote',
+    description: 'Idempotent.',
+    params: QuestionPath,
+    reply: QuestionViewSchema,
+    codes: [
+      'event.not_found',
+      'question.not_found',
+      'role.forbidden',
+      'question.closed',
+      'question.own_upvote',
+    ],
+  })
   withdraw(
     @Param('id') eventId: string,
     @Param('qid') questionId: string,
@@ -58,6 +104,20 @@ export class QuestionsController {
   /** Moderators and the host; promoting puts the question on stage (live only). */
   @Post(':qid/promote')
   @Signed()
+  @ApiRoute({
+    summary: 'Put a question on stage',
+    description: 'Moderators and the host, while live: the stage gets a message of kind `question`.',
+    params: QuestionPath,
+    reply: QuestionViewSchema,
+    codes: [
+      'event.not_found',
+      'question.not_found',
+      'role.forbidden',
+      'stage.closed',
+      'question.closed',
+      'question.invalid_transition',
+    ],
+  })
   @HttpCode(200)
   promote(@Param('id') eventId: string, @Param('qid') questionId: string, @Req() request: FastifyRequest) {
     return this.moderate(eventId, questionId, 'promote', request);
@@ -65,6 +125,19 @@ export class QuestionsController {
 
   @Post(':qid/answer')
   @Signed()
+  @ApiRoute({
+    summary: 'Mark a question answered',
+    description: 'Moderators and the host.',
+    params: QuestionPath,
+    reply: QuestionViewSchema,
+    codes: [
+      'event.not_found',
+      'question.not_found',
+      'role.forbidden',
+      'question.closed',
+      'question.invalid_transition',
+    ],
+  })
   @HttpCode(200)
   answer(@Param('id') eventId: string, @Param('qid') questionId: string, @Req() request: FastifyRequest) {
     return this.moderate(eventId, questionId, 'answer', request);
@@ -72,6 +145,19 @@ export class QuestionsController {
 
   @Post(':qid/dismiss')
   @Signed()
+  @ApiRoute({
+    summary: 'Dismiss a question',
+    description: 'Moderators and the host.',
+    params: QuestionPath,
+    reply: QuestionViewSchema,
+    codes: [
+      'event.not_found',
+      'question.not_found',
+      'role.forbidden',
+      'question.closed',
+      'question.invalid_transition',
+    ],
+  })
   @HttpCode(200)
   dismiss(@Param('id') eventId: string, @Param('qid') questionId: string, @Req() request: FastifyRequest) {
     return this.moderate(eventId, questionId, 'dismiss', request);

@@ -3,6 +3,9 @@ import { Recordings, type RecordingView } from '@townhall/contracts';
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import type { FastifyRequest } from 'fastify';
 import { Signed } from '../auth/signed.decorator.js';
+import { ApiRoute } from '../openapi/api-route.decorator.js';
+import { EventPath } from '../openapi/route-params.js';
+import { RecordingViewSchema } from '../openapi/view-schemas.js';
 import { metaOf } from '../request-context.js';
 import { bodyWith } from './request-body.js';
 
@@ -17,6 +20,13 @@ export class RecordingsController {
 
   /** Public once published; 404 recording.not_found before. */
   @Get()
+  @ApiRoute({
+    summary: 'The published recording',
+    description: 'Public once the host has published it.',
+    params: EventPath,
+    reply: RecordingViewSchema,
+    codes: ['event.not_found', 'recording.not_found'],
+  })
   get(@Param('id') eventId: string, @Req() request: FastifyRequest): Promise<RecordingView> {
     return this.services.send(Recordings.get, { eventId }, metaOf(request));
   }
@@ -24,6 +34,13 @@ export class RecordingsController {
   /** The host, signed, whether published or not (others: the published recording, or 403). */
   @Get('draft')
   @Signed()
+  @ApiRoute({
+    summary: 'The recording before it is published',
+    description: 'The host, whether published or not.',
+    params: EventPath,
+    reply: RecordingViewSchema,
+    codes: ['event.not_found', 'recording.not_found', 'role.forbidden'],
+  })
   draft(@Param('id') eventId: string, @Req() request: FastifyRequest): Promise<RecordingView> {
     return this.services.send(Recordings.get, { eventId }, metaOf(request));
   }
@@ -31,6 +48,14 @@ export class RecordingsController {
   /** The host publishes: `{ mediaUrl?, summary? }`. */
   @Post('publish')
   @Signed()
+  @ApiRoute({
+    summary: 'Publish the recording',
+    description: 'The host, once the event has ended; publishing again updates `mediaUrl` and `summary`.',
+    params: EventPath,
+    body: Recordings.publish.request.omit({ eventId: true }),
+    reply: RecordingViewSchema,
+    codes: ['event.not_found', 'recording.not_found', 'role.forbidden'],
+  })
   @HttpCode(200)
   publish(
     @Param('id') eventId: string,

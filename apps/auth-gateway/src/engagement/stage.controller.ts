@@ -3,6 +3,9 @@ import { Stage, type Page, type StageMessageView } from '@townhall/contracts';
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import type { FastifyRequest } from 'fastify';
 import { Signed } from '../auth/signed.decorator.js';
+import { ApiRoute } from '../openapi/api-route.decorator.js';
+import { EventPath } from '../openapi/route-params.js';
+import { StageMessagePageSchema, StageMessageViewSchema } from '../openapi/view-schemas.js';
 import { metaOf } from '../request-context.js';
 import { bodyWith } from './request-body.js';
 
@@ -14,6 +17,14 @@ export class StageController {
   /** Speakers, moderators and the host, while the event is live. 201 with the message. */
   @Post()
   @Signed()
+  @ApiRoute({
+    summary: 'Post to the stage',
+    description: 'Speakers, moderators and the host, while the event is live.',
+    params: EventPath,
+    body: Stage.post.request.omit({ eventId: true }),
+    reply: StageMessageViewSchema,
+    codes: ['event.not_found', 'role.forbidden', 'stage.closed'],
+  })
   post(
     @Param('id') eventId: string,
     @Body() body: unknown,
@@ -24,6 +35,14 @@ export class StageController {
 
   /** Public, in order; poll with `?after=<last sequence seen>`. */
   @Get()
+  @ApiRoute({
+    summary: 'The stage messages, in order',
+    description: 'Poll with `?after=<the last sequence you saw>`, or follow `/events/{id}/live`.',
+    params: EventPath,
+    query: Stage.list.request.omit({ eventId: true }),
+    reply: StageMessagePageSchema,
+    codes: ['event.not_found'],
+  })
   list(
     @Param('id') eventId: string,
     @Query() query: Record<string, string>,

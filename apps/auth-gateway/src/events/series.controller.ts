@@ -14,7 +14,12 @@ import {
 import { Series, type SeriesView } from '@townhall/contracts';
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { Signed } from '../auth/signed.decorator.js';
+import { CALENDAR_EXAMPLE } from '../openapi/api-description.js';
+import { ApiRoute } from '../openapi/api-route.decorator.js';
+import { SeriesPath } from '../openapi/route-params.js';
+import { SeriesViewSchema } from '../openapi/view-schemas.js';
 import { metaOf } from '../request-context.js';
 import { CALENDAR_CONTENT_TYPE } from './events.controller.js';
 
@@ -25,11 +30,25 @@ export class SeriesController {
 
   @Post()
   @Signed()
+  @ApiRoute({
+    summary: 'Create a recurring series',
+    description:
+      'An event template and an RRULE subset (`FREQ` DAILY/WEEKLY/MONTHLY, `INTERVAL`, `BYDAY`, `BYMONTHDAY`, `COUNT`, `UNTIL`) in an IANA time zone; occurrences keep their local wall-clock time across DST. Answers with the first upcoming occurrences.',
+    body: Series.create.request,
+    reply: SeriesViewSchema,
+  })
   create(@Body() body: unknown, @Req() request: FastifyRequest): Promise<SeriesView> {
     return this.services.send(Series.create, (body ?? {}) as never, metaOf(request));
   }
 
   @Get(':id')
+  @ApiRoute({
+    summary: 'A series',
+    description: 'With `followerCount` and the next 10 `upcoming` occurrences.',
+    params: SeriesPath,
+    reply: SeriesViewSchema,
+    codes: ['series.not_found'],
+  })
   get(@Param('id') seriesId: string, @Req() request: FastifyRequest): Promise<SeriesView> {
     return this.services.send(Series.get, { seriesId }, metaOf(request));
   }
@@ -37,6 +56,13 @@ export class SeriesController {
   /** Following RSVPs the follower to every future free occurrence (done by ticketing). */
   @Post(':id/follow')
   @Signed()
+  @ApiRoute({
+    summary: 'Follow a series',
+    description: 'RSVPs the caller to every future free occurrence with a seat, once each (idempotent).',
+    params: SeriesPath,
+    reply: SeriesViewSchema,
+    codes: ['series.not_found'],
+  })
   @HttpCode(200)
   follow(@Param('id') seriesId: string, @Req() request: FastifyRequest): Promise<SeriesView> {
     return this.services.send(Series.follow, { seriesId, follow: true }, metaOf(request));
@@ -44,12 +70,27 @@ export class SeriesController {
 
   @Delete(':id/follow')
   @Signed()
+  @ApiRoute({
+    summary: 'Stop following a series',
+    description: 'Stops future automatic RSVPs (idempotent).',
+    params: SeriesPath,
+    reply: SeriesViewSchema,
+    codes: ['series.not_found'],
+  })
   unfollow(@Param('id') seriesId: string, @Req() request: FastifyRequest): Promise<SeriesView> {
     return this.services.send(Series.follow, { seriesId, follow: false }, metaOf(request));
   }
 
   @Get(':id/calendar.ics')
   @Header('content-type', CALENDAR_CONTENT_TYPE)
+  @ApiRoute({
+    summary: 'Every occurrence as an iCalendar file',
+    params: SeriesPath,
+    reply: z.string(),
+    replyHeaders: ['Content-Disposition'],
+    example: CALENDAR_EXAMPLE,
+    codes: ['series.not_found'],
+  })
   async calendar(
     @Param('id') seriesId: string,
     @Req() request: FastifyRequest,

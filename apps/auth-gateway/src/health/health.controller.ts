@@ -1,6 +1,8 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { runChecks, type ReadinessCheck } from '@townhall/platform';
 import type { FastifyReply } from 'fastify';
+import { ApiRoute } from '../openapi/api-route.decorator.js';
+import { HealthSchema, ReadinessSchema } from '../openapi/view-schemas.js';
 
 export const READINESS_CHECKS = Symbol('ReadinessChecks');
 
@@ -10,11 +12,24 @@ export class HealthController {
   constructor(@Inject(READINESS_CHECKS) private readonly checks: Record<string, ReadinessCheck>) {}
 
   @Get('healthz')
+  @ApiRoute({
+    summary: 'Liveness',
+    description: 'No dependencies: a Redis or NATS outage must not restart the gateway.',
+    reply: HealthSchema,
+    callsService: false,
+  })
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
   @Get('readyz')
+  @ApiRoute({
+    summary: 'Readiness',
+    description: 'Checks Redis (nonces) and NATS (services).',
+    reply: ReadinessSchema,
+    statuses: { 200: 'Ready', 503: 'Not ready: `checks` says which dependency' },
+    callsService: false,
+  })
   async ready(@Res({ passthrough: true }) reply: FastifyReply) {
     const result = await runChecks(this.checks);
     reply.code(result.ready ? 200 : 503);

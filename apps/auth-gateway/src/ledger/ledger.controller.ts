@@ -3,6 +3,8 @@ import { Ledger, type BalanceView, type LedgerEntryView, type Page } from '@town
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import type { FastifyRequest } from 'fastify';
 import { Signed } from '../auth/signed.decorator.js';
+import { ApiRoute } from '../openapi/api-route.decorator.js';
+import { BalanceViewSchema, LedgerEntryPageSchema, LedgerEntryViewSchema } from '../openapi/view-schemas.js';
 import { metaOf } from '../request-context.js';
 
 /** The caller's own ledger; owned by ticketing. */
@@ -12,6 +14,12 @@ export class LedgerController {
 
   @Get()
   @Signed()
+  @ApiRoute({
+    summary: "The caller's ledger entries",
+    description: '`EVENT_TICKET`, `EVENT_TICKET_REFUND` and `FAUCET`; amounts are signed integer strings.',
+    query: Ledger.entries.request,
+    reply: LedgerEntryPageSchema,
+  })
   entries(
     @Query() query: Record<string, string>,
     @Req() request: FastifyRequest,
@@ -21,6 +29,7 @@ export class LedgerController {
 
   @Get('balance')
   @Signed()
+  @ApiRoute({ summary: "The caller's balances, per asset", reply: BalanceViewSchema })
   balance(@Req() request: FastifyRequest): Promise<BalanceView> {
     return this.services.send(Ledger.balance, {}, metaOf(request));
   }
@@ -28,6 +37,13 @@ export class LedgerController {
   /** Only where LEDGER_FAUCET=true (standalone, tests); 404 ledger.faucet_disabled elsewhere. */
   @Post('faucet')
   @Signed()
+  @ApiRoute({
+    summary: "Credit the caller's balance (test environments only)",
+    description: 'Exists only where `LEDGER_FAUCET=true`.',
+    body: Ledger.faucet.request,
+    reply: LedgerEntryViewSchema,
+    codes: ['ledger.faucet_disabled'],
+  })
   faucet(@Body() body: unknown, @Req() request: FastifyRequest): Promise<LedgerEntryView> {
     return this.services.send(Ledger.faucet, (body ?? {}) as never, metaOf(request));
   }

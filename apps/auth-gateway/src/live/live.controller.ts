@@ -2,6 +2,10 @@ import { Controller, Get, Inject, Optional, Param, Query, Req, Res } from '@nest
 import { DomainError, Events } from '@townhall/contracts';
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { LIVE_STREAM_DESCRIPTION, LIVE_STREAM_EXAMPLE } from '../openapi/api-description.js';
+import { ApiRoute } from '../openapi/api-route.decorator.js';
+import { EventPath } from '../openapi/route-params.js';
 import { metaOf } from '../request-context.js';
 import { resumePointOf } from './last-event-id.js';
 import { LIVE_STREAM, type LiveStream } from './live-stream.js';
@@ -25,6 +29,21 @@ export class LiveController {
   ) {}
 
   @Get(':id/live')
+  @ApiRoute({
+    summary: 'Follow the event live (Server-Sent Events)',
+    description: LIVE_STREAM_DESCRIPTION,
+    params: EventPath,
+    query: z.object({
+      lastEventId: z.string().optional().describe('Resume after this id, like the Last-Event-ID header'),
+    }),
+    headers: z.object({
+      'Last-Event-ID': z.string().optional().describe('Resume after this id (the last `id:` you received)'),
+    }),
+    produces: 'text/event-stream',
+    example: LIVE_STREAM_EXAMPLE,
+    statuses: { 200: 'The stream; it stays open until you close it or the gateway shuts down' },
+    codes: ['event.not_found', 'validation.failed', 'dependency.unavailable'],
+  })
   async stream(
     @Param('id') eventId: string,
     @Query('lastEventId') lastEventId: unknown,

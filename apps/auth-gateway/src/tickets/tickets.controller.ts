@@ -3,7 +3,16 @@ import { Tickets, type Page, type TicketView } from '@townhall/contracts';
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import { encodePaymentResponse } from '@townhall/x402';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { Signed } from '../auth/signed.decorator.js';
+import {
+  PAYMENT_HEADER_DESCRIPTION,
+  PAYMENT_SIGNATURE_HEADER_DESCRIPTION,
+  RSVP_DESCRIPTION,
+} from '../openapi/api-description.js';
+import { ApiRoute } from '../openapi/api-route.decorator.js';
+import { EventPath } from '../openapi/route-params.js';
+import { TicketPageSchema, TicketViewSchema } from '../openapi/view-schemas.js';
 import { metaOf } from '../request-context.js';
 
 /** Only the payment header's value travels on; the body carries at most the tier. */
@@ -23,6 +32,35 @@ export class TicketsController {
    */
   @Post('events/:id/rsvp')
   @Signed()
+  @ApiRoute({
+    summary: 'RSVP: get a ticket (paid events: with an x402 payment)',
+    description: RSVP_DESCRIPTION,
+    params: EventPath,
+    query: z.object({
+      tier: Tickets.rsvp.request.shape.tierId.describe('The tier, if not named in the body'),
+    }),
+    headers: z.object({
+      'X-PAYMENT': Tickets.rsvp.request.shape.payment.describe(PAYMENT_HEADER_DESCRIPTION),
+      'PAYMENT-SIGNATURE': Tickets.rsvp.request.shape.payment.describe(PAYMENT_SIGNATURE_HEADER_DESCRIPTION),
+    }),
+    body: Tickets.rsvp.request.pick({ tierId: true }),
+    reply: TicketViewSchema,
+    statuses: {
+      201: 'A new ticket; a paid one comes with X-PAYMENT-RESPONSE',
+      200: 'The ticket you already hold: nothing was charged',
+    },
+    x402: true,
+    codes: [
+      'event.not_found',
+      'ticket.not_on_sale',
+      'capacity.sold_out',
+      'payment.required',
+      'payment.invalid',
+      'payment.insufficient_funds',
+      'payment.nonce_reused',
+      'payment.settlement_failed',
+    ],
+  })
   async rsvp(
     @Param('id') eventId: string,
     @Body() body: { tierId?: string } | undefined,
@@ -48,6 +86,13 @@ export class TicketsController {
   /** The holder gives back a free ticket. */
   @Delete('events/:id/rsvp')
   @Signed()
+  @ApiRoute({
+    summary: 'Give back a free ticket',
+    description: 'Paid tickets are refunded only when the event is cancelled.',
+    params: EventPath,
+    reply: TicketViewSchema,
+    codes: ['event.not_found', 'ticket.not_found', 'ticket.not_cancellable'],
+  })
   release(@Param('id') eventId: string, @Req() request: FastifyRequest): Promise<TicketView> {
     return this.services.send(Tickets.release, { eventId }, metaOf(request));
   }
@@ -55,6 +100,14 @@ export class TicketsController {
   /** The attendee list: host and moderators. */
   @Get('events/:id/rsvps')
   @Signed()
+  @ApiRoute({
+    summary: 'The attendee list',
+    description: 'The host and moderators only.',
+    params: EventPath,
+    query: Tickets.attendees.request.omit({ eventId: true }),
+    reply: TicketPageSchema,
+    codes: ['event.not_found', 'role.forbidden'],
+  })
   attendees(
     @Param('id') eventId: string,
     @Query() query: Record<string, string>,
@@ -65,6 +118,7 @@ export class TicketsController {
 
   @Get('me/tickets')
   @Signed()
+  @ApiRoute({ summary: "The caller's tickets", query: Tickets.mine.request, reply: TicketPageSchema })
   mine(@Query() query: Record<string, string>, @Req() request: FastifyRequest): Promise<Page<TicketView>> {
     return this.services.send(Tickets.mine, query as never, metaOf(request));
   }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, isUuid, Events, type EventAccess, type EventView } from '@townhall/contracts';
-import { queryRows, type ServiceClient } from '@townhall/platform/service';
+import { Changes, queryRows, type ServiceClient } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
 import { SERVICES } from '../tokens.js';
 import { EVENT_COLUMNS, tiersOf, type EventRow } from './event-row.js';
@@ -22,6 +22,7 @@ type EventFacts = Pick<
 export class EventsProjection {
   constructor(
     private readonly dataSource: DataSource,
+    private readonly changes: Changes,
     @Inject(SERVICES) private readonly services: ServiceClient,
   ) {}
 
@@ -34,9 +35,7 @@ export class EventsProjection {
       { eventId, agentId: caller },
       { requestId, caller },
     );
-    await this.dataSource.transaction((manager) =>
-      this.apply(manager, { ...access, eventId: access.eventId }),
-    );
+    await this.changes.run((manager) => this.apply(manager, { ...access, eventId: access.eventId }));
     const row = await this.find(this.dataSource.manager, eventId);
     if (!row) throw new DomainError('event.not_found', `No event ${eventId}`);
     return row;
@@ -60,8 +59,12 @@ export class EventsProjection {
 
   /** Upserts the event and its tiers, unless what is stored is newer. */
   async apply(manager: EntityManager, facts: EventFacts): Promise<void> {
-    // Lock the event's tiers first: purchases lock a tier and then the event, so every writer
-    // takes the locks in that order and none can deadlock another.
+    // One writer of an event's projection at a time (two first RSVPs and the domain event can
+    // all bring the same new event). Then lock its tiers before the event row: purchases lock
+    // a tier and then the event, so every writer takes the locks in that order and none can
+    // deadlock another. (Without the advisory lock, a writer that waited on the first insert
+    // of the event would lock the event row before tiers that did not exist when it looked.)
+    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`ticketing.event:${facts.eventId}`]);
     await queryRows(
       manager,
       'SELECT tier_id FROM ticketing.inventory WHERE event_id = $1 ORDER BY tier_id FOR UPDATE',

@@ -1,9 +1,9 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { sqlState } from '../database.js';
 import { appendToOutbox, domainEvent } from './outbox.js';
+import type { OutboxRelay } from './relay.js';
 
 const MAX_ATTEMPTS = 4;
-import type { OutboxRelay } from './relay.js';
 
 export interface Announcement {
   type: string;

@@ -16,4 +16,3 @@ export {
   type DomainEventConsumerOptions,
 } from './consumer.js';
 export * from './changes.js';
-export * from './domain-event-link.js';

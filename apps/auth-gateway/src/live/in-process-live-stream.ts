@@ -1,0 +1,41 @@
+import type { InProcessEventLog } from '@townhall/platform/service';
+import { decodeLiveMessage, type LiveMessage } from './live-message.js';
+import { LiveHub } from './live-hub.js';
+import type { LiveStream } from './live-stream.js';
+
+export interface InProcessLiveStreamOptions {
+  heartbeatMs: number;
+  clientBuffer: number;
+}
+
+/**
+ * Standalone mode's live stream: the hub follows the process's domain-event log (instead of a
+ * JetStream ordered consumer) and resuming clients replay from what the log retains.
+ */
+export function startInProcessLiveStream(
+  log: InProcessEventLog,
+  options: InProcessLiveStreamOptions,
+): LiveStream {
+  const hub = new LiveHub();
+  hub.startAt(log.lastSeq);
+  const unfollow = log.follow((event) =>
+    hub.receive(event.seq, () => decodeLiveMessage(event.seq, event.subject, event.payload)),
+  );
+  return {
+    hub,
+    history: {
+      async *replay(eventId: string, after: number, upTo: number): AsyncGenerator<LiveMessage> {
+        for (const event of log.between(after, upTo)) {
+          // Most of the log is about other events: skip them without parsing.
+          const message = event.payload.includes(eventId)
+            ? decodeLiveMessage(event.seq, event.subject, event.payload)
+            : undefined;
+          if (message?.eventId === eventId) yield message;
+        }
+      },
+    },
+    heartbeatMs: options.heartbeatMs,
+    clientBuffer: options.clientBuffer,
+    stop: async () => unfollow(),
+  };
+}

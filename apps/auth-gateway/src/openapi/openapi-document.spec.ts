@@ -1,0 +1,318 @@
+import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { SignatureVerifier } from '@townhall/auth';
+import { DomainError, PROBLEM_CODES, type ProblemCode } from '@townhall/contracts';
+import { createLogger, type ServiceClient } from '@townhall/platform';
+import { MemoryNonceStore } from '../auth/nonce-store.js';
+import { createGateway } from '../gateway.js';
+import { GatewayModule } from '../gateway.module.js';
+import {
+  ANY_ROUTE_CODES,
+  gatewayRoutes,
+  NONCE_SCHEME,
+  SIGNATURE_SCHEME,
+  SIGNED_ROUTE_CODES,
+  type OpenApiDocument,
+  type OpenApiOperation,
+} from './openapi-document.js';
+
+const AUDIENCE = 'https://townhall.test';
+const DOCS = /^\/docs(\/|$)/;
+
+/** No service answers: every route that asks one gets 503, which is all these tests need. */
+const noServices: ServiceClient = {
+  send: async () => {
+    throw new DomainError('service.unavailable', 'no services in this test');
+  },
+  close: async () => {},
+};
+
+interface RegisteredRoute {
+  method: string;
+  url: string;
+  signed: boolean;
+}
+
+type Json = Record<string, unknown>;
+
+describe('the OpenAPI document of the gateway', () => {
+  let app: NestFastifyApplication;
+  let base: string;
+  let document: OpenApiDocument;
+  const registered: RegisteredRoute[] = [];
+
+  beforeAll(async () => {
+    app = await createGateway({
+      audience: AUDIENCE,
+      bodyLimit: 64 * 1024,
+      logger: createLogger('openapi-test', 'silent'),
+      services: noServices,
+      nonces: new MemoryNonceStore(),
+      verifier: new SignatureVerifier(),
+      readiness: {},
+    });
+    // Nest adds its routes when the app starts; record what Fastify is given, with its route config.
+    app
+      .getHttpAdapter()
+      .getInstance()
+      .addHook('onRoute', (route) => {
+        for (const method of [route.method].flat())
+          registered.push({
+            method: method.toUpperCase(),
+            url: route.url ?? route.path,
+            signed: (route.config as { signed?: boolean } | undefined)?.signed === true,
+          });
+      });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+    document = (await (await fetch(`${base}/openapi.json`)).json()) as OpenApiDocument;
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  const operations = (): Array<{ method: string; path: string; operation: OpenApiOperation }> =>
+    Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, operation]) => ({ method: method.toUpperCase(), path, operation })),
+    );
+  const operation = (method: string, path: string): OpenApiOperation => {
+    const found = document.paths[path]?.[method.toLowerCase()];
+    if (!found) throw new Error(`${method} ${path} is not documented`);
+    return found;
+  };
+  const fastifyPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
+  /** The API's own routes: HEAD twins of GETs and the docs page's internals left out. */
+  const apiRoutes = () => registered.filter((route) => route.method !== 'HEAD' && !DOCS.test(route.url));
+
+  it('is valid OpenAPI 3.1, with every $ref resolving', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(document) as unknown as Json);
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+    expect(document.openapi).toBe('3.1.0');
+  });
+
+  it('is served at /openapi.json unsigned and cacheable, with an ETag', async () => {
+    const response = await fetch(`${base}/openapi.json`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(response.headers.get('cache-control')).toBe('public, max-age=300');
+    const etag = response.headers.get('etag');
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    const again = await fetch(`${base}/openapi.json`, { headers: { 'if-none-match': `W/${etag}` } });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe('');
+  });
+
+  it('names this environment as its server and the package version as its own', () => {
+    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    expect(document.servers).toEqual([expect.objectContaining({ url: AUDIENCE })]);
+    expect(document.info.version).toBe(manifest.version);
+    expect(document.info.description).toContain('## Quick start');
+  });
+
+  it('documents every route Fastify serves, and only those', () => {
+    const served = apiRoutes().map((route) => `${route.method} ${route.url}`);
+    const documented = operations().map(({ method, path }) => `${method} ${fastifyPath(path)}`);
+    expect(served.length).toBeGreaterThan(40);
+    expect([...documented].sort()).toEqual([...new Set(served)].sort());
+    for (const { method, path } of operations())
+      expect(
+        app
+          .getHttpAdapter()
+          .getInstance()
+          .hasRoute({ method, url: fastifyPath(path) }),
+      ).toBe(true);
+  });
+
+  it('documents every route with its own @ApiRoute', () => {
+    const undocumented = gatewayRoutes(GatewayModule.register(noServices, {}).controllers ?? [])
+      .filter((route) => route.doc === undefined)
+      .map((route) => `${route.method.toUpperCase()} ${route.path}`);
+    expect(undocumented).toEqual([]);
+  });
+
+  it('puts the signature requirement on exactly the routes Fastify verifies', () => {
+    const signedRoutes = new Set(
+      apiRoutes()
+        .filter((route) => route.signed)
+        .map((route) => `${route.method} ${route.url}`),
+    );
+    expect(signedRoutes.size).toBeGreaterThan(25);
+    for (const { method, path, operation } of operations()) {
+      const signed = signedRoutes.has(`${method} ${fastifyPath(path)}`);
+      if (signed) {
+        expect(operation.security).toEqual([{ [SIGNATURE_SCHEME]: [], [NONCE_SCHEME]: [] }]);
+        for (const code of SIGNED_ROUTE_CODES) expect(codesOf(operation)).toContain(code);
+      } else {
+        expect(operation.security).toBeUndefined();
+        expect(codesOf(operation)).not.toContain('auth.malformed');
+      }
+    }
+    expect(operation('PUT', '/directory/me').security).toBeDefined();
+    expect(operation('GET', '/events').security).toBeUndefined();
+    expect(operation('GET', '/openapi.json').security).toBeUndefined();
+  });
+
+  it('answers unsigned requests to signed operations with 401 and lets public ones through', async () => {
+    for (const { method, path, operation } of operations()) {
+      if (path.endsWith('/live')) continue; // a stream: covered by the live-stream tests
+      const url = path.replace(/\{[^}]+\}/g, '00000000-0000-4000-8000-000000000000');
+      const response = await fetch(`${base}${url}`, { method });
+      await response.arrayBuffer();
+      if (operation.security)
+        expect([`${method} ${path}`, response.status]).toEqual([`${method} ${path}`, 401]);
+      else expect([`${method} ${path}`, response.status]).not.toEqual([`${method} ${path}`, 401]);
+    }
+  });
+
+  it('documents the signing headers, the signing string, the window and nonces', () => {
+    const scheme = document.components.securitySchemes[SIGNATURE_SCHEME] as Json;
+    expect(scheme).toMatchObject({ type: 'http', scheme: 'service' });
+    const text = String(scheme['description']);
+    for (const needle of [
+      'Authorization: service <agentId>:<signature>:<timestamp>',
+      'X-Nonce: <nonce>',
+      'service-auth-v1',
+      `\`${AUDIENCE}\``,
+      'now - 300 s <= timestamp <= now + 30 s',
+      'each nonce works\nonce per agent',
+      'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+    ])
+      expect(text).toContain(needle);
+    expect(document.components.securitySchemes[NONCE_SCHEME]).toMatchObject({
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-Nonce',
+    });
+  });
+
+  it('has every problem code of @townhall/contracts, each answered somewhere', () => {
+    const all = Object.keys(PROBLEM_CODES) as ProblemCode[];
+    const problem = document.components.schemas['Problem'] as { properties: { code: { enum: string[] } } };
+    expect([...problem.properties.code.enum].sort()).toEqual([...all].sort());
+    for (const code of all)
+      expect(document.info.description).toContain(`| \`${code}\` | ${PROBLEM_CODES[code].status} |`);
+    const answered = new Set([
+      ...ANY_ROUTE_CODES,
+      ...operations().flatMap(({ operation }) => codesOf(operation)),
+    ]);
+    expect(all.filter((code) => !answered.has(code))).toEqual([]);
+  });
+
+  it('files each problem under its own status, as problem+json', () => {
+    for (const { operation } of operations()) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        const content = (response['content'] ?? {}) as Record<string, Json>;
+        const problem = content['application/problem+json'];
+        if (!problem) continue;
+        for (const code of codeEnum(problem))
+          expect(String(PROBLEM_CODES[code as ProblemCode].status)).toBe(status);
+      }
+    }
+  });
+
+  it('takes request bodies and queries from the zod contracts', () => {
+    const create = operation('POST', '/events').requestBody as {
+      required: boolean;
+      content: Record<string, Json>;
+    };
+    const body = create.content['application/json']?.['schema'] as Json & { required: string[] };
+    expect(create.required).toBe(true);
+    expect(body['additionalProperties']).toBe(false);
+    expect(body.required).toEqual(
+      expect.arrayContaining(['title', 'startsAt', 'endsAt', 'timezone', 'capacity']),
+    );
+    const stage = operation('POST', '/events/{id}/stage').requestBody as { content: Record<string, Json> };
+    expect(
+      Object.keys((stage.content['application/json']?.['schema'] as { properties: Json }).properties),
+    ).toEqual(['body']);
+    const query = (operation('GET', '/events').parameters ?? []).map((parameter) => parameter['name']);
+    expect(query).toEqual(
+      expect.arrayContaining(['limit', 'cursor', 'status', 'hostId', 'seriesId', 'from', 'to', 'q']),
+    );
+  });
+
+  it('documents the x402 flow on POST /events/{id}/rsvp', () => {
+    const rsvp = operation('POST', '/events/{id}/rsvp');
+    expect(rsvp.description).toContain('PAYMENT-REQUIRED');
+    const headers = (rsvp.parameters ?? []).filter((parameter) => parameter['in'] === 'header');
+    expect(headers.map((parameter) => parameter['name'])).toEqual(['X-PAYMENT', 'PAYMENT-SIGNATURE']);
+    const paymentRequired = rsvp.responses['402'] as Json & { headers: Json; content: Record<string, Json> };
+    expect(Object.keys(paymentRequired.headers)).toContain('PAYMENT-REQUIRED');
+    const schema = paymentRequired.content['application/problem+json']?.['schema'] as { allOf: Json[] };
+    expect(schema.allOf).toEqual(
+      expect.arrayContaining([
+        { $ref: '#/components/schemas/Problem' },
+        { $ref: '#/components/schemas/PaymentRequired' },
+      ]),
+    );
+    expect(codeEnum(paymentRequired.content['application/problem+json'] as Json)).toEqual([
+      'payment.required',
+      'payment.invalid',
+      'payment.insufficient_funds',
+    ]);
+    expect(Object.keys(rsvp.responses['201']?.['headers'] as Json)).toEqual(
+      expect.arrayContaining(['X-PAYMENT-RESPONSE', 'PAYMENT-RESPONSE']),
+    );
+    expect(rsvp.responses['200']).toBeDefined();
+    expect(document.components.schemas['PaymentRequired']).toBeDefined();
+    expect(document.components.schemas['LedgerPayment']).toBeDefined();
+  });
+
+  it('documents the live stream as text/event-stream and calendars as text/calendar', () => {
+    const live = operation('GET', '/events/{id}/live');
+    expect(Object.keys(live.responses['200']?.['content'] as Json)).toEqual(['text/event-stream']);
+    expect((live.parameters ?? []).map((parameter) => parameter['name'])).toEqual(
+      expect.arrayContaining(['id', 'lastEventId', 'Last-Event-ID']),
+    );
+    for (const path of ['/events/{id}/calendar.ics', '/events/series/{id}/calendar.ics'])
+      expect(Object.keys(operation('GET', path).responses['200']?.['content'] as Json)).toEqual([
+        'text/calendar',
+      ]);
+  });
+
+  it('refers replies to the shared schemas', () => {
+    expect(operation('GET', '/events/{id}').responses['200']?.['content']).toEqual({
+      'application/json': { schema: { $ref: '#/components/schemas/Event' } },
+    });
+    const recording = document.components.schemas['Recording'] as {
+      properties: { transcript: { properties: { stage: Json } } };
+    };
+    expect(recording.properties.transcript.properties.stage).toEqual({
+      type: 'array',
+      items: { $ref: '#/components/schemas/StageMessage' },
+    });
+  });
+
+  it('serves the page each problem type names', async () => {
+    const page = await fetch(`${base}/docs/errors/capacity.sold_out`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await page.text()).toContain(PROBLEM_CODES['capacity.sold_out'].title);
+    const unknown = await fetch(`${base}/docs/errors/nope`);
+    expect(unknown.status).toBe(404);
+    await unknown.text();
+    const docs = await fetch(`${base}/docs/`);
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain('/docs/swagger-ui-bundle.js');
+  });
+});
+
+function codeEnum(media: Json): string[] {
+  const allOf = ((media['schema'] as { allOf?: Json[] } | undefined)?.allOf ?? []) as Array<{
+    properties?: { code?: { enum?: string[] } };
+  }>;
+  return allOf.flatMap((part) => part.properties?.code?.enum ?? []);
+}
+
+function codesOf(operation: OpenApiOperation): string[] {
+  return Object.values(operation.responses).flatMap((response) => {
+    const media = (response['content'] as Record<string, Json> | undefined)?.['application/problem+json'];
+    return media ? codeEnum(media) : [];
+  });
+}

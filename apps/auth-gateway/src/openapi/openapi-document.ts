@@ -1,0 +1,459 @@
+import { readFileSync } from 'node:fs';
+import { RequestMethod, type Type } from '@nestjs/common';
+import {
+  HEADERS_METADATA,
+  HTTP_CODE_METADATA,
+  METHOD_METADATA,
+  PATH_METADATA,
+} from '@nestjs/common/constants.js';
+import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants.js';
+import { PROBLEM_CODES, type ProblemCode } from '@townhall/contracts';
+import { z } from 'zod';
+import {
+  apiDescription,
+  NONCE_DESCRIPTION,
+  PAYMENT_REQUIRED_HEADER_DESCRIPTION,
+  PAYMENT_RESPONSE_HEADER_DESCRIPTION,
+  signingDescription,
+} from './api-description.js';
+import { API_ROUTE_METADATA, type ApiRouteDoc } from './api-route.decorator.js';
+import { replySchemas } from './view-schemas.js';
+
+type Json = Record<string, unknown>;
+
+export interface OpenApiOperation {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  security?: Array<Record<string, string[]>>;
+  parameters?: Json[];
+  requestBody?: Json;
+  responses: Record<string, Json>;
+}
+
+export interface OpenApiDocument {
+  openapi: string;
+  info: { title: string; version: string; description: string };
+  servers: Array<{ url: string; description: string }>;
+  tags: Array<{ name: string }>;
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  components: {
+    schemas: Record<string, Json>;
+    securitySchemes: Record<string, Json>;
+    headers: Record<string, Json>;
+    responses: Record<string, Json>;
+    examples: Record<string, Json>;
+  };
+}
+
+/** One route of the gateway as Nest's metadata declares it. */
+export interface GatewayRoute {
+  /** Lower-case, as OpenAPI keys operations. */
+  method: string;
+  /** OpenAPI form: `/events/{id}/rsvp`. */
+  path: string;
+  pathParams: string[];
+  controller: string;
+  handler: string;
+  signed: boolean;
+  /** The success status Nest answers with: `@HttpCode`, else 201 for POST and 200 otherwise. */
+  status: number;
+  /** From `@Header('content-type', ...)`. */
+  contentType: string | undefined;
+  doc: ApiRouteDoc | undefined;
+}
+
+export const SIGNATURE_SCHEME = 'serviceSignature';
+export const NONCE_SCHEME = 'nonce';
+const JSON_TYPE = 'application/json';
+const PROBLEM_TYPE = 'application/problem+json';
+
+/** Answered by a signed route before its handler runs (PROTOCOL.md section 2). */
+export const SIGNED_ROUTE_CODES: readonly ProblemCode[] = [
+  'auth.malformed',
+  'auth.timestamp_out_of_window',
+  'auth.agent_invalid',
+  'auth.signature_invalid',
+  'auth.nonce_replayed',
+  'dependency.unavailable',
+];
+const BODY_CODES: readonly ProblemCode[] = [
+  'validation.failed',
+  'request.malformed_json',
+  'request.unsupported_media_type',
+  'request.body_too_large',
+];
+const SERVICE_CODES: readonly ProblemCode[] = ['service.unavailable', 'service.timeout'];
+/** What any request may meet, whichever route it names (or none): every operation's `default`. */
+export const ANY_ROUTE_CODES: readonly ProblemCode[] = [
+  'route.not_found',
+  'route.method_not_allowed',
+  'request.path_invalid',
+  'internal.error',
+];
+
+/** Every route of the given controllers, read from Nest's route metadata, in declaration order. */
+export function gatewayRoutes(controllers: readonly Type[]): GatewayRoute[] {
+  const routes: GatewayRoute[] = [];
+  for (const controller of controllers) {
+    const prefixes = pathsOf(Reflect.getMetadata(PATH_METADATA, controller));
+    for (const name of Object.getOwnPropertyNames(controller.prototype)) {
+      const handler = Object.getOwnPropertyDescriptor(controller.prototype, name)?.value;
+      if (name === 'constructor' || typeof handler !== 'function') continue;
+      const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
+      if (method === undefined) continue;
+      const config = Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, handler) as
+        { signed?: boolean } | undefined;
+      const headers = (Reflect.getMetadata(HEADERS_METADATA, handler) ?? []) as Array<{
+        name: string;
+        value: string;
+      }>;
+      const contentType = headers.find((header) => header.name.toLowerCase() === 'content-type')?.value;
+      for (const prefix of prefixes) {
+        for (const suffix of pathsOf(Reflect.getMetadata(PATH_METADATA, handler))) {
+          const path = toOpenApiPath(prefix, suffix);
+          routes.push({
+            method: RequestMethod[method].toLowerCase(),
+            path,
+            pathParams: [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] as string),
+            controller: controller.name,
+            handler: name,
+            signed: config?.signed === true,
+            status:
+              (Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined) ??
+              (method === RequestMethod.POST ? 201 : 200),
+            contentType: contentType?.split(';')[0]?.trim(),
+            doc: Reflect.getMetadata(API_ROUTE_METADATA, handler) as ApiRouteDoc | undefined,
+          });
+        }
+      }
+    }
+  }
+  return routes;
+}
+
+function pathsOf(metadata: unknown): string[] {
+  if (Array.isArray(metadata)) return metadata.map(String);
+  return [typeof metadata === 'string' ? metadata : ''];
+}
+
+function toOpenApiPath(prefix: string, suffix: string): string {
+  const segments = [prefix, suffix].flatMap((part) => part.split('/')).filter(Boolean);
+  return `/${segments.map((segment) => (segment.startsWith(':') ? `{${segment.slice(1)}}` : segment)).join('/')}`;
+}
+
+export interface OpenApiOptions {
+  /** The gateway's controllers (GatewayModule's list). */
+  controllers: readonly Type[];
+  /** PUBLIC_BASE_URL: the server, and the audience line of every signing string. */
+  serverUrl: string;
+  version: string;
+}
+
+/**
+ * Builds the OpenAPI 3.1 document of the gateway from its code: routes, methods, statuses,
+ * content types and signed-or-public from Nest's metadata; request parts from the zod
+ * contracts; replies from the reply schemas; problems from the one table of codes.
+ */
+export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
+  const { serverUrl } = options;
+  const paths: OpenApiDocument['paths'] = {};
+  const tags: string[] = [];
+  const operationIds = new Set<string>();
+  for (const route of gatewayRoutes(options.controllers)) {
+    const operation = operationOf(route);
+    if (operationIds.has(operation.operationId))
+      throw new Error(`two routes have the operationId ${operation.operationId}`);
+    operationIds.add(operation.operationId);
+    for (const tag of operation.tags) if (!tags.includes(tag)) tags.push(tag);
+    const item = (paths[route.path] ??= {});
+    if (item[route.method]) throw new Error(`${route.method.toUpperCase()} ${route.path} is declared twice`);
+    item[route.method] = operation;
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Townhall API', version: options.version, description: apiDescription(serverUrl) },
+    servers: [
+      {
+        url: serverUrl,
+        description: 'This environment (PUBLIC_BASE_URL): also the audience line of every signing string',
+      },
+    ],
+    tags: tags.map((name) => ({ name })),
+    paths,
+    components: {
+      schemas: componentSchemas(),
+      securitySchemes: {
+        [SIGNATURE_SCHEME]: { type: 'http', scheme: 'service', description: signingDescription(serverUrl) },
+        [NONCE_SCHEME]: { type: 'apiKey', in: 'header', name: 'X-Nonce', description: NONCE_DESCRIPTION },
+      },
+      headers: HEADERS,
+      responses: {
+        AnyRouteProblem: problemResponse(ANY_ROUTE_CODES, false, 'Any route may answer these'),
+      },
+      examples: Object.fromEntries(
+        (Object.keys(PROBLEM_CODES) as ProblemCode[]).map((code) => [
+          code,
+          { summary: PROBLEM_CODES[code].title, value: exampleProblem(code, serverUrl) },
+        ]),
+      ),
+    },
+  };
+}
+
+function operationOf(route: GatewayRoute): OpenApiOperation {
+  const doc: ApiRouteDoc = route.doc ?? { summary: `${route.controller}.${route.handler}` };
+  const tag = doc.tag ?? route.controller.replace(/Controller$/, '');
+  const parameters = [
+    ...pathParameters(route, doc.params),
+    ...parametersOf(doc.query, 'query'),
+    ...parametersOf(doc.headers, 'header'),
+  ];
+  const operation: OpenApiOperation = {
+    // `eventsCreate`, `ticketsRsvp`: unique, stable, and what Swagger UI deep-links to.
+    operationId: `${withFirst(tag.replace(/\s+/g, ''), 'toLowerCase')}${withFirst(route.handler, 'toUpperCase')}`,
+    summary: doc.summary,
+    ...(doc.description ? { description: doc.description } : {}),
+    tags: [tag],
+    ...(route.signed ? { security: [{ [SIGNATURE_SCHEME]: [], [NONCE_SCHEME]: [] }] } : {}),
+    ...(parameters.length > 0 ? { parameters } : {}),
+    responses: {},
+  };
+  if (doc.body) {
+    const schema = jsonSchema(doc.body, 'input');
+    const required = Array.isArray(schema['required']) && schema['required'].length > 0;
+    operation.requestBody = { required, content: { [JSON_TYPE]: { schema } } };
+  }
+
+  for (const [status, description] of Object.entries(doc.statuses ?? { [route.status]: '' }))
+    operation.responses[status] = successResponse(route, doc, Number(status), description);
+
+  const codes = new Set<ProblemCode>([
+    ...(route.signed ? SIGNED_ROUTE_CODES : []),
+    ...(doc.body ? BODY_CODES : []),
+    ...(doc.query ? (['validation.failed'] as const) : []),
+    ...(doc.codes ?? []),
+    ...(doc.callsService === false ? [] : SERVICE_CODES),
+  ]);
+  const byStatus = new Map<number, ProblemCode[]>();
+  for (const code of Object.keys(PROBLEM_CODES) as ProblemCode[]) {
+    if (!codes.has(code)) continue;
+    const status = PROBLEM_CODES[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
+    if (operation.responses[String(status)])
+      throw new Error(`${route.method.toUpperCase()} ${route.path}: ${status} is both a reply and a problem`);
+    operation.responses[String(status)] = problemResponse(list, doc.x402 === true && status === 402);
+  }
+  operation.responses['default'] = { $ref: '#/components/responses/AnyRouteProblem' };
+  return operation;
+}
+
+function withFirst(word: string, change: 'toLowerCase' | 'toUpperCase'): string {
+  return `${word.charAt(0)[change]()}${word.slice(1)}`;
+}
+
+function successResponse(route: GatewayRoute, doc: ApiRouteDoc, status: number, description: string): Json {
+  const headers: Json = { 'X-Request-Id': headerRef('X-Request-Id') };
+  for (const name of doc.replyHeaders ?? []) headers[name] = headerRef(name);
+  if (doc.x402 && status === 201)
+    for (const name of ['X-PAYMENT-RESPONSE', 'PAYMENT-RESPONSE']) headers[name] = headerRef(name);
+  const response: Json = { description: description || (status === 201 ? 'Created' : 'OK'), headers };
+  if (status === 204 || status === 304) return response;
+  const mediaType = route.contentType ?? doc.produces ?? JSON_TYPE;
+  if (mediaType === JSON_TYPE) {
+    if (doc.reply) response['content'] = { [mediaType]: { schema: replySchema(doc.reply) } };
+  } else {
+    response['content'] = {
+      [mediaType]: { schema: { type: 'string' }, ...(doc.example ? { example: doc.example } : {}) },
+    };
+  }
+  return response;
+}
+
+function replySchema(schema: z.ZodType): Json {
+  const id = replySchemas.get(schema)?.id;
+  return id ? { $ref: `#/components/schemas/${id}` } : jsonSchema(schema, 'output');
+}
+
+function problemResponse(codes: readonly ProblemCode[], x402: boolean, intro?: string): Json {
+  const statuses = new Set(codes.map((code) => PROBLEM_CODES[code].status));
+  const lines = codes.map((code) => `- \`${code}\`: ${PROBLEM_CODES[code].title}`);
+  const headers: Json = { 'X-Request-Id': headerRef('X-Request-Id') };
+  if (statuses.has(401)) headers['WWW-Authenticate'] = headerRef('WWW-Authenticate');
+  if (statuses.has(429) || statuses.has(503)) headers['Retry-After'] = headerRef('Retry-After');
+  if (x402) headers['PAYMENT-REQUIRED'] = headerRef('PAYMENT-REQUIRED');
+  return {
+    description: [intro ?? '', ...lines].filter(Boolean).join('\n'),
+    headers,
+    content: {
+      [PROBLEM_TYPE]: {
+        schema: {
+          allOf: [
+            { $ref: '#/components/schemas/Problem' },
+            ...(x402 ? [{ $ref: '#/components/schemas/PaymentRequired' }] : []),
+            { properties: { code: { enum: [...codes] } } },
+          ],
+        },
+        examples: Object.fromEntries(codes.map((code) => [code, { $ref: `#/components/examples/${code}` }])),
+      },
+    },
+  };
+}
+
+const X402_REASONS: Partial<Record<ProblemCode, string>> = {
+  'payment.required': 'X-PAYMENT header is required',
+  'payment.insufficient_funds': 'insufficient_funds',
+};
+
+/** One per code; a 402 is also an x402 PaymentRequired. */
+function exampleProblem(code: ProblemCode, serverUrl: string): Json {
+  const { status, title } = PROBLEM_CODES[code];
+  return {
+    ...(status === 402
+      ? {
+          x402Version: 1,
+          error: X402_REASONS[code] ?? 'amount_mismatch',
+          accepts: [
+            {
+              scheme: 'exact',
+              network: 'ledger:production',
+              maxAmountRequired: '2500000',
+              asset: 'USDC',
+              payTo: '<host agentId>',
+              resource: `${serverUrl}/events/<id>/rsvp?tier=vip`,
+              description: 'AMA: VIP',
+              mimeType: 'application/json',
+              maxTimeoutSeconds: 300,
+              extra: { eventId: '<id>', tierId: 'vip' },
+            },
+          ],
+        }
+      : {}),
+    type: `${serverUrl}/docs/errors/${code}`,
+    title,
+    status,
+    detail: title,
+    code,
+    requestId: '2f1e6a0c-3d6b-4a53-9d0e-8f6f5f0c2b7a',
+    ...(code === 'validation.failed' ? { errors: [{ field: 'title', message: 'must not be empty' }] } : {}),
+  };
+}
+
+function pathParameters(route: GatewayRoute, params: z.ZodObject | undefined): Json[] {
+  if (!params)
+    return route.pathParams.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+  const declared = Object.keys(params.shape).sort();
+  if (declared.join() !== [...route.pathParams].sort().join())
+    throw new Error(
+      `${route.method.toUpperCase()} ${route.path}: @ApiRoute params (${declared.join(', ')}) do not match the path`,
+    );
+  return parametersOf(params, 'path');
+}
+
+/** One parameter per property of a zod object, in the order the object declares them. */
+function parametersOf(schema: z.ZodObject | undefined, location: 'path' | 'query' | 'header'): Json[] {
+  if (!schema) return [];
+  const json = jsonSchema(schema, 'input');
+  const required = new Set(Array.isArray(json['required']) ? (json['required'] as string[]) : []);
+  const properties = (json['properties'] ?? {}) as Record<string, Json>;
+  return Object.entries(properties).map(([name, property]) => {
+    const { description, ...rest } = property;
+    return {
+      name,
+      in: location,
+      required: location === 'path' || required.has(name),
+      ...(typeof description === 'string' ? { description } : {}),
+      schema: rest,
+    };
+  });
+}
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
+  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json;
+  delete json['$schema'];
+  return tidy(json) as Json;
+}
+
+/** Drops the bounds zod gives every integer (the safe-integer range): they say nothing to a reader. */
+function tidy(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(tidy);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(
+        ([key, member]) =>
+          !(key === 'minimum' && member === Number.MIN_SAFE_INTEGER) &&
+          !(key === 'maximum' && member === Number.MAX_SAFE_INTEGER),
+      )
+      .map(([key, member]) => [key, tidy(member)]),
+  );
+}
+
+/**
+ * The reply schemas, each `#/components/schemas/<id>`. Replies may gain fields (a compatible
+ * change), so objects are left open; a problem also carries extension members (x402).
+ */
+function componentSchemas(): Record<string, Json> {
+  const { schemas } = z.toJSONSchema(replySchemas, {
+    target: 'draft-2020-12',
+    io: 'output',
+    unrepresentable: 'any',
+    uri: (id) => `#/components/schemas/${id}`,
+  }) as { schemas: Record<string, Json> };
+  return Object.fromEntries(
+    Object.entries(schemas).map(([id, schema]) => {
+      const { $schema: _dialect, $id: _id, ...rest } = schema;
+      return [id, tidy(openObjects(rest)) as Json];
+    }),
+  );
+}
+
+function openObjects(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(openObjects);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key, member]) => !(key === 'additionalProperties' && member === false))
+      .map(([key, member]) => [key, openObjects(member)]),
+  );
+}
+
+function headerRef(name: string): Json {
+  if (!HEADERS[name]) throw new Error(`no components.headers entry named ${name}`);
+  return { $ref: `#/components/headers/${name}` };
+}
+
+const HEADERS: Record<string, Json> = {
+  'X-Request-Id': {
+    description: 'The request id (yours, if you sent a sane `x-request-id`); also `requestId` in problems',
+    schema: { type: 'string' },
+  },
+  'WWW-Authenticate': {
+    description: '`service realm="<server>"`',
+    schema: { type: 'string' },
+  },
+  'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
+  'PAYMENT-REQUIRED': { description: PAYMENT_REQUIRED_HEADER_DESCRIPTION, schema: { type: 'string' } },
+  'X-PAYMENT-RESPONSE': { description: PAYMENT_RESPONSE_HEADER_DESCRIPTION, schema: { type: 'string' } },
+  'PAYMENT-RESPONSE': {
+    description: `The same as X-PAYMENT-RESPONSE (x402 v2 name). ${PAYMENT_RESPONSE_HEADER_DESCRIPTION}`,
+    schema: { type: 'string' },
+  },
+  'Content-Disposition': {
+    description: '`attachment; filename="<name>.ics"`',
+    schema: { type: 'string' },
+  },
+  ETag: { description: 'Changes whenever the document does', schema: { type: 'string' } },
+  'Cache-Control': { schema: { type: 'string' } },
+};
+
+/** The gateway's version, from its package.json (two levels up from both src/openapi and dist/openapi). */
+export function gatewayVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version?: unknown;
+  };
+  return typeof manifest.version === 'string' ? manifest.version : '0.0.0';
+}

@@ -1,0 +1,56 @@
+import { createHash } from 'node:crypto';
+import { Controller, Get, Headers, Inject, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
+import { ApiRoute } from './api-route.decorator.js';
+import type { OpenApiDocument } from './openapi-document.js';
+
+export const OPENAPI_DOCUMENT = Symbol('OpenApiDocument');
+
+/** The document, serialised once: it only changes when the gateway's code does. */
+export class PublishedDocument {
+  readonly json: string;
+  readonly etag: string;
+
+  constructor(readonly document: OpenApiDocument) {
+    this.json = JSON.stringify(document);
+    this.etag = `"${createHash('sha256').update(this.json).digest('base64url').slice(0, 27)}"`;
+  }
+}
+
+/** RFC 9110 If-None-Match: a list of (possibly weak) entity tags, or `*`. */
+function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((tag) => {
+    const trimmed = tag.trim();
+    return trimmed === '*' || trimmed.replace(/^W\//, '') === etag;
+  });
+}
+
+/** `GET /openapi.json`: public, unsigned and cacheable (the docs page at /docs reads the same document). */
+@Controller()
+export class OpenApiController {
+  constructor(@Inject(OPENAPI_DOCUMENT) private readonly published: PublishedDocument) {}
+
+  @Get('openapi.json')
+  @ApiRoute({
+    summary: 'This OpenAPI 3.1 document',
+    description: "Generated from the gateway's code at start. `/docs` renders it.",
+    tag: 'Documentation',
+    reply: z.looseObject({ openapi: z.string() }).describe('An OpenAPI 3.1 document'),
+    statuses: { 200: 'The document', 304: 'Not modified: `If-None-Match` names the current ETag' },
+    replyHeaders: ['ETag', 'Cache-Control'],
+    callsService: false,
+  })
+  document(@Headers('if-none-match') ifNoneMatch: string | undefined, @Res() reply: FastifyReply): void {
+    reply
+      .header('cache-control', 'public, max-age=300')
+      .header('etag', this.published.etag)
+      .header('access-control-allow-origin', '*');
+    if (matchesEtag(ifNoneMatch, this.published.etag)) {
+      reply.code(304).send();
+      return;
+    }
+    reply.type('application/json; charset=utf-8').send(this.published.json);
+  }
+}

@@ -1,0 +1,64 @@
+import { migrateSchema, required, type Logger, type ServiceDefinition } from '@townhall/platform/service';
+import type { EngagementConfig } from './config.js';
+import { createEngagementDataSource, ENGAGEMENT_SCHEMA } from './data-source.js';
+import { EngagementModule } from './engagement.module.js';
+import { EVENT_ENDINGS_CONSUMER, EVENT_SUBJECTS, EventEndings } from './projection/event-endings.js';
+import {
+  TICKET_ATTENDANCE_CONSUMER,
+  TICKET_SUBJECTS,
+  TicketAttendance,
+} from './projection/ticket-attendance.js';
+
+/** The engagement service, whatever runs it (its own process, or standalone mode). */
+export async function engagementService(
+  config: EngagementConfig,
+  logger: Logger,
+): Promise<ServiceDefinition> {
+  const dataSource = createEngagementDataSource(
+    required(config.DATABASE_URL, 'DATABASE_URL'),
+    config.DATABASE_POOL_SIZE,
+  );
+  await dataSource.initialize();
+  return {
+    name: 'engagement',
+    dataSource,
+    outbox: { schema: ENGAGEMENT_SCHEMA, pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS },
+    serviceTimeoutMs: config.SERVICE_TIMEOUT_MS,
+    module: ({ relay, services }) =>
+      EngagementModule.register({
+        dataSource,
+        relay,
+        services,
+        logger,
+        settings: {
+          pollSweepIntervalMs: config.POLL_SWEEP_INTERVAL_MS,
+          questionsPerMinute: config.QUESTIONS_PER_MINUTE,
+        },
+      }),
+    // Durable consumers (one subject filter each: NATS 2.9): what was published while engagement
+    // was down is processed when it is back.
+    subscriptions: (app) => {
+      const endings = app.get(EventEndings);
+      const attendance = app.get(TicketAttendance);
+      return [
+        {
+          durable: EVENT_ENDINGS_CONSUMER,
+          subjects: EVENT_SUBJECTS,
+          handle: (event) => endings.handle(event),
+        },
+        {
+          durable: TICKET_ATTENDANCE_CONSUMER,
+          subjects: TICKET_SUBJECTS,
+          handle: (event) => attendance.handle(event),
+        },
+      ];
+    },
+  };
+}
+
+/** Applies the engagement schema's pending migrations (what `migrate.js` runs); returns their names. */
+export function migrateEngagement(databaseUrl: string): Promise<string[]> {
+  return migrateSchema(createEngagementDataSource(databaseUrl, 1));
+}
+
+export { EngagementConfigSchema, type EngagementConfig } from './config.js';

@@ -1,0 +1,176 @@
+import { connect } from '@nats-io/transport-node';
+import { SignatureVerifier } from '@townhall/auth';
+import {
+  audienceOf,
+  connectRedis,
+  createGateway,
+  GatewayConfigSchema,
+  MemoryNonceStore,
+  RedisNonceStore,
+  startInProcessLiveStream,
+  startLiveStream,
+  type LiveStream,
+  type NonceStore,
+} from '@townhall/auth-gateway/embedded';
+import { DirectoryConfigSchema, directoryService, migrateDirectory } from '@townhall/directory/service';
+import { EngagementConfigSchema, engagementService, migrateEngagement } from '@townhall/engagement/service';
+import { EventsConfigSchema, eventsService, migrateEvents } from '@townhall/events/service';
+import {
+  InProcessBroker,
+  InProcessEventLog,
+  inProcessTransport,
+  loadConfig,
+  NatsServiceClient,
+  openNatsTransport,
+  startService,
+  type Logger,
+  type ReadinessCheck,
+  type ServiceClient,
+  type ServiceTransport,
+  type StartedService,
+} from '@townhall/platform/service';
+import { migrateTicketing, TicketingConfigSchema, ticketingService } from '@townhall/ticketing/service';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.js';
+
+export interface StandaloneOptions {
+  env: NodeJS.ProcessEnv;
+  /** PGlite's folder; undefined keeps the data in memory. Ignored when DATABASE_URL is set. */
+  pgdata: string | undefined;
+  logger: Logger;
+}
+
+export interface Standalone {
+  /** Where the gateway listens. */
+  url: string;
+  /** Which part is embedded and which is a server, for the banner. */
+  parts: { database: string; messaging: string; nonces: string };
+  stop(): Promise<void>;
+}
+
+/**
+ * Standalone mode (ARCHITECTURE.md "Running modes"): the gateway and the four services in this
+ * process, built by the same functions as their own processes, on embedded parts: PGlite for
+ * every schema, the in-process transport for requests and domain events, memory for nonces.
+ * DATABASE_URL, NATS_URL and REDIS_URL each switch their part to the real server.
+ */
+export async function startStandalone(options: StandaloneOptions): Promise<Standalone> {
+  const { logger } = options;
+  const env: NodeJS.ProcessEnv = { ...options.env };
+  env['PORT'] ??= '3000';
+  // x402 resources and signing audiences must name the gateway's own origin.
+  env['PUBLIC_BASE_URL'] ??= `http://localhost:${env['PORT']}`;
+  // Trying it out: the ledger faucet is on unless told otherwise (ARCHITECTURE.md).
+  env['LEDGER_FAUCET'] ??= 'true';
+  const gatewayConfig = loadConfig(GatewayConfigSchema, env);
+
+  const stops: Array<() => Promise<void>> = [];
+  const stop = async () => {
+    for (const step of stops.reverse()) await step();
+  };
+  try {
+    let database: EmbeddedPostgres | undefined;
+    if (!env['DATABASE_URL']) {
+      database = await startEmbeddedPostgres(options.pgdata);
+      stops.push(() => database!.stop());
+      env['DATABASE_URL'] = database.url;
+      // PGlite is one session running one statement at a time: one connection per service (named
+      // prepared statements are per session, so two connections of a service would collide).
+      env['DATABASE_POOL_SIZE'] = '1';
+    }
+    const databaseUrl = env['DATABASE_URL'];
+    for (const migrate of [migrateDirectory, migrateEvents, migrateTicketing, migrateEngagement]) {
+      await migrate(databaseUrl);
+    }
+
+    const natsUrl = env['NATS_URL'];
+    const broker = new InProcessBroker();
+    const eventLog = new InProcessEventLog();
+    const transportFor = (name: string): Promise<ServiceTransport> =>
+      natsUrl ? openNatsTransport(name, natsUrl) : Promise.resolve(inProcessTransport(broker, eventLog));
+
+    const child = (app: string) => logger.child({ app });
+    const definitions = [
+      () => directoryService(loadConfig(DirectoryConfigSchema, env), child('directory')),
+      () => eventsService(loadConfig(EventsConfigSchema, env), child('events')),
+      () => ticketingService(loadConfig(TicketingConfigSchema, env), child('ticketing')),
+      () => engagementService(loadConfig(EngagementConfigSchema, env), child('engagement')),
+    ];
+    const services: StartedService[] = [];
+    const readiness: Record<string, ReadinessCheck> = {};
+    for (const define of definitions) {
+      const definition = await define();
+      readiness[`${definition.name}-database`] = async () =>
+        void (await definition.dataSource.query('SELECT 1'));
+      const service = await startService(definition, await transportFor(definition.name), {
+        logger: child(definition.name),
+        relay: false,
+      });
+      services.push(service);
+      stops.push(() => service.stop());
+    }
+    // Every consumer listens now: domain events left in the outboxes go out to all of them.
+    for (const service of services) service.startRelay();
+
+    let client: ServiceClient;
+    let liveStream: LiveStream;
+    if (natsUrl) {
+      const nats = await connect({ servers: natsUrl, name: 'auth-gateway', maxReconnectAttempts: -1 });
+      stops.push(() => nats.drain());
+      client = new NatsServiceClient(nats, gatewayConfig.SERVICE_TIMEOUT_MS);
+      liveStream = startLiveStream({
+        nc: nats,
+        logger: child('auth-gateway'),
+        heartbeatMs: gatewayConfig.LIVE_HEARTBEAT_MS,
+        clientBuffer: gatewayConfig.LIVE_CLIENT_BUFFER,
+      });
+      readiness['nats'] = async () => void (await nats.flush());
+    } else {
+      client = broker.client(gatewayConfig.SERVICE_TIMEOUT_MS);
+      liveStream = startInProcessLiveStream(eventLog, {
+        heartbeatMs: gatewayConfig.LIVE_HEARTBEAT_MS,
+        clientBuffer: gatewayConfig.LIVE_CLIENT_BUFFER,
+      });
+    }
+    stops.push(() => liveStream.stop());
+
+    let nonces: NonceStore;
+    if (env['REDIS_URL']) {
+      const redis = connectRedis(env['REDIS_URL'], child('auth-gateway'));
+      nonces = new RedisNonceStore(redis, gatewayConfig.TOWNHALL_ENV);
+      readiness['redis'] = async () => void (await redis.ping());
+    } else {
+      nonces = new MemoryNonceStore();
+    }
+    stops.push(() => nonces.close());
+
+    const app = await createGateway({
+      audience: audienceOf(gatewayConfig),
+      bodyLimit: gatewayConfig.BODY_LIMIT_BYTES,
+      logger: child('auth-gateway'),
+      services: client,
+      nonces,
+      verifier: new SignatureVerifier(),
+      readiness,
+      liveStream,
+    });
+    await app.listen({ port: gatewayConfig.PORT, host: gatewayConfig.HOST });
+    // Closing the gateway first: no new requests, live streams ended, in-flight ones finish.
+    stops.push(() => app.close());
+    return {
+      url: `http://localhost:${gatewayConfig.PORT}`,
+      parts: {
+        database: database
+          ? options.pgdata
+            ? `PGlite in ${options.pgdata}`
+            : 'PGlite in memory'
+          : databaseUrl,
+        messaging: natsUrl ? `NATS at ${natsUrl}` : 'in-process',
+        nonces: env['REDIS_URL'] ? `Redis at ${env['REDIS_URL']}` : 'in memory',
+      },
+      stop,
+    };
+  } catch (error) {
+    await stop().catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,67 @@
+import { SignatureVerifier } from '@townhall/auth';
+import {
+  ConfigError,
+  migrateSchema,
+  required,
+  type Logger,
+  type ServiceDefinition,
+} from '@townhall/platform/service';
+import { HttpFacilitator, ledgerNetwork } from '@townhall/x402';
+import type { TicketingConfig } from './config.js';
+import { createTicketingDataSource, TICKETING_SCHEMA } from './data-source.js';
+import { DomainEventHandler, SUBSCRIPTIONS } from './projection/domain-event-handler.js';
+import { TicketingModule } from './ticketing.module.js';
+
+/** The ticketing service, whatever runs it (its own process, or standalone mode). */
+export async function ticketingService(config: TicketingConfig, logger: Logger): Promise<ServiceDefinition> {
+  if (config.X402_FACILITATOR === 'http' && (!config.X402_FACILITATOR_URL || !config.X402_NETWORK)) {
+    throw new ConfigError(
+      'Invalid configuration:\n  X402_FACILITATOR_URL, X402_NETWORK: required when X402_FACILITATOR=http',
+    );
+  }
+  const dataSource = createTicketingDataSource(
+    required(config.DATABASE_URL, 'DATABASE_URL'),
+    config.DATABASE_POOL_SIZE,
+  );
+  await dataSource.initialize();
+  return {
+    name: 'ticketing',
+    dataSource,
+    outbox: { schema: TICKETING_SCHEMA, pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS },
+    serviceTimeoutMs: config.SERVICE_TIMEOUT_MS,
+    module: ({ relay, services }) =>
+      TicketingModule.register({
+        dataSource,
+        relay,
+        services,
+        logger,
+        signatures: new SignatureVerifier(),
+        facilitator:
+          config.X402_FACILITATOR === 'http' ? new HttpFacilitator(config.X402_FACILITATOR_URL!) : null,
+        settings: {
+          environment: config.TOWNHALL_ENV,
+          publicBaseUrl: config.PUBLIC_BASE_URL,
+          faucet: config.LEDGER_FAUCET,
+          facilitator: config.X402_FACILITATOR,
+          network:
+            config.X402_FACILITATOR === 'ledger' ? ledgerNetwork(config.TOWNHALL_ENV) : config.X402_NETWORK!,
+          paymentTimeoutSeconds: config.PAYMENT_TIMEOUT_SECONDS,
+        },
+      }),
+    // Durable consumers: what was published while ticketing was down is processed when it is back.
+    subscriptions: (app) => {
+      const handler = app.get(DomainEventHandler);
+      return SUBSCRIPTIONS.map((subscription) => ({
+        ...subscription,
+        handle: (event) => handler.handle(event),
+      }));
+    },
+  };
+}
+
+/** Applies the ticketing schema's pending migrations (what `migrate.js` runs); returns their names. */
+export function migrateTicketing(databaseUrl: string): Promise<string[]> {
+  return migrateSchema(createTicketingDataSource(databaseUrl, 1));
+}
+
+export { TicketingConfigSchema, type TicketingConfig } from './config.js';

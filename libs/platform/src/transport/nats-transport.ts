@@ -1,0 +1,45 @@
+import { Transport } from '@nestjs/microservices';
+import { connect } from '@nats-io/transport-node';
+import { consumeSubscriptions } from '../outbox/consumer.js';
+import { ensureTownhallStream, JetStreamPublisher } from '../outbox/publisher.js';
+import { NatsServiceClient } from '../nats-service-client.js';
+import type { ServiceTransport } from './service-transport.js';
+
+/**
+ * A service's transport in distributed mode: a NATS connection of its own for requests to
+ * other services, JetStream publishing and durable consumers (the TOWNHALL stream ensured),
+ * and Nest's NATS transport, in the service's queue group, for the requests it serves.
+ */
+export async function openNatsTransport(name: string, natsUrl: string): Promise<ServiceTransport> {
+  const nats = await connect({
+    servers: natsUrl,
+    name: `${name}-events`,
+    maxReconnectAttempts: -1,
+    waitOnFirstConnect: true,
+    noAsyncTraces: true,
+  });
+  await ensureTownhallStream(nats);
+  return {
+    microservice: (queue) => ({
+      transport: Transport.NATS,
+      options: {
+        servers: natsUrl,
+        queue,
+        name: queue,
+        maxReconnectAttempts: -1,
+        gracefulShutdown: true,
+        gracePeriod: 2_000,
+      },
+    }),
+    client: (timeoutMs) => new NatsServiceClient(nats, timeoutMs),
+    publisher: new JetStreamPublisher(nats),
+    consume: (logger, subscriptions) => consumeSubscriptions(nats, logger, subscriptions),
+    readiness: {
+      nats: async () => {
+        if (nats.isClosed()) throw new Error('closed');
+        await nats.flush();
+      },
+    },
+    close: () => nats.drain(),
+  };
+}

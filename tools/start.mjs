@@ -1,7 +1,7 @@
-// `npm start` and `npm run start:distributed`: every app as its own process against
-// PostgreSQL, NATS and Redis, with logs prefixed by app name. Ctrl-C stops them all.
-// Until standalone mode (embedded parts) exists, `npm start` is this too, and uses the
-// local servers of ENVIRONMENT.md for any of DATABASE_URL, NATS_URL, REDIS_URL not set.
+// `npm run start:distributed`: every app as its own process against PostgreSQL, NATS and
+// Redis, with logs prefixed by app name. Ctrl-C stops them all. It uses the local servers of
+// ENVIRONMENT.md for any of DATABASE_URL, NATS_URL, REDIS_URL not set. (`npm start` is
+// standalone mode: apps/standalone, one process with embedded parts.)
 import { GATEWAY, LOCAL_DEFAULTS, SERVICES, ensureDatabase, launch, migrateAll } from './launcher.mjs';
 
 const env = { ...process.env };
@@ -12,8 +12,7 @@ for (const [name, value] of Object.entries(LOCAL_DEFAULTS)) {
   }
 }
 env.PORT ??= '3000';
-// `npm start` is for trying it out: the ledger faucet is on unless told otherwise (ARCHITECTURE.md).
-if (!process.argv.includes('--distributed')) env.LEDGER_FAUCET ??= 'true';
+// The faucet stays off unless LEDGER_FAUCET=true is set: this is the production shape.
 
 try {
   await ensureDatabase(env.DATABASE_URL);

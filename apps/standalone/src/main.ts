@@ -89,6 +89,7 @@ Ctrl-C stops it${dataDir ? `; the data stays in ${dataDir.path}` : '; --ephemera
 stopGracefullyOnSignal('townhall', logger, async () => {
   try {
     await townhall.stop();
+    console.log(`Townhall stopped${dataDir ? `; the data is in ${dataDir.path}` : ''}.`);
   } finally {
     dataDir?.release();
   }

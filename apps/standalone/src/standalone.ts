@@ -156,8 +156,10 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
     await app.listen({ port: gatewayConfig.PORT, host: gatewayConfig.HOST });
     // Closing the gateway first: no new requests, live streams ended, in-flight ones finish.
     stops.push(() => app.close());
+    const address = app.getHttpServer().address();
+    const port = typeof address === 'object' && address ? address.port : gatewayConfig.PORT;
     return {
-      url: `http://localhost:${gatewayConfig.PORT}`,
+      url: `http://localhost:${port}`,
       parts: {
         database: database
           ? options.pgdata

@@ -34,7 +34,8 @@ const projects = ['apps', 'libs'].flatMap((group) =>
 const only = process.argv.slice(2).map((arg) => join(root, arg).replace(/\/+$/, ''));
 if (only.length > 0) {
   const unknown = only.filter((dir) => !projects.includes(dir));
-  if (unknown.length > 0) throw new Error(`not a project: ${unknown.map((dir) => relative(root, dir)).join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(`not a project: ${unknown.map((dir) => relative(root, dir)).join(', ')}`);
   projects.splice(0, projects.length, ...only);
 }
 

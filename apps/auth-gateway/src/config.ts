@@ -1,9 +1,48 @@
+import { isIP } from 'node:net';
 import { BaseConfigSchema } from '@townhall/platform';
 import { z } from 'zod';
+
+/** Per-second rates: 0 turns that limit off. */
+const perSecond = z.coerce.number().int().min(0).max(1_000_000);
+
+/**
+ * Whose X-Forwarded-For to believe for the client address (Fastify's `trustProxy`): `false` (the
+ * socket's peer is the client), `true` (any peer: only when nothing reaches the gateway except
+ * through the proxy), or a comma-separated list of proxy addresses, CIDR ranges and proxy-addr's
+ * names `loopback`, `linklocal`, `uniquelocal`. A hop count is refused: Fastify cannot check the
+ * peer against it, so it would trust nothing (or, elsewhere, anything).
+ */
+const TrustProxySchema = z
+  .string()
+  .trim()
+  .default('false')
+  .transform((value, context): boolean | string[] => {
+    if (value === 'false' || value === '') return false;
+    if (value === 'true') return true;
+    const entries = value.split(',').map((entry) => entry.trim());
+    const invalid = entries.filter((entry) => !isProxyAddress(entry));
+    if (invalid.length > 0)
+      context.addIssue({
+        code: 'custom',
+        message: `expected true, false or proxy addresses/CIDRs (loopback, linklocal, uniquelocal allowed); not ${invalid.join(', ')}`,
+      });
+    return entries;
+  });
+
+function isProxyAddress(entry: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
 
 export const GatewayConfigSchema = BaseConfigSchema.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
+  /** The operators' port: /healthz, /readyz and Prometheus /metrics, never exposed outside. */
+  PROBE_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** The audience line of every signing string; never derived from the Host header. */
   PUBLIC_BASE_URL: z
     .url({ protocol: /^https?$/ })
@@ -20,7 +59,22 @@ export const GatewayConfigSchema = BaseConfigSchema.extend({
   LIVE_HEARTBEAT_MS: z.coerce.number().int().min(50).max(300_000).default(15_000),
   /** Messages one live-stream client may have waiting for its socket before it is disconnected. */
   LIVE_CLIENT_BUFFER: z.coerce.number().int().min(1).max(100_000).default(1_000),
-});
+  /** Signed writes (any method but GET/HEAD) per agent per second, shared by every replica. */
+  RATE_LIMIT_WRITES_PER_SECOND: perSecond.default(20),
+  /** The most signed writes one agent may make within one second (the rate plus a reserve). */
+  RATE_LIMIT_WRITE_BURST: perSecond.default(40),
+  /** Unsigned requests per client IP, and signed GET/HEAD per agent, per second. */
+  RATE_LIMIT_READS_PER_SECOND: perSecond.default(200),
+  TRUST_PROXY: TrustProxySchema,
+}).refine(
+  (config) =>
+    config.RATE_LIMIT_WRITES_PER_SECOND === 0 ||
+    config.RATE_LIMIT_WRITE_BURST >= config.RATE_LIMIT_WRITES_PER_SECOND,
+  {
+    path: ['RATE_LIMIT_WRITE_BURST'],
+    message: 'must be at least RATE_LIMIT_WRITES_PER_SECOND (a burst below the rate would lower the rate)',
+  },
+);
 export type GatewayConfig = z.output<typeof GatewayConfigSchema>;
 
 /** PUBLIC_BASE_URL defaults to http://localhost:$PORT (ARCHITECTURE.md). */

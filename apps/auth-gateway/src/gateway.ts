@@ -8,11 +8,14 @@ import type { NonceStore } from './auth/nonce-store.js';
 import { installSignedRequests } from './auth/signed-requests.js';
 import { AccessLog } from './access-log.js';
 import { GatewayModule } from './gateway.module.js';
+import { installHttpMetrics } from './http-metrics.js';
 import { LIVE_STREAM, type LiveStream } from './live/live-stream.js';
 import { installDocsPage } from './openapi/docs-page.js';
 import { buildOpenApiDocument, gatewayVersion } from './openapi/openapi-document.js';
 import { OPENAPI_DOCUMENT, PublishedDocument } from './openapi/openapi.controller.js';
 import { ProblemFilter } from './problem/problem.filter.js';
+import { installRateLimits } from './rate-limit/rate-limited-requests.js';
+import type { RateLimitOptions } from './rate-limit/rate-limits.js';
 import { requestIdFrom } from './request-context.js';
 
 export interface GatewayDependencies {
@@ -26,6 +29,10 @@ export interface GatewayDependencies {
   now?: () => number;
   /** Serves GET /events/{id}/live; without it (no NATS) that route answers 503. */
   liveStream?: LiveStream;
+  /** Rate limits (PRODUCT.md "Limits"); without them nothing is limited. */
+  rateLimits?: RateLimitOptions;
+  /** Fastify's `trustProxy` (TRUST_PROXY): whose X-Forwarded-For names the client IP. */
+  trustProxy?: boolean | string[];
 }
 
 /**
@@ -39,6 +46,7 @@ export async function createGateway(deps: GatewayDependencies): Promise<NestFast
     logController: new AccessLog(),
     genReqId: (request: IncomingMessage) => requestIdFrom(request.headers['x-request-id'], randomUUID),
     return503OnClosing: true,
+    trustProxy: deps.trustProxy ?? false,
   });
   const root = GatewayModule.register(deps.services, deps.readiness);
   // The live stream is optional (in-process tests run without NATS): its provider is added here,
@@ -65,7 +73,9 @@ export async function createGateway(deps: GatewayDependencies): Promise<NestFast
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  installSignedRequests(fastify, deps);
+  installHttpMetrics(fastify, deps.liveStream?.hub);
+  const rateLimits = deps.rateLimits && installRateLimits(fastify, deps.rateLimits, deps.audience);
+  installSignedRequests(fastify, { ...deps, onVerified: rateLimits?.countSignedRequest });
   installDocsPage(app, openApi.info.title);
   // Open SSE responses never finish on their own: end them first, or app.close() would wait
   // for them forever. Clients see a normal end and reconnect (elsewhere) with Last-Event-ID.

@@ -2,11 +2,14 @@ import 'reflect-metadata';
 import { connect } from '@nats-io/transport-node';
 import { SignatureVerifier } from '@townhall/auth';
 import {
+  collectProcessMetrics,
   createLogger,
   loadConfig,
   NatsServiceClient,
   required,
+  startProbeServer,
   stopGracefullyOnSignal,
+  type ReadinessCheck,
 } from '@townhall/platform';
 import { RedisNonceStore } from './auth/nonce-store.js';
 import { connectRedis } from './auth/redis.js';
@@ -37,6 +40,18 @@ const liveStream = startLiveStream({
   clientBuffer: config.LIVE_CLIENT_BUFFER,
 });
 
+const readiness: Record<string, ReadinessCheck> = {
+  redis: async () => void (await redis.ping()),
+  nats: async () => {
+    if (nats.isClosed()) throw new Error('closed');
+    await nats.flush();
+  },
+};
+collectProcessMetrics();
+// Prometheus and the probes on the operators' port as well (the public port has /healthz, /readyz).
+const probes =
+  config.PROBE_PORT === undefined ? undefined : await startProbeServer(config.PROBE_PORT, readiness);
+
 const app = await createGateway({
   audience,
   bodyLimit: config.BODY_LIMIT_BYTES,
@@ -44,14 +59,11 @@ const app = await createGateway({
   services: new NatsServiceClient(nats, config.SERVICE_TIMEOUT_MS),
   nonces: new RedisNonceStore(redis, config.TOWNHALL_ENV),
   verifier: new SignatureVerifier(),
-  readiness: {
-    redis: async () => void (await redis.ping()),
-    nats: async () => {
-      if (nats.isClosed()) throw new Error('closed');
-      await nats.flush();
-    },
-  },
+  readiness,
   liveStream,
+  // Counted in the same Redis as the nonces: every replica spends one budget per agent and per IP.
+  rateLimits: { config, redis },
+  trustProxy: config.TRUST_PROXY,
 });
 await app.listen({ port: config.PORT, host: config.HOST });
 logger.info({ url: `http://127.0.0.1:${config.PORT}`, audience }, 'auth-gateway is listening');
@@ -61,4 +73,5 @@ stopGracefullyOnSignal('auth-gateway', logger, async () => {
   await liveStream.stop();
   await nats.drain();
   if (redis.isOpen) await redis.close();
+  probes?.close();
 });

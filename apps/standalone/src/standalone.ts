@@ -133,9 +133,9 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
     }
     stops.push(() => liveStream.stop());
 
+    const redis = env['REDIS_URL'] ? connectRedis(env['REDIS_URL'], child('auth-gateway')) : undefined;
     let nonces: NonceStore;
-    if (env['REDIS_URL']) {
-      const redis = connectRedis(env['REDIS_URL'], child('auth-gateway'));
+    if (redis) {
       nonces = new RedisNonceStore(redis, gatewayConfig.TOWNHALL_ENV);
       readiness['redis'] = async () => void (await redis.ping());
     } else {
@@ -152,6 +152,9 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
       verifier: new SignatureVerifier(),
       readiness,
       liveStream,
+      // In this process's memory unless REDIS_URL is set.
+      rateLimits: { config: gatewayConfig, redis },
+      trustProxy: gatewayConfig.TRUST_PROXY,
     });
     await app.listen({ port: gatewayConfig.PORT, host: gatewayConfig.HOST });
     // Closing the gateway first: no new requests, live streams ended, in-flight ones finish.

@@ -8,3 +8,4 @@ export * from './nats-service-client.js';
 export * from './probes.js';
 export * from './graceful-stop.js';
 export * from './periodic-job.js';
+export * from './observability/index.js';

@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import { pino, type Logger, type LevelWithSilent } from 'pino';
+import { currentRequestId } from './observability/request-context.js';
 
 export type { Logger } from 'pino';
 
@@ -14,7 +15,19 @@ export function createLogger(app: string, level: LevelWithSilent = 'info'): Logg
   const flusher = setInterval(() => destination.flush(), 100);
   flusher.unref();
   process.once('exit', () => destination.flushSync());
-  return pino({ level, base: { app }, timestamp: pino.stdTimeFunctions.isoTime }, destination);
+  return pino(
+    {
+      level,
+      base: { app },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      // Inside a message handler, every line names the request it serves (withRequestId).
+      mixin: () => {
+        const requestId = currentRequestId();
+        return requestId === undefined ? {} : { requestId };
+      },
+    },
+    destination,
+  );
 }
 
 /** Routes Nest's own logging (bootstrap, route mapping, errors) into the same pino logger. */

@@ -9,6 +9,7 @@ import {
 } from '@townhall/contracts';
 import type { z } from 'zod';
 import type { ServiceClient } from './service-client.js';
+import { serviceRequestDuration } from './observability/metrics.js';
 
 /** The reply packet a Nest NATS microservice sends (see @nestjs/microservices ServerNats). */
 interface NestReplyPacket {
@@ -41,6 +42,7 @@ export class NatsServiceClient implements ServiceClient {
     const packet = JSON.stringify({ pattern: contract.pattern, data: { meta, data }, id: randomUUID() });
     const headers = natsHeaders();
     headers.set(REQUEST_ID_HEADER, meta.requestId);
+    const end = serviceRequestDuration.startTimer({ pattern: contract.pattern });
     let reply: NestReplyPacket;
     try {
       const message = await this.connection.request(contract.pattern, packet, {
@@ -49,9 +51,15 @@ export class NatsServiceClient implements ServiceClient {
       });
       reply = message.json<NestReplyPacket>();
     } catch (error) {
-      throw toTransportError(error, contract.pattern);
+      const failure = toTransportError(error, contract.pattern);
+      end({ outcome: failure.code });
+      throw failure;
     }
-    if (reply.err !== undefined && reply.err !== null) throw DomainError.fromRemote(reply.err);
+    if (reply.err !== undefined && reply.err !== null) {
+      end({ outcome: 'error' });
+      throw DomainError.fromRemote(reply.err);
+    }
+    end({ outcome: 'ok' });
     return reply.response as ReplyOf<C>;
   }
 

@@ -1,10 +1,11 @@
 import { createServer, type Server } from 'node:http';
+import { metricsRegistry } from './observability/metrics.js';
 
 export type ReadinessCheck = () => Promise<void>;
 
 /**
- * The tiny HTTP side of a microservice: `/healthz` says the process is alive (no
- * dependencies, so a database outage never restarts pods), `/readyz` runs the checks.
+ * The tiny HTTP side of an app: `/healthz` says the process is alive (no dependencies, so a
+ * database outage never restarts pods), `/readyz` runs the checks, `/metrics` is Prometheus.
  */
 export async function startProbeServer(
   port: number,
@@ -15,6 +16,13 @@ export async function startProbeServer(
       response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     };
     if (request.url === '/healthz') return send(200, { status: 'ok' });
+    if (request.url === '/metrics') {
+      void metricsRegistry.metrics().then(
+        (body) => response.writeHead(200, { 'content-type': metricsRegistry.contentType }).end(body),
+        () => send(500, { status: 'metrics_failed' }),
+      );
+      return;
+    }
     if (request.url === '/readyz') {
       void runChecks(checks).then((result) => send(result.ready ? 200 : 503, result));
       return;

@@ -9,6 +9,14 @@ import { stopGracefullyOnSignal } from './graceful-stop.js';
 import { NestPinoLogger, type Logger } from './logger.js';
 import { startProbeServer } from './probes.js';
 import { RemoteErrorFilter } from './remote-error.filter.js';
+import { MessageInterceptor } from './observability/message-interceptor.js';
+import {
+  collectProcessMetrics,
+  domainEventsHandled,
+  observeOutbox,
+  observePool,
+  type PoolStats,
+} from './observability/metrics.js';
 import type { ServiceClient } from './service-client.js';
 import type { ServiceTransport } from './transport/service-transport.js';
 
@@ -84,10 +92,20 @@ export async function startService(
     logger: new NestPinoLogger(logger),
   });
   app.useGlobalFilters(new RemoteErrorFilter(logger));
+  app.useGlobalInterceptors(new MessageInterceptor(definition.name, logger));
   await app.listen();
   const consumers = definition.subscriptions
-    ? await transport.consume(logger, definition.subscriptions(app))
+    ? await transport.consume(
+        logger,
+        definition.subscriptions(app).map((s) => counted(definition.name, s)),
+      )
     : undefined;
+  collectProcessMetrics();
+  const pool = (dataSource.driver as unknown as { master?: PoolStats }).master;
+  const unobserve = [
+    ...(pool ? [observePool(definition.name, pool)] : []),
+    ...(relay ? [observeOutbox(definition.name, () => relay.stats())] : []),
+  ];
   if (options.relay !== false) relay?.start();
 
   let probes: Server | undefined;
@@ -103,12 +121,29 @@ export async function startService(
     app,
     startRelay: () => relay?.start(),
     stop: async () => {
+      for (const stopObserving of unobserve) stopObserving();
       await consumers?.stop();
       await app.close(); // no new requests; in-flight handlers finish
       await relay?.stop();
       await transport.close();
       await dataSource.destroy();
       probes?.close();
+    },
+  };
+}
+
+/** The subscription, counting what its handler does. */
+function counted(service: string, subscription: Subscription): Subscription {
+  return {
+    ...subscription,
+    handle: async (event) => {
+      try {
+        await subscription.handle(event);
+        domainEventsHandled.inc({ service, durable: subscription.durable, outcome: 'ok' });
+      } catch (error) {
+        domainEventsHandled.inc({ service, durable: subscription.durable, outcome: 'failed' });
+        throw error;
+      }
     },
   };
 }

@@ -1,4 +1,4 @@
-import { generateAgentKey, signRequest, type AgentKey } from '@townhall/auth/portable';
+import { generateAgentKey, signRequest, type AgentKey, type SignedHeaders } from '@townhall/auth/portable';
 import type {
   CardInput,
   CreateSeriesInput,
@@ -18,13 +18,7 @@ import type {
   StageMessageView,
   TicketView,
 } from '@townhall/contracts';
-import {
-  decodePaymentResponse,
-  encodePaymentHeader,
-  signLedgerPayment,
-  type PaymentRequirements,
-  type PaymentResponse,
-} from '@townhall/x402';
+import type { PaymentRequirements, PaymentResponse } from '@townhall/x402';
 import { readLiveEvents, type LiveEvent, type LiveOptions } from './live-events.js';
 import { TownhallError, type ProblemBody } from './townhall-error.js';
 
@@ -265,6 +259,10 @@ export class AgentClient {
           BigInt(entry.maxAmountRequired) <= BigInt(options.maxPrice!),
       );
       if (!offer) throw error;
+      // Loaded only to pay: x402 brings zod, which would double the start-up time of every
+      // short-lived client (the CLI runs one request per process).
+      const { decodePaymentResponse, encodePaymentHeader, signLedgerPayment } =
+        await import('@townhall/x402');
       const payment = signLedgerPayment(this.key, offer);
       const paid = await this.request<TicketView>('POST', path, {
         body: { tierId: offer.extra.tierId },
@@ -305,6 +303,21 @@ export class AgentClient {
     };
   }
 
+  /**
+   * Signs one request without sending it, e.g. to send it with curl: the `authorization` and
+   * `x-nonce` values for exactly this method, target (path plus `?query`, as it will be sent) and
+   * body. They are good for one request (the nonce) within the server's window (300 s).
+   */
+  sign(method: string, target: string, body?: string): SignedHeaders {
+    return signRequest({
+      key: this.key,
+      audience: this.audience,
+      method,
+      target,
+      ...(body === undefined ? {} : { body }),
+    });
+  }
+
   /** The response body of a successful request. */
   async call<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
     return (await this.request<T>(method, path, options)).data;
@@ -317,13 +330,7 @@ export class AgentClient {
     const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (options.signed !== false) {
-      const signed = signRequest({
-        key: this.key,
-        audience: this.audience,
-        method,
-        target,
-        ...(body === undefined ? {} : { body }),
-      });
+      const signed = this.sign(method, target, body);
       headers['authorization'] = signed.authorization;
       headers['x-nonce'] = signed.nonce;
     }

@@ -2,4 +2,9 @@ export * from './agent-client.js';
 export type { LiveEvent, LiveOptions } from './live-events.js';
 export { SseParser, type SseMessage } from './sse-parser.js';
 export * from './townhall-error.js';
-export { generateAgentKey, agentKeyFromSecret, type AgentKey } from '@townhall/auth/portable';
+export {
+  generateAgentKey,
+  agentKeyFromSecret,
+  type AgentKey,
+  type SignedHeaders,
+} from '@townhall/auth/portable';

@@ -17,6 +17,8 @@ export class AppProcess {
   private constructor(
     readonly name: string,
     private readonly child: ChildProcess,
+    /** The environment it was started with (its PROBE_PORT, PORT, ...). */
+    readonly env: Record<string, string>,
   ) {
     const collect = (chunk: Buffer) => this.logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
     child.stdout?.on('data', collect);
@@ -39,7 +41,7 @@ export class AppProcess {
       env: { PATH: process.env['PATH'] ?? '', LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    return new AppProcess(app, child);
+    return new AppProcess(app, child, env);
   }
 
   /** Runs a one-shot command of an app (e.g. migrate) to completion; returns its log lines. */

@@ -72,6 +72,7 @@ export class Topology {
         ...common,
         PORT: String(port),
         HOST: '127.0.0.1',
+        PROBE_PORT: String(await freePort()),
         REDIS_URL: options.redisUrl ?? REDIS_URL,
       });
       started.push(gateway);

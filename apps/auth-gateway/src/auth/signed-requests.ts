@@ -21,6 +21,12 @@ export interface SignedRequestOptions {
   audience: string;
   bodyLimit: number;
   now?: () => number;
+  /**
+   * Runs once a request's signature verified and its nonce is claimed, before its body is parsed
+   * or anything is forwarded (the rate limits count the agent's request here). If it answers,
+   * the request ends there.
+   */
+  onVerified?: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -79,6 +85,10 @@ export function installSignedRequests(fastify: FastifyInstance, options: SignedR
         request.caller = verified.agentId;
       } catch (error) {
         return fail(request, reply, error);
+      }
+      if (options.onVerified) {
+        await options.onVerified(request, reply);
+        if (reply.sent) return reply;
       }
     }
     try {

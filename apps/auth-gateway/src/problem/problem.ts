@@ -2,6 +2,7 @@ import { DomainError, PROBLEM_CODES, type FieldError, type ProblemCode } from '@
 import { AuthError } from '@townhall/auth';
 import { encodePaymentRequiredHeader, type PaymentRequiredBody } from '@townhall/x402';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { authFailures } from '../http-metrics.js';
 
 /** RFC 9457 problem details, as PROTOCOL.md section 3 shapes them. */
 export interface Problem {
@@ -79,6 +80,7 @@ export function sendProblem(
   audience: string,
 ): FastifyReply {
   const problem = buildProblem(error, request.id, audience);
+  if (error.code.startsWith('auth.')) authFailures.inc({ code: error.code });
   if (problem.status === 401) reply.header('www-authenticate', `service realm="${audience}"`);
   if (problem.status === 503 || problem.status === 429)
     reply.header('retry-after', String(RETRY_AFTER_SECONDS));

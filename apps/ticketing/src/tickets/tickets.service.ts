@@ -28,6 +28,7 @@ import { EventsProjection } from '../projection/events-projection.js';
 import { requirementsFor, tierOfResource } from '../payments/requirements.js';
 import { CLOCK, FACILITATOR, SETTINGS, SIGNATURES, type Clock, type TicketingSettings } from '../tokens.js';
 import { AlreadyHolding, insertTicket, releaseSeat, takeSeat } from './seats.js';
+import { paymentsSettled, ticketsSold } from '../ticketing-metrics.js';
 import { TICKET_COLUMNS, toTicket, type TicketRow } from './ticket-row.js';
 
 const ON_SALE = new Set(['scheduled', 'live']);
@@ -61,6 +62,23 @@ export class TicketsService {
   ) {}
 
   async rsvp(
+    meta: MessageMeta & { caller: string },
+    eventId: string,
+    tierId: string | undefined,
+    header: string | undefined,
+  ): Promise<RsvpReply> {
+    const reply = await this.takeTicket(meta, eventId, tierId, header);
+    if (reply.created) {
+      const mode = reply.ticket.price === '0' ? 'free' : reply.settlement ? 'paid' : 'free';
+      ticketsSold.inc({ mode });
+      if (reply.settlement && reply.ticket.asset) {
+        paymentsSettled.inc({ facilitator: this.settings.facilitator, asset: reply.ticket.asset });
+      }
+    }
+    return reply;
+  }
+
+  private async takeTicket(
     meta: MessageMeta & { caller: string },
     eventId: string,
     tierId: string | undefined,

@@ -1,6 +1,7 @@
 import type { CloudEvent } from '@townhall/contracts';
 import type { DataSource } from 'typeorm';
 import type { Logger } from '../logger.js';
+import { domainEventsPublished } from '../observability/metrics.js';
 import { quoteSchema } from './outbox.js';
 import type { DomainEventPublisher } from './publisher.js';
 
@@ -85,6 +86,16 @@ export class OutboxRelay {
     return pass;
   }
 
+  /** What is waiting in the outbox: how many events, and how old the oldest is. */
+  async stats(): Promise<{ pending: number; lagSeconds: number }> {
+    const [row] = (await this.options.dataSource.query(
+      `SELECT count(*)::int AS pending,
+              COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS lag
+         FROM ${this.table} WHERE published_at IS NULL`,
+    )) as Array<{ pending: number; lag: number }>;
+    return { pending: row?.pending ?? 0, lagSeconds: row?.lag ?? 0 };
+  }
+
   /** Stops polling and waits for the pass in flight. */
   async stop(): Promise<void> {
     this.running = false;
@@ -135,6 +146,7 @@ export class OutboxRelay {
         `UPDATE ${this.table} SET published_at = now(), claimed_until = NULL WHERE id = ANY($1::uuid[])`,
         [published],
       );
+      domainEventsPublished.inc({ service: this.options.schema }, published.length);
       if (this.failing)
         this.options.logger.info({ schema: this.options.schema }, 'outbox relay publishing again');
       this.failing = false;

@@ -10,6 +10,7 @@ import {
 import { lastValueFrom } from 'rxjs';
 import type { z } from 'zod';
 import type { ServiceClient } from '../service-client.js';
+import { serviceRequestDuration } from '../observability/metrics.js';
 
 /**
  * Standalone mode's message bus for requests: the services of one process register the
@@ -108,9 +109,12 @@ class InProcessServiceClient implements ServiceClient {
     data: RequestOf<C>,
     meta: MessageMeta,
   ): Promise<ReplyOf<C>> {
+    const end = serviceRequestDuration.startTimer({ pattern: contract.pattern });
     const server = this.broker.route(contract.pattern);
-    if (!server)
+    if (!server) {
+      end({ outcome: 'service.unavailable' });
       throw new DomainError('service.unavailable', `No service is listening for ${contract.pattern}`);
+    }
     const envelope = asJson({ meta, data }) as Envelope<unknown>;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -124,9 +128,14 @@ class InProcessServiceClient implements ServiceClient {
     });
     try {
       const reply = await Promise.race([server.dispatch(contract.pattern, envelope), timeout]);
+      end({ outcome: 'ok' });
       return asJson(reply) as ReplyOf<C>;
     } catch (error) {
-      if (error instanceof DomainError) throw error;
+      if (error instanceof DomainError) {
+        end({ outcome: error.code });
+        throw error;
+      }
+      end({ outcome: 'error' });
       // What the service's RemoteErrorFilter answered: the same shape NATS would carry.
       throw DomainError.fromRemote(error);
     } finally {

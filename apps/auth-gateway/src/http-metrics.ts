@@ -1,0 +1,51 @@
+import { Counter, Gauge, Histogram } from 'prom-client';
+import { metricsRegistry } from '@townhall/platform';
+import type { FastifyInstance } from 'fastify';
+import type { LiveHub } from './live/live-hub.js';
+
+/** Requests by route pattern (never the raw path: ids would explode the series), method and status. */
+export const httpRequestDuration = new Histogram({
+  name: 'townhall_http_request_duration_seconds',
+  help: 'HTTP requests served by the gateway, by method, route pattern and status',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  registers: [metricsRegistry],
+});
+
+/** Signed requests refused by the guard, by problem code (auth.signature_invalid, ...). */
+export const authFailures = new Counter({
+  name: 'townhall_auth_failures_total',
+  help: 'Signed requests refused by the gateway, by problem code',
+  labelNames: ['code'] as const,
+  registers: [metricsRegistry],
+});
+
+const liveHubs = new Set<LiveHub>();
+export const liveSubscribers = new Gauge({
+  name: 'townhall_live_subscribers',
+  help: 'Clients connected to live streams (GET /events/{id}/live) on this gateway',
+  registers: [metricsRegistry],
+  collect() {
+    let count = 0;
+    for (const hub of liveHubs) count += hub.subscriberCount;
+    this.set(count);
+  },
+});
+
+/** Observes every response; counts the live-stream clients of `hub`. */
+export function installHttpMetrics(fastify: FastifyInstance, hub: LiveHub | undefined): void {
+  if (hub) {
+    liveHubs.add(hub);
+    fastify.addHook('onClose', async () => void liveHubs.delete(hub));
+  }
+  fastify.addHook('onResponse', async (request, reply) => {
+    httpRequestDuration.observe(
+      {
+        method: request.method,
+        route: request.routeOptions.url ?? 'unmatched',
+        status: String(reply.statusCode),
+      },
+      reply.elapsedTime / 1_000,
+    );
+  });
+}

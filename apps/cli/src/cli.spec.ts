@@ -1,0 +1,140 @@
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from './cli.js';
+import type { CliIo } from './io.js';
+
+/** Runs one command line in memory: its exit code and what it printed. */
+async function townhall(home: string, ...argv: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    out: (text) => (stdout += text.endsWith('\n') ? text : `${text}\n`),
+    err: (text) => (stderr += text.endsWith('\n') ? text : `${text}\n`),
+    env: {},
+    home,
+    interactive: false,
+    confirm: async () => false,
+    stopSignal: () => new AbortController().signal,
+  };
+  const code = await runCli(argv, io);
+  return { code, stdout, stderr };
+}
+
+async function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('townhall command line', () => {
+  let home: string;
+  beforeEach(async () => {
+    home = await mkdtemp(join(tmpdir(), 'townhall-cli-'));
+  });
+  afterEach(async () => {
+    await rm(home, { recursive: true, force: true });
+  });
+
+  it('prints help (exit 0) and refuses a wrong command line with exit 2', async () => {
+    const help = await townhall(home, '--help');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: townhall [options] [command]');
+    for (const command of [
+      'keygen',
+      'whoami',
+      'directory',
+      'events',
+      'rsvp',
+      'stage',
+      'questions',
+      'polls',
+      'recording',
+      'series',
+      'ledger',
+      'sign',
+      'demo',
+    ])
+      expect(help.stdout).toContain(`  ${command}`);
+
+    const unknown = await townhall(home, 'dance');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/^error usage: unknown command 'dance'/);
+    expect((await townhall(home, 'events', 'create', '--title', 'x', '--starts-at', 'tomorrow')).code).toBe(
+      2,
+    );
+    expect((await townhall(home, 'rsvp', 'e1', '--max-price', '2.5')).code).toBe(2);
+    expect((await townhall(home, 'events', 'get')).stderr).toContain("missing required argument 'eventId'");
+    expect((await townhall(home, 'events')).code).toBe(2);
+    expect((await townhall(home, '--url', 'ftp://x', 'events', 'list')).stderr).toBe(
+      'error usage: ftp://x must be an http:// or https:// URL (--url or TOWNHALL_URL)\n',
+    );
+  });
+
+  it('creates a key once, reads it back, and refuses one others can read', async () => {
+    const made = await townhall(home, '--json', 'keygen');
+    expect(made.code).toBe(0);
+    const { agentId, keyFile } = JSON.parse(made.stdout) as { agentId: string; keyFile: string };
+    expect(keyFile).toBe(join(home, '.townhall', 'key.json'));
+
+    const again = await townhall(home, 'keygen');
+    expect(again).toMatchObject({ code: 1, stdout: '' });
+    expect(again.stderr).toMatch(/^error key\.exists: /);
+
+    expect(await townhall(home, 'whoami')).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining(agentId),
+    });
+    await chmod(keyFile, 0o644);
+    const open = await townhall(home, 'whoami');
+    expect(open.code).toBe(1);
+    expect(open.stderr).toContain('error key.too_open: permissions 0644');
+    expect(open.stderr).toContain(`chmod 600 ${keyFile}`);
+
+    const missing = await townhall(home, '--key', join(home, 'none.json'), 'ledger', 'balance');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^error key\.not_found: no key at /);
+  });
+
+  it('signs a request for curl without sending it', async () => {
+    await townhall(home, 'keygen');
+    const signed = await townhall(
+      home,
+      '--url',
+      'http://127.0.0.1:1',
+      '--json',
+      'sign',
+      'put',
+      '/directory/me',
+      '{"handle":"x_y"}',
+    );
+    expect(signed.code).toBe(0);
+    expect(JSON.parse(signed.stdout)).toMatchObject({
+      method: 'PUT',
+      url: 'http://127.0.0.1:1/directory/me',
+      headers: {
+        authorization: expect.stringMatching(/^service \w+:\w+:\d{4}-/),
+        'x-nonce': expect.any(String),
+        'content-type': 'application/json',
+      },
+      body: '{"handle":"x_y"}',
+    });
+    const lines = await townhall(home, 'sign', 'GET', '/ledger/balance');
+    expect(lines.stdout.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(/^-H 'authorization: service .+' \\$/),
+      expect.stringMatching(/^-H 'x-nonce: [\w-]+'$/),
+    ]);
+    expect((await townhall(home, 'sign', 'GET', 'ledger')).code).toBe(2);
+  });
+
+  it('says when nothing answers at the URL', async () => {
+    const port = await closedPort();
+    const result = await townhall(home, '--url', `http://127.0.0.1:${port}`, 'events', 'list');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`error network.unreachable: nothing answers at http://127.0.0.1:${port}`);
+  });
+});

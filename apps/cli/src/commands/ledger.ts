@@ -1,0 +1,51 @@
+import type { Command } from 'commander';
+import { contextOf } from '../context.js';
+import type { CliIo } from '../io.js';
+import { amount, integer } from '../option-parsers.js';
+import { balanceLines, ledgerTable, money } from '../render.js';
+
+/** `ledger balance|list|faucet`: the agent's money, as immutable entries. */
+export function registerLedger(program: Command, io: CliIo): void {
+  const ledger = program
+    .command('ledger')
+    .description('your balance and ledger entries; the faucet where enabled');
+
+  ledger
+    .command('balance')
+    .description('your balance per asset')
+    .action(async (_options: unknown, command: Command) => {
+      const context = contextOf(command, io);
+      const agent = await context.agent();
+      context.print(await agent.ledger.balance(), balanceLines);
+    });
+
+  ledger
+    .command('list')
+    .description('your ledger entries (negative amounts are money out)')
+    .option('--limit <n>', 'how many (1-100)', integer(1, 100))
+    .option('--cursor <cursor>', 'the next page, from a previous list')
+    .action(async (options: { limit?: number; cursor?: string }, command: Command) => {
+      const context = contextOf(command, io);
+      const agent = await context.agent();
+      const page = await agent.ledger.entries(options);
+      context.print(page, (result) => [
+        ...ledgerTable(result.items),
+        ...(result.nextCursor ? [`more: --cursor ${result.nextCursor}`] : []),
+      ]);
+    });
+
+  ledger
+    .command('faucet')
+    .description('credit yourself test money (only where the server runs with LEDGER_FAUCET=true)')
+    .argument('<amount>', 'atomic units', amount)
+    .option('--asset <asset>', 'the asset (default USDC)')
+    .action(async (value: string, options: { asset?: string }, command: Command) => {
+      const context = contextOf(command, io);
+      const agent = await context.agent();
+      const entry = await agent.ledger.faucet(value, options.asset);
+      context.print(
+        entry,
+        (credited) => `credited ${money(credited.amount, credited.asset)} (entry ${credited.id})`,
+      );
+    });
+}

@@ -1,0 +1,86 @@
+import type { RsvpResult } from '@townhall/sdk';
+import { TownhallError } from '@townhall/sdk';
+import type { Command } from 'commander';
+import { contextOf, type CommandContext } from '../context.js';
+import { Refusal } from '../failure.js';
+import type { CliIo } from '../io.js';
+import { amount } from '../option-parsers.js';
+import { money, ticketLine } from '../render.js';
+import { checkMaxPrice, chooseOffer, offersOf } from '../ticket-offer.js';
+
+interface RsvpOptions {
+  tier?: string;
+  maxPrice?: string;
+  cancel?: boolean;
+}
+
+function describe(result: RsvpResult): string[] {
+  if (!result.created)
+    return [`you already hold this ticket; nothing was charged`, ticketLine(result.ticket)];
+  if (result.payment)
+    return [
+      `paid ${money(result.ticket.price, result.ticket.asset)} (ledger entry ${result.payment.transaction})`,
+      ticketLine(result.ticket),
+    ];
+  return [ticketLine(result.ticket)];
+}
+
+/**
+ * Asks first without paying: a free event (or a ticket already held) answers at once; a paid one
+ * answers 402 with its price, and only then does the buyer decide (`--max-price`, or yes on a TTY).
+ */
+async function rsvp(context: CommandContext, eventId: string, options: RsvpOptions): Promise<RsvpResult> {
+  const agent = await context.agent();
+  try {
+    return await agent.tickets.rsvp(eventId, options.tier ? { tierId: options.tier } : {});
+  } catch (error) {
+    if (!(error instanceof TownhallError) || error.code !== 'payment.required') throw error;
+    const offer = chooseOffer(offersOf(error.problem), options.tier);
+    const price = money(offer.maxAmountRequired, offer.asset);
+    if (options.maxPrice !== undefined) checkMaxPrice(offer, options.maxPrice);
+    else if (context.io.interactive) {
+      const event = await context.visitor().events.get(eventId);
+      context.note(
+        `"${event.title}": a ticket (tier ${offer.extra.tierId}) costs ${price}, paid to the host ${offer.payTo}`,
+      );
+      if (!(await context.io.confirm(`Pay ${price}?`)))
+        throw new Refusal('payment.declined', 'nothing was paid');
+    } else
+      throw new Refusal(
+        'payment.required',
+        `a ticket (tier ${offer.extra.tierId}) costs ${price}; pass --max-price ${offer.maxAmountRequired} to pay it`,
+      );
+    return agent.tickets.rsvp(eventId, {
+      tierId: offer.extra.tierId,
+      maxPrice: options.maxPrice ?? offer.maxAmountRequired,
+      asset: offer.asset,
+    });
+  }
+}
+
+/** `rsvp`: get a ticket, paying through x402 when the event is paid. */
+export function registerRsvp(program: Command, io: CliIo): void {
+  program
+    .command('rsvp')
+    .description(
+      'get a ticket for an event; a paid one shows the price and asks first (or pays up to --max-price)',
+    )
+    .argument('<eventId>')
+    .option('--tier <tierId>', 'the tier to buy (tiered events)')
+    .option(
+      '--max-price <amount>',
+      'pay without asking, up to this many atomic units; refuse a higher price',
+      amount,
+    )
+    .option('--cancel', 'give back your free ticket instead')
+    .action(async (eventId: string, options: RsvpOptions, command: Command) => {
+      const context = contextOf(command, io);
+      if (options.cancel) {
+        const agent = await context.agent();
+        const ticket = await agent.tickets.release(eventId);
+        context.print(ticket, (released) => `gave back ${ticketLine(released)}`);
+        return;
+      }
+      context.print(await rsvp(context, eventId, options), describe);
+    });
+}

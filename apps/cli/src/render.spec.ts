@@ -1,0 +1,108 @@
+import type { EventView, QuestionView, StageMessageView } from '@townhall/contracts';
+import { eventTable, liveLine, money, questionTable, table, ticketingSummary } from './render.js';
+
+const event: EventView = {
+  id: 'e1',
+  title: 'AMA',
+  description: '',
+  agenda: [],
+  startsAt: '2027-03-04T19:00:00.000Z',
+  endsAt: '2027-03-04T20:00:00.000Z',
+  timezone: 'UTC',
+  hostId: 'host',
+  moderators: [],
+  speakers: [],
+  capacity: 50,
+  ticketing: { mode: 'single', price: '2500', asset: 'USDC' },
+  status: 'scheduled',
+  seriesId: null,
+  counts: { ticketsSold: { general: 3 }, questions: 0, polls: 0 },
+  createdAt: '2027-03-01T00:00:00.000Z',
+  updatedAt: '2027-03-01T00:00:00.000Z',
+  startedAt: null,
+  endedAt: null,
+  cancelledAt: null,
+};
+
+describe('human output', () => {
+  it('aligns columns and never pads the last one', () => {
+    expect(
+      table(
+        [
+          ['a', 'long', 'x'],
+          ['bbb', 's', 'y'],
+        ],
+        ['H1', 'H2', 'H3'],
+      ),
+    ).toEqual(['H1   H2    H3', 'a    long  x', 'bbb  s     y']);
+  });
+
+  it('says what tickets cost', () => {
+    expect(money('2500', 'USDC')).toBe('2500 USDC');
+    expect(ticketingSummary({ mode: 'free' })).toBe('free');
+    expect(ticketingSummary(event.ticketing)).toBe('2500 USDC');
+    expect(
+      ticketingSummary({
+        mode: 'tiered',
+        asset: 'USDC',
+        tiers: [
+          { id: 'vip', name: 'VIP', price: '5000', capacity: 5 },
+          { id: 'std', name: 'Standard', price: '1000', capacity: 45 },
+        ],
+      }),
+    ).toBe('vip 5000 USDC, std 1000 USDC');
+  });
+
+  it('lists events as a table', () => {
+    expect(eventTable([event])).toEqual([
+      'ID  STATUS     STARTS                PRICE      SOLD  TITLE',
+      'e1  scheduled  2027-03-04 19:00 UTC  2500 USDC  3/50  AMA',
+    ]);
+    expect(eventTable([])).toEqual(['no events']);
+  });
+
+  it('lists questions with their votes', () => {
+    const question: QuestionView = {
+      id: 'q1',
+      eventId: 'e1',
+      authorId: 'a',
+      body: 'Why?',
+      upvotes: 2,
+      state: 'open',
+      createdAt: '2027-03-04T19:00:00.000Z',
+    };
+    expect(questionTable([question])).toEqual(['ID  STATE  UPVOTES  QUESTION', 'q1  open   2        Why?']);
+  });
+
+  it('prints live stream messages as one line each', () => {
+    const message: StageMessageView = {
+      id: 'm1',
+      eventId: 'e1',
+      sequence: 3,
+      authorId: 'speaker',
+      body: 'Hello',
+      kind: 'message',
+      questionId: null,
+      createdAt: '2027-03-04T19:05:06.000Z',
+    };
+    const envelope = (type: string, data: unknown) => ({
+      id: '7',
+      type,
+      event: {
+        specversion: '1.0' as const,
+        id: 'x',
+        source: 'townhall/engagement',
+        type,
+        time: '2027-03-04T19:05:06.000Z',
+        subject: 'e1',
+        datacontenttype: 'application/json' as const,
+        data,
+      },
+    });
+    expect(liveLine(envelope('townhall.stage.posted', message))).toBe('#3 19:05:06 speaker: Hello');
+    expect(liveLine(envelope('townhall.event.started', { ...event, status: 'live' }))).toBe(
+      '* started: e1  live  "AMA"',
+    );
+    expect(liveLine(envelope('townhall.something.new', {}))).toBe('* townhall.something.new');
+  });
+});

@@ -1,0 +1,257 @@
+// Human output: short lines and aligned tables of the product's resources. `--json` bypasses all of it.
+import type {
+  BalanceView,
+  DirectoryCard,
+  EventView,
+  LedgerEntryView,
+  PollView,
+  QuestionView,
+  RecordingView,
+  SeriesView,
+  StageMessageView,
+  Ticketing,
+  TicketView,
+} from '@townhall/contracts';
+import type { LiveEvent } from '@townhall/sdk';
+import { formatDuration, formatInstant } from './when.js';
+
+/** Rows as aligned columns (two spaces apart); the last column is never padded. */
+export function table(rows: string[][], headers?: string[]): string[] {
+  const all = headers ? [headers, ...rows] : rows;
+  const widths: number[] = [];
+  for (const row of all)
+    row.forEach((cell, column) => {
+      widths[column] = Math.max(widths[column] ?? 0, cell.length);
+    });
+  return all.map((row) =>
+    row
+      .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+/** `2500 USDC` (atomic units, as the API counts them). */
+export function money(amount: string, asset: string | null | undefined): string {
+  return asset ? `${amount} ${asset}` : amount;
+}
+
+export function ticketingSummary(ticketing: Ticketing): string {
+  switch (ticketing.mode) {
+    case 'free':
+      return 'free';
+    case 'single':
+      return money(ticketing.price, ticketing.asset);
+    case 'tiered':
+      return ticketing.tiers.map((tier) => `${tier.id} ${money(tier.price, ticketing.asset)}`).join(', ');
+  }
+}
+
+function sold(event: EventView): number {
+  return Object.values(event.counts.ticketsSold).reduce((sum, count) => sum + count, 0);
+}
+
+export function eventTable(events: EventView[]): string[] {
+  if (events.length === 0) return ['no events'];
+  return table(
+    events.map((event) => [
+      event.id,
+      event.status,
+      formatInstant(event.startsAt),
+      ticketingSummary(event.ticketing),
+      `${sold(event)}/${event.capacity}`,
+      event.title,
+    ]),
+    ['ID', 'STATUS', 'STARTS', 'PRICE', 'SOLD', 'TITLE'],
+  );
+}
+
+/** One line after a lifecycle change: `<id> live  "AMA"`. */
+export function eventLine(event: EventView): string {
+  return `${event.id}  ${event.status}  "${event.title}"`;
+}
+
+export function eventDetail(event: EventView): string[] {
+  const lines = table([
+    ['id', event.id],
+    ['status', event.status],
+    [
+      'when',
+      `${formatInstant(event.startsAt)} to ${formatInstant(event.endsAt)} (${formatDuration(
+        Date.parse(event.endsAt) - Date.parse(event.startsAt),
+      )}, ${event.timezone})`,
+    ],
+    ['host', event.hostId],
+    ['moderators', event.moderators.join(', ') || '-'],
+    ['speakers', event.speakers.join(', ') || '-'],
+    ['tickets', `${ticketingSummary(event.ticketing)}; ${sold(event)} of ${event.capacity} taken`],
+    ['questions', String(event.counts.questions)],
+    ['polls', String(event.counts.polls)],
+    ...(event.seriesId ? [['series', event.seriesId]] : []),
+    ...(event.startedAt ? [['started', formatInstant(event.startedAt)]] : []),
+    ...(event.endedAt ? [['ended', formatInstant(event.endedAt)]] : []),
+    ...(event.cancelledAt ? [['cancelled', formatInstant(event.cancelledAt)]] : []),
+  ]).map((line) => `  ${line}`);
+  const agenda = event.agenda.map((item) => {
+    const offset = item.startOffsetMinutes === undefined ? '' : ` +${item.startOffsetMinutes}m`;
+    const length = item.durationMinutes === undefined ? '' : ` (${item.durationMinutes}m)`;
+    return `    -${offset} ${item.title}${length}`;
+  });
+  return [
+    event.title,
+    ...lines,
+    ...(event.description ? ['', ...event.description.split('\n').map((line) => `  ${line}`)] : []),
+    ...(agenda.length > 0 ? ['  agenda', ...agenda] : []),
+  ];
+}
+
+export function cardLines(card: DirectoryCard): string[] {
+  return [
+    `@${card.handle}${card.displayName ? ` (${card.displayName})` : ''}`,
+    ...table([
+      ['agentId', card.agentId],
+      ...(card.bio ? [['bio', card.bio]] : []),
+      ...(card.avatarUrl ? [['avatar', card.avatarUrl]] : []),
+      ...(card.links ?? []).map((entry) => ['link', `${entry.label}: ${entry.url}`]),
+      ['updated', formatInstant(card.updatedAt)],
+    ]).map((line) => `  ${line}`),
+  ];
+}
+
+export function ticketLine(ticket: TicketView): string {
+  const price = ticket.price === '0' ? 'free' : money(ticket.price, ticket.asset);
+  return `ticket ${ticket.id}  ${ticket.status}  tier ${ticket.tierId}  ${price}  event ${ticket.eventId}`;
+}
+
+export function questionTable(questions: QuestionView[]): string[] {
+  if (questions.length === 0) return ['no questions'];
+  return table(
+    questions.map((question) => [question.id, question.state, String(question.upvotes), question.body]),
+    ['ID', 'STATE', 'UPVOTES', 'QUESTION'],
+  );
+}
+
+export function questionLine(question: QuestionView): string {
+  const votes = `${question.upvotes} upvote${question.upvotes === 1 ? '' : 's'}`;
+  return `question ${question.id}  ${question.state}  ${votes}  "${question.body}"`;
+}
+
+export function pollLines(poll: PollView): string[] {
+  const kind = poll.multiple ? 'multiple choice' : 'single choice';
+  const ballots =
+    poll.ballots === null
+      ? 'results after closing'
+      : `${poll.ballots} ballot${poll.ballots === 1 ? '' : 's'}`;
+  const options = table(
+    poll.options.map((option, index) => [
+      `${index + 1}.`,
+      option.label,
+      option.votes === null ? '-' : `${option.votes} vote${option.votes === 1 ? '' : 's'}`,
+      option.id,
+    ]),
+  ).map((line) => `  ${line}`);
+  return [`poll ${poll.id}  ${poll.status}  "${poll.question}" (${kind}, ${ballots})`, ...options];
+}
+
+export function stageLine(message: StageMessageView): string {
+  const time = message.createdAt.slice(11, 19);
+  const body = message.kind === 'question' ? `[question] ${message.body}` : message.body;
+  return `#${message.sequence} ${time} ${message.authorId}: ${body}`;
+}
+
+export function ledgerTable(entries: LedgerEntryView[]): string[] {
+  if (entries.length === 0) return ['no ledger entries'];
+  return table(
+    entries.map((entry) => [
+      formatInstant(entry.createdAt),
+      entry.type,
+      money(entry.amount.startsWith('-') ? entry.amount : `+${entry.amount}`, entry.asset),
+      entry.eventId ? `event ${entry.eventId}` : '',
+      entry.id,
+    ]),
+    ['WHEN', 'TYPE', 'AMOUNT', 'EVENT', 'ENTRY'],
+  );
+}
+
+export function balanceLines(balance: BalanceView): string[] {
+  if (balance.balances.length === 0) return ['no balance (0)'];
+  return balance.balances.map((entry) => money(entry.amount, entry.asset));
+}
+
+export function recordingLines(recording: RecordingView): string[] {
+  const { transcript } = recording;
+  return [
+    `recording of ${recording.eventId}  ${recording.published ? `published ${formatInstant(recording.publishedAt)}` : 'draft (not published)'}`,
+    ...(recording.summary ? [`  summary: ${recording.summary}`] : []),
+    ...(recording.mediaUrl ? [`  media: ${recording.mediaUrl}`] : []),
+    `  attendance: ${transcript.attendance.ticketsIssued} tickets, ${transcript.attendance.attendees.length} attendees`,
+    `  stage (${transcript.stage.length} messages)`,
+    ...transcript.stage.map((message) => `    ${stageLine(message)}`),
+    `  questions (${transcript.questions.length})`,
+    ...transcript.questions.map((question) => `    ${question.state} ${question.upvotes}  ${question.body}`),
+    `  polls (${transcript.polls.length})`,
+    ...transcript.polls.map(
+      (poll) =>
+        `    "${poll.question}": ${poll.options.map((option) => `${option.label} ${option.votes ?? '-'}`).join(', ')}`,
+    ),
+  ];
+}
+
+export function seriesLines(series: SeriesView): string[] {
+  return [
+    `series ${series.id}  "${series.title}"`,
+    ...table([
+      [
+        'recurrence',
+        `${series.recurrence.rrule} from ${series.recurrence.startsAt} ${series.recurrence.timezone}`,
+      ],
+      ['duration', formatDuration(series.template.durationMinutes * 60_000)],
+      ['tickets', ticketingSummary(series.template.ticketing)],
+      ['followers', String(series.followerCount)],
+    ]).map((line) => `  ${line}`),
+    '  upcoming',
+    ...series.upcoming.map(
+      (occurrence) =>
+        `    ${formatInstant(occurrence.startsAt)}  ${occurrence.status}  ${occurrence.eventId}`,
+    ),
+  ];
+}
+
+/** One line per message of the live stream (`stage tail`). */
+export function liveLine({ type, event }: LiveEvent): string {
+  const data = event.data as Record<string, unknown>;
+  switch (type) {
+    case 'townhall.stage.posted':
+      return stageLine(data as unknown as StageMessageView);
+    case 'townhall.question.submitted': {
+      const question = data as unknown as QuestionView;
+      return `? question ${question.id} from ${question.authorId}: ${question.body}`;
+    }
+    case 'townhall.question.upvoted':
+    case 'townhall.question.promoted':
+    case 'townhall.question.answered':
+    case 'townhall.question.dismissed': {
+      const question = data as unknown as QuestionView;
+      return `? ${questionLine(question)}`;
+    }
+    case 'townhall.poll.opened':
+    case 'townhall.poll.voted':
+    case 'townhall.poll.closed':
+      return pollLines(data as unknown as PollView)
+        .map((line, index) => (index === 0 ? `% ${line}` : `  ${line}`))
+        .join('\n');
+    case 'townhall.event.scheduled':
+    case 'townhall.event.started':
+    case 'townhall.event.ended':
+    case 'townhall.event.cancelled':
+    case 'townhall.event.updated':
+      return `* ${type.slice('townhall.event.'.length)}: ${eventLine(data as unknown as EventView)}`;
+    case 'townhall.ticket.issued':
+    case 'townhall.ticket.cancelled':
+      return `* ${type.slice('townhall.'.length)}: ${ticketLine(data as unknown as TicketView)}`;
+    case 'townhall.recording.published':
+      return `* recording published: ${(data as unknown as RecordingView).summary ?? ''}`.trimEnd();
+    default:
+      return `* ${type}`;
+  }
+}

@@ -1,0 +1,134 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, register, type Registry } from 'prom-client';
+
+/**
+ * The process's Prometheus registry: the Node.js defaults (CPU, memory, event loop lag, GC) and
+ * every Townhall metric, served as `/metrics`. Metrics are defined once, next to the code that
+ * owns the concept (these shared ones here; HTTP ones in the gateway; tickets in ticketing).
+ * In standalone mode the one process holds them all, told apart by the `service` label.
+ */
+export const metricsRegistry: Registry = register;
+
+let defaultsStarted = false;
+/** Node.js process metrics, once per process. */
+export function collectProcessMetrics(): void {
+  if (defaultsStarted) return;
+  defaultsStarted = true;
+  collectDefaultMetrics({ register: metricsRegistry });
+}
+
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+/** A request to another service (NATS request/reply or in-process), as the caller saw it. */
+export const serviceRequestDuration = new Histogram({
+  name: 'townhall_service_request_duration_seconds',
+  help: 'Requests to services (NATS request/reply or in-process) by pattern and outcome',
+  labelNames: ['pattern', 'outcome'] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [metricsRegistry],
+});
+
+/** A message handled by a service, as the service saw it. */
+export const messageHandlingDuration = new Histogram({
+  name: 'townhall_message_handling_duration_seconds',
+  help: 'Messages handled by a service, by pattern and outcome (ok or the problem code)',
+  labelNames: ['service', 'pattern', 'outcome'] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [metricsRegistry],
+});
+
+export const domainEventsPublished = new Counter({
+  name: 'townhall_domain_events_published_total',
+  help: 'Domain events the outbox relay published',
+  labelNames: ['service'] as const,
+  registers: [metricsRegistry],
+});
+
+export const domainEventsHandled = new Counter({
+  name: 'townhall_domain_events_handled_total',
+  help: 'Domain events handled by a durable consumer, by outcome (ok or failed: redelivered later)',
+  labelNames: ['service', 'durable', 'outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+/** Collected on scrape from every registered source (pools, outboxes). */
+export const databasePoolConnections = new Gauge({
+  name: 'townhall_db_pool_connections',
+  help: 'Connections of a service database pool by state (total, idle, waiting clients)',
+  labelNames: ['service', 'state'] as const,
+  registers: [metricsRegistry],
+  collect() {
+    this.reset();
+    for (const [service, pool] of pools) {
+      this.set({ service, state: 'total' }, pool.totalCount);
+      this.set({ service, state: 'idle' }, pool.idleCount);
+      this.set({ service, state: 'waiting' }, pool.waitingCount);
+    }
+  },
+});
+
+export interface PoolStats {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+}
+const pools = new Map<string, PoolStats>();
+
+/** Reports `pool` as the database pool of `service` until the returned function is called. */
+export function observePool(service: string, pool: PoolStats): () => void {
+  pools.set(service, pool);
+  return () => pools.delete(service);
+}
+
+export const outboxPending = new Gauge({
+  name: 'townhall_outbox_pending_events',
+  help: 'Domain events committed to a service outbox and not yet published',
+  labelNames: ['service'] as const,
+  registers: [metricsRegistry],
+  async collect() {
+    this.reset();
+    for (const [service, read] of outboxes)
+      this.set({ service }, (await read().catch(() => undefined))?.pending ?? NaN);
+  },
+});
+
+export const outboxLag = new Gauge({
+  name: 'townhall_outbox_lag_seconds',
+  help: 'Age of the oldest unpublished domain event in a service outbox (0 when empty)',
+  labelNames: ['service'] as const,
+  registers: [metricsRegistry],
+  async collect() {
+    this.reset();
+    for (const [service, read] of outboxes)
+      this.set({ service }, (await read().catch(() => undefined))?.lagSeconds ?? NaN);
+  },
+});
+
+export interface OutboxStats {
+  pending: number;
+  lagSeconds: number;
+}
+const outboxes = new Map<string, () => Promise<OutboxStats>>();
+
+/** Reports the outbox of `service` (read on each scrape) until the returned function is called. */
+export function observeOutbox(service: string, read: () => Promise<OutboxStats>): () => void {
+  outboxes.set(service, read);
+  return () => outboxes.delete(service);
+}
+
+/** Measures `work` into `histogram` with the labels, the outcome decided by `outcomeOf`. */
+export async function timed<T, L extends string>(
+  histogram: Histogram<L>,
+  labels: Partial<Record<L, string>>,
+  outcomeOf: (error: unknown) => string,
+  work: () => Promise<T>,
+): Promise<T> {
+  const end = histogram.startTimer(labels);
+  try {
+    const result = await work();
+    end({ outcome: 'ok' } as Partial<Record<L, string>>);
+    return result;
+  } catch (error) {
+    end({ outcome: outcomeOf(error) } as Partial<Record<L, string>>);
+    throw error;
+  }
+}

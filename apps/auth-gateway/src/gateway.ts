@@ -8,6 +8,7 @@ import type { NonceStore } from './auth/nonce-store.js';
 import { installSignedRequests } from './auth/signed-requests.js';
 import { AccessLog } from './access-log.js';
 import { GatewayModule } from './gateway.module.js';
+import { installGracefulClose } from './graceful-close.js';
 import { installHttpMetrics } from './http-metrics.js';
 import { LIVE_STREAM, type LiveStream } from './live/live-stream.js';
 import { installDocsPage } from './openapi/docs-page.js';
@@ -45,7 +46,8 @@ export async function createGateway(deps: GatewayDependencies): Promise<NestFast
     loggerInstance: deps.logger,
     logController: new AccessLog(),
     genReqId: (request: IncomingMessage) => requestIdFrom(request.headers['x-request-id'], randomUUID),
-    return503OnClosing: true,
+    // Our own 503 while closing (below), as problem+json like every other error.
+    return503OnClosing: false,
     trustProxy: deps.trustProxy ?? false,
   });
   const root = GatewayModule.register(deps.services, deps.readiness);
@@ -73,6 +75,7 @@ export async function createGateway(deps: GatewayDependencies): Promise<NestFast
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  installGracefulClose(fastify, deps.audience);
   installHttpMetrics(fastify, deps.liveStream?.hub);
   const rateLimits = deps.rateLimits && installRateLimits(fastify, deps.rateLimits, deps.audience);
   installSignedRequests(fastify, { ...deps, onVerified: rateLimits?.countSignedRequest });

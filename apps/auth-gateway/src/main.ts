@@ -4,9 +4,8 @@ import { SignatureVerifier } from '@townhall/auth';
 import {
   collectProcessMetrics,
   createLogger,
-  loadConfig,
+  loadConfigOrExit,
   NatsServiceClient,
-  required,
   startProbeServer,
   stopGracefullyOnSignal,
   type ReadinessCheck,
@@ -17,12 +16,16 @@ import { audienceOf, GatewayConfigSchema } from './config.js';
 import { createGateway } from './gateway.js';
 import { startLiveStream } from './live/live-stream.js';
 
-const config = loadConfig(GatewayConfigSchema);
+// Distributed mode: NATS and Redis are required.
+const config = loadConfigOrExit(
+  GatewayConfigSchema.required({ NATS_URL: true, REDIS_URL: true }),
+  'auth-gateway',
+);
 const logger = createLogger('auth-gateway', config.LOG_LEVEL);
 const audience = audienceOf(config);
 
 const nats = await connect({
-  servers: required(config.NATS_URL, 'NATS_URL'),
+  servers: config.NATS_URL,
   name: 'auth-gateway',
   maxReconnectAttempts: -1,
   waitOnFirstConnect: true,
@@ -30,7 +33,7 @@ const nats = await connect({
   noAsyncTraces: true,
 });
 
-const redis = connectRedis(required(config.REDIS_URL, 'REDIS_URL'), logger);
+const redis = connectRedis(config.REDIS_URL, logger);
 
 // One JetStream consumer per gateway process feeds every live-stream client it serves.
 const liveStream = startLiveStream({

@@ -4,6 +4,7 @@ import { z } from 'zod';
 export const BaseConfigSchema = z.object({
   TOWNHALL_ENV: z.enum(['production', 'staging', 'development']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Required in distributed mode (each app's main.ts); standalone runs without it. */
   NATS_URL: z.string().min(1).optional(),
   /** Milliseconds the gateway waits for a service to answer before a 504. */
   SERVICE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
@@ -28,9 +29,11 @@ export function loadConfig<S extends z.ZodType>(
 ): z.output<S> {
   const result = schema.safeParse(env);
   if (result.success) return result.data;
-  const lines = result.error.issues.map(
-    (issue) => `  ${issue.path.join('.') || '(environment)'}: ${issue.message}`,
-  );
+  const lines = result.error.issues.map((issue) => {
+    const name = issue.path.join('.') || '(environment)';
+    const unset = issue.path.length === 1 && env[String(issue.path[0])] === undefined;
+    return `  ${name}: ${unset ? 'required, not set' : issue.message}`;
+  });
   throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
 }
 
@@ -39,4 +42,25 @@ export function required<T>(value: T | undefined, name: string): T {
   if (value === undefined)
     throw new ConfigError(`Invalid configuration:\n  ${name}: required in distributed mode`);
   return value;
+}
+
+/** EX_CONFIG (sysexits.h): the process was started with a bad configuration. */
+export const CONFIG_EXIT_CODE = 78;
+
+/**
+ * loadConfig for an app's entry point: a bad or missing variable ends the process at once with
+ * one readable message naming it (no stack trace) and exit code 78, before anything connects.
+ */
+export function loadConfigOrExit<S extends z.ZodType>(
+  schema: S,
+  app: string,
+  env: NodeJS.ProcessEnv = process.env,
+): z.output<S> {
+  try {
+    return loadConfig(schema, env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${app}: ${error.message}\n`);
+    process.exit(CONFIG_EXIT_CODE);
+  }
 }

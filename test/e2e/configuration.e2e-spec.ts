@@ -1,0 +1,67 @@
+import { spawn } from 'node:child_process';
+import { APPS, REPO_ROOT } from '@townhall/testing';
+
+/** Runs an app's entry point with only `env` (and PATH); resolves with its exit code and stderr. */
+function runApp(app: string, env: Record<string, string>, script = 'main.js') {
+  return new Promise<{ code: number | null; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [`apps/${app}/dist/${script}`], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env['PATH'] ?? '', ...env },
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    });
+  });
+}
+
+describe('configuration: every app checks its environment at start and names what is wrong', () => {
+  const apps = [APPS.gateway, ...APPS.services];
+
+  it.each(apps)('%s refuses to start without its servers, naming each missing variable', async (app) => {
+    const { code, stderr } = await runApp(app, {});
+    expect(code).toBe(78);
+    expect(stderr).toMatch(new RegExp(`^${app}: Invalid configuration:`));
+    expect(stderr).toContain('NATS_URL: required, not set');
+    expect(stderr).toContain(
+      app === APPS.gateway ? 'REDIS_URL: required, not set' : 'DATABASE_URL: required, not set',
+    );
+    expect(stderr).not.toMatch(/\n\s+at /); // a message, not a stack trace
+  });
+
+  it.each(apps)('%s refuses a malformed value, naming the variable', async (app) => {
+    const env = {
+      NATS_URL: 'nats://127.0.0.1:1',
+      REDIS_URL: 'redis://127.0.0.1:1',
+      DATABASE_URL: 'postgres://127.0.0.1:1/x',
+      LOG_LEVEL: 'loud',
+      SERVICE_TIMEOUT_MS: 'soon',
+    };
+    const { code, stderr } = await runApp(app, env);
+    expect(code).toBe(78);
+    expect(stderr).toMatch(/LOG_LEVEL: .+/);
+    expect(stderr).toMatch(/SERVICE_TIMEOUT_MS: .+/);
+  });
+
+  it.each(APPS.services)('the migrate command of %s needs DATABASE_URL only', async (app) => {
+    const { code, stderr } = await runApp(app, {}, 'migrate.js');
+    expect(code).toBe(78);
+    expect(stderr).toContain('DATABASE_URL: required, not set');
+    expect(stderr).not.toContain('NATS_URL');
+  });
+
+  it('the gateway checks its own settings too (PORT, PUBLIC_BASE_URL)', async () => {
+    const { code, stderr } = await runApp(APPS.gateway, {
+      NATS_URL: 'nats://127.0.0.1:1',
+      REDIS_URL: 'redis://127.0.0.1:1',
+      PORT: '70000',
+      PUBLIC_BASE_URL: 'ftp://example.com',
+    });
+    expect(code).toBe(78);
+    expect(stderr).toMatch(/PORT: .+/);
+    expect(stderr).toMatch(/PUBLIC_BASE_URL: .+/);
+  });
+});

@@ -34,5 +34,10 @@ export default {
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
       testTimeout: 60_000,
     },
+    {
+      ...shared,
+      displayName: 'deploy',
+      testMatch: ['<rootDir>/test/deploy/**/*.spec.ts'],
+    },
   ],
 };

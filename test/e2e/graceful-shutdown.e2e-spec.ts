@@ -118,7 +118,10 @@ describe('graceful shutdown: SIGTERM during a burst of 500 signed writes', () =>
       stopping = topology.gateway.stop();
     });
     const code = await stopping;
-    if (code !== 0) console.log(topology.gateway.logs.slice(-12).join('\n'));
+    if (code !== 0) {
+      const logs = topology.gateway.logs.slice(-12).join('\n');
+      throw new Error(`the gateway exited with ${code}:\n${logs}`);
+    }
     expect(code).toBe(0); // a clean exit: in-flight requests finished first
     expect(outcomes.filter((outcome) => outcome.ticket).length).toBeGreaterThanOrEqual(40);
     await checkTicketing(db, event.id, outcomes);

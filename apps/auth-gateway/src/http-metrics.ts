@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
-import { metricsRegistry } from '@townhall/platform';
+import { LATENCY_BUCKETS, metricsRegistry } from '@townhall/platform';
 import type { FastifyInstance } from 'fastify';
 import type { LiveHub } from './live/live-hub.js';
 
@@ -8,7 +8,7 @@ export const httpRequestDuration = new Histogram({
   name: 'townhall_http_request_duration_seconds',
   help: 'HTTP requests served by the gateway, by method, route pattern and status',
   labelNames: ['method', 'route', 'status'] as const,
-  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  buckets: LATENCY_BUCKETS,
   registers: [metricsRegistry],
 });
 
@@ -17,6 +17,14 @@ export const authFailures = new Counter({
   name: 'townhall_auth_failures_total',
   help: 'Signed requests refused by the gateway, by problem code',
   labelNames: ['code'] as const,
+  registers: [metricsRegistry],
+});
+
+/** Requests answered 429 rate.limited, by the limit they hit (writes per agent, reads per IP or agent). */
+export const rateLimited = new Counter({
+  name: 'townhall_rate_limited_total',
+  help: 'Requests refused with 429 rate.limited, by limit',
+  labelNames: ['kind'] as const,
   registers: [metricsRegistry],
 });
 

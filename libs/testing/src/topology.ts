@@ -17,6 +17,13 @@ export const APPS = (
   }
 ).townhall;
 
+/**
+ * Rate limits are off in a topology's gateways unless its `env` sets them (as
+ * rate-limits.e2e-spec.ts does): other suites race dozens of writes by one agent, or hundreds of
+ * reads from 127.0.0.1, on purpose.
+ */
+const GATEWAY_DEFAULTS = { RATE_LIMIT_WRITES_PER_SECOND: '0', RATE_LIMIT_READS_PER_SECOND: '0' };
+
 export interface TopologyOptions {
   /** Use the machine's NATS (NATS_URL) instead of a nats-server of the topology's own. */
   sharedNats?: boolean;
@@ -42,7 +49,11 @@ export class Topology {
     readonly gateway: AppProcess,
     readonly services: AppProcess[],
     private readonly serviceEnv: Record<string, string>,
+    private readonly redisUrl: string = REDIS_URL,
   ) {}
+
+  /** Gateways started by startGateway(), beside `gateway`. */
+  readonly extraGateways: AppProcess[] = [];
 
   static async start(options: TopologyOptions = {}): Promise<Topology> {
     const database = await createTestDatabase();
@@ -69,6 +80,7 @@ export class Topology {
       );
 
       const gateway = AppProcess.start(APPS.gateway, {
+        ...GATEWAY_DEFAULTS,
         ...common,
         PORT: String(port),
         HOST: '127.0.0.1',
@@ -78,7 +90,8 @@ export class Topology {
       started.push(gateway);
 
       await waitFor('gateway ready', () => ready(`${baseUrl}/readyz`));
-      return new Topology(baseUrl, natsUrl, nats, database, gateway, services, common);
+      const redisUrl = options.redisUrl ?? REDIS_URL;
+      return new Topology(baseUrl, natsUrl, nats, database, gateway, services, common, redisUrl);
     } catch (error) {
       await Promise.all(started.map((app) => app.stop()));
       await database.drop();
@@ -105,12 +118,43 @@ export class Topology {
     return restarted;
   }
 
+  /**
+   * Starts one more gateway process, a replica of the first: the same environment (the same
+   * PUBLIC_BASE_URL, so requests signed for `baseUrl` verify there too, and the same Redis and
+   * NATS) plus `env`, on ports of its own. Resolves with its URL once it is ready; stop() ends it.
+   */
+  async startGateway(env: Record<string, string> = {}): Promise<{ url: string; process: AppProcess }> {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const gateway = AppProcess.start(APPS.gateway, {
+      ...GATEWAY_DEFAULTS,
+      ...this.serviceEnv,
+      HOST: '127.0.0.1',
+      REDIS_URL: this.redisUrl,
+      ...env,
+      PORT: String(port),
+      PROBE_PORT: String(await freePort()),
+    });
+    this.extraGateways.push(gateway);
+    try {
+      await waitFor(`gateway on port ${port} ready`, () => ready(`${url}/readyz`));
+    } catch (error) {
+      const logs = gateway.logs.slice(-30).join('\n');
+      throw new Error(`${error instanceof Error ? error.message : String(error)}\n${logs}`, { cause: error });
+    }
+    return { url, process: gateway };
+  }
+
   client(key?: AgentKey): AgentClient {
     return new AgentClient({ baseUrl: this.baseUrl, ...(key ? { key } : {}) });
   }
 
   async stop(): Promise<void> {
-    await Promise.all([this.gateway.stop(), ...this.services.map((service) => service.stop())]);
+    await Promise.all([
+      this.gateway.stop(),
+      ...this.extraGateways.map((gateway) => gateway.stop()),
+      ...this.services.map((service) => service.stop()),
+    ]);
     await this.database.drop();
     await this.nats?.destroy();
   }

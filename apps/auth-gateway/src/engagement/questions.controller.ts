@@ -9,6 +9,15 @@ import { QuestionPageSchema, QuestionViewSchema } from '../openapi/view-schemas.
 import { metaOf } from '../request-context.js';
 import { bodyWith } from './request-body.js';
 
+/** What a moderation action (promote, answer, dismiss) can answer besides the common codes. */
+const MODERATION_CODES = [
+  'event.not_found',
+  'question.not_found',
+  'role.forbidden',
+  'question.closed',
+  'question.invalid_transition',
+] as const;
+
 /** Q&A (PRODUCT.md "Live stage, Q&A, polls"); owned by the engagement service. */
 @Controller('events/:id/questions')
 export class QuestionsController {
@@ -130,13 +139,7 @@ export class QuestionsController {
     description: 'Moderators and the host.',
     params: QuestionPath,
     reply: QuestionViewSchema,
-    codes: [
-      'event.not_found',
-      'question.not_found',
-      'role.forbidden',
-      'question.closed',
-      'question.invalid_transition',
-    ],
+    codes: [...MODERATION_CODES],
   })
   @HttpCode(200)
   answer(@Param('id') eventId: string, @Param('qid') questionId: string, @Req() request: FastifyRequest) {
@@ -150,13 +153,7 @@ export class QuestionsController {
     description: 'Moderators and the host.',
     params: QuestionPath,
     reply: QuestionViewSchema,
-    codes: [
-      'event.not_found',
-      'question.not_found',
-      'role.forbidden',
-      'question.closed',
-      'question.invalid_transition',
-    ],
+    codes: [...MODERATION_CODES],
   })
   @HttpCode(200)
   dismiss(@Param('id') eventId: string, @Param('qid') questionId: string, @Req() request: FastifyRequest) {

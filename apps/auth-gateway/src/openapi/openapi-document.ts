@@ -18,6 +18,7 @@ import {
 } from './api-description.js';
 import { API_ROUTE_METADATA, type ApiRouteDoc } from './api-route.decorator.js';
 import { replySchemas } from './view-schemas.js';
+import { isUnlimitedRoute } from '../rate-limit/rate-limited-requests.js';
 
 type Json = Record<string, unknown>;
 
@@ -235,6 +236,7 @@ function operationOf(route: GatewayRoute): OpenApiOperation {
     ...(doc.query ? (['validation.failed'] as const) : []),
     ...(doc.codes ?? []),
     ...(doc.callsService === false ? [] : SERVICE_CODES),
+    ...(isUnlimitedRoute(route.path) ? [] : (['rate.limited'] as const)),
   ]);
   const byStatus = new Map<number, ProblemCode[]>();
   for (const code of Object.keys(PROBLEM_CODES) as ProblemCode[]) {

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { generateAgentKey, signRequest, SignatureVerifier, type AgentKey } from '@townhall/auth';
-import { DomainError, type Contract, type MessageMeta } from '@townhall/contracts';
+import { DomainError, type Contract } from '@townhall/contracts';
 import { createLogger, type ServiceClient } from '@townhall/platform';
 import type { z } from 'zod';
 import { MemoryNonceStore } from '../auth/nonce-store.js';
@@ -67,7 +67,13 @@ describe('rate limits in the gateway (in process, memory counters)', () => {
   const get = (path: string, headers: Record<string, string> = {}) => fetch(base + path, { headers });
 
   function signed(key: AgentKey, method: string, target: string, body?: string, headers = {}) {
-    const auth = signRequest({ key, audience: AUDIENCE, method, target, ...(body === undefined ? {} : { body }) });
+    const auth = signRequest({
+      key,
+      audience: AUDIENCE,
+      method,
+      target,
+      ...(body === undefined ? {} : { body }),
+    });
     return fetch(base + target, {
       method,
       headers: {
@@ -181,11 +187,21 @@ describe('rate limits in the gateway (in process, memory counters)', () => {
     await boot();
     const alice = generateAgentKey();
     const body = JSON.stringify(CARD);
-    const auth = signRequest({ key: alice, audience: AUDIENCE, method: 'PUT', target: '/directory/me', body });
+    const auth = signRequest({
+      key: alice,
+      audience: AUDIENCE,
+      method: 'PUT',
+      target: '/directory/me',
+      body,
+    });
     const send = (payload: string) =>
       fetch(`${base}/directory/me`, {
         method: 'PUT',
-        headers: { authorization: auth.authorization, 'x-nonce': auth.nonce, 'content-type': 'application/json' },
+        headers: {
+          authorization: auth.authorization,
+          'x-nonce': auth.nonce,
+          'content-type': 'application/json',
+        },
         body: payload,
       });
     for (let i = 0; i < 5; i++) expect((await send('{"handle":"mallory"}')).status).toBe(401); // forged
@@ -202,7 +218,9 @@ describe('rate limits in the gateway (in process, memory counters)', () => {
     for (const agent of agents) {
       const statuses = [];
       for (let i = 0; i < 4; i++)
-        statuses.push((await signed(agent, 'GET', `/directory/${agent.agentId}`, undefined, from('203.0.113.9'))).status);
+        statuses.push(
+          (await signed(agent, 'GET', `/directory/${agent.agentId}`, undefined, from('203.0.113.9'))).status,
+        );
       expect(statuses).toEqual([200, 200, 200, 429]);
     }
     // The address's own budget for unsigned reads is untouched.
@@ -216,14 +234,23 @@ describe('rate limits in the gateway (in process, memory counters)', () => {
       const write = await putCard(alice);
       const read = await get('/events');
       expect([write.status, read.status]).toEqual([201, 200]);
-      expect([write.headers.get('ratelimit-limit'), read.headers.get('ratelimit-limit')]).toEqual([null, null]);
+      expect([write.headers.get('ratelimit-limit'), read.headers.get('ratelimit-limit')]).toEqual([
+        null,
+        null,
+      ]);
     }
   });
 });
 
 describe('rateLimitHeaders', () => {
   it('adds Retry-After only to a refusal', () => {
-    const decision = { kind: 'write', limit: 20, remaining: 0, resetSeconds: 2, policy: '20;w=1;burst=40' } as const;
+    const decision = {
+      kind: 'write',
+      limit: 20,
+      remaining: 0,
+      resetSeconds: 2,
+      policy: '20;w=1;burst=40',
+    } as const;
     expect(rateLimitHeaders({ ...decision, allowed: true })).toEqual({
       'ratelimit-limit': '20',
       'ratelimit-remaining': '0',

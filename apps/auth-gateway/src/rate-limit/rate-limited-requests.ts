@@ -2,7 +2,13 @@ import { DomainError } from '@townhall/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { buildProblem, PROBLEM_CONTENT_TYPE } from '../problem/problem.js';
 import { clientAddressKey } from './client-address.js';
-import { RateLimits, type RateLimitDecision, type RateLimitKind, type RateLimitOptions } from './rate-limits.js';
+import {
+  RateLimits,
+  type RateLimitDecision,
+  type RateLimitKind,
+  type RateLimitOptions,
+} from './rate-limits.js';
+import { rateLimited } from '../http-metrics.js';
 
 /** Never limited: the probes, the metrics scrape and the API's own documentation. */
 const UNLIMITED_ROUTES = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs', '/docs/']);
@@ -65,6 +71,7 @@ export function installRateLimits(
     if (!decision) return;
     reply.headers(rateLimitHeaders(decision));
     if (decision.allowed) return;
+    rateLimited.inc({ kind });
     options.onLimited?.(kind);
     const problem = buildProblem(
       new DomainError(

@@ -40,7 +40,12 @@ describe('RateLimits (rate-limiter-flexible, in memory)', () => {
 
     // The next second brings the rate back, but the reserve only after WRITE_RESERVE_SECONDS.
     jest.advanceTimersByTime(1_000);
-    expect((await spend(limits, 'write', 'alice', 4)).map((d) => d?.allowed)).toEqual([true, true, true, false]);
+    expect((await spend(limits, 'write', 'alice', 4)).map((d) => d?.allowed)).toEqual([
+      true,
+      true,
+      true,
+      false,
+    ]);
     jest.advanceTimersByTime(WRITE_RESERVE_SECONDS * 1_000);
     expect((await spend(limits, 'write', 'alice', 6)).map((d) => d?.allowed)).toEqual([
       true,
@@ -71,7 +76,9 @@ describe('RateLimits (rate-limiter-flexible, in memory)', () => {
     const writes = await spend(limits, 'write', 'alice', 4);
     expect(writes.map((d) => d?.allowed)).toEqual([true, true, true, false]);
     expect(writes[0]?.policy).toBe('3;w=1');
-    expect(new RateLimits({ ...CONFIG, RATE_LIMIT_WRITES_PER_SECOND: 0 }, 'test').limits('write')).toBe(false);
+    expect(new RateLimits({ ...CONFIG, RATE_LIMIT_WRITES_PER_SECOND: 0 }, 'test').limits('write')).toBe(
+      false,
+    );
   });
 });
 

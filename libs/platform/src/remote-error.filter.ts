@@ -1,7 +1,8 @@
-import { Catch, type RpcExceptionFilter } from '@nestjs/common';
+import { Catch, type ArgumentsHost, type RpcExceptionFilter } from '@nestjs/common';
 import { DomainError, type RemoteError } from '@townhall/contracts';
 import { throwError, type Observable } from 'rxjs';
 import type { Logger } from './logger.js';
+import { requestIdOf } from './observability/message-interceptor.js';
 
 /**
  * The last stop of every failed message handler: a DomainError travels back as its
@@ -12,9 +13,9 @@ import type { Logger } from './logger.js';
 export class RemoteErrorFilter implements RpcExceptionFilter<unknown> {
   constructor(private readonly logger: Logger) {}
 
-  catch(exception: unknown): Observable<RemoteError> {
+  catch(exception: unknown, host: ArgumentsHost): Observable<RemoteError> {
     if (exception instanceof DomainError) return throwError(() => exception.toRemote());
-    this.logger.error({ err: exception }, 'unhandled error in message handler');
+    this.logger.error({ err: exception, requestId: requestIdOf(host) }, 'unhandled error in message handler');
     return throwError(() => new DomainError('internal.error', 'Internal error').toRemote());
   }
 }

@@ -1,15 +1,16 @@
-import { migrateSchema, required, type Logger, type ServiceDefinition } from '@townhall/platform/service';
+import {
+  migrateSchema,
+  openDataSource,
+  type Logger,
+  type ServiceDefinition,
+} from '@townhall/platform/service';
 import type { DirectoryConfig } from './config.js';
 import { createDirectoryDataSource } from './data-source.js';
 import { DirectoryModule } from './directory.module.js';
 
 /** The directory service, whatever runs it (its own process, or standalone mode). */
 export async function directoryService(config: DirectoryConfig, _logger: Logger): Promise<ServiceDefinition> {
-  const dataSource = createDirectoryDataSource(
-    required(config.DATABASE_URL, 'DATABASE_URL'),
-    config.DATABASE_POOL_SIZE,
-  );
-  await dataSource.initialize();
+  const dataSource = await openDataSource(createDirectoryDataSource, config);
   return {
     name: 'directory',
     dataSource,

@@ -1,4 +1,9 @@
-import { migrateSchema, required, type Logger, type ServiceDefinition } from '@townhall/platform/service';
+import {
+  migrateSchema,
+  openDataSource,
+  type Logger,
+  type ServiceDefinition,
+} from '@townhall/platform/service';
 import type { EngagementConfig } from './config.js';
 import { createEngagementDataSource, ENGAGEMENT_SCHEMA } from './data-source.js';
 import { EngagementModule } from './engagement.module.js';
@@ -14,11 +19,7 @@ export async function engagementService(
   config: EngagementConfig,
   logger: Logger,
 ): Promise<ServiceDefinition> {
-  const dataSource = createEngagementDataSource(
-    required(config.DATABASE_URL, 'DATABASE_URL'),
-    config.DATABASE_POOL_SIZE,
-  );
-  await dataSource.initialize();
+  const dataSource = await openDataSource(createEngagementDataSource, config);
   return {
     name: 'engagement',
     dataSource,

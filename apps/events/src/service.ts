@@ -1,4 +1,9 @@
-import { migrateSchema, required, type Logger, type ServiceDefinition } from '@townhall/platform/service';
+import {
+  migrateSchema,
+  openDataSource,
+  type Logger,
+  type ServiceDefinition,
+} from '@townhall/platform/service';
 import type { EventsConfig } from './config.js';
 import { COUNT_SUBSCRIPTIONS, EventCounts } from './counts/event-counts.js';
 import { createEventsDataSource, EVENTS_SCHEMA } from './data-source.js';
@@ -6,11 +11,7 @@ import { EventsModule } from './events.module.js';
 
 /** The events service, whatever runs it (its own process, or standalone mode). */
 export async function eventsService(config: EventsConfig, logger: Logger): Promise<ServiceDefinition> {
-  const dataSource = createEventsDataSource(
-    required(config.DATABASE_URL, 'DATABASE_URL'),
-    config.DATABASE_POOL_SIZE,
-  );
-  await dataSource.initialize();
+  const dataSource = await openDataSource(createEventsDataSource, config);
   return {
     name: 'events',
     dataSource,

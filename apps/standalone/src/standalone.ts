@@ -111,6 +111,7 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
     // Every consumer listens now: domain events left in the outboxes go out to all of them.
     for (const service of services) service.startRelay();
 
+    const gatewayLogger = child('auth-gateway');
     let client: ServiceClient;
     let liveStream: LiveStream;
     if (natsUrl) {
@@ -119,7 +120,7 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
       client = new NatsServiceClient(nats, gatewayConfig.SERVICE_TIMEOUT_MS);
       liveStream = startLiveStream({
         nc: nats,
-        logger: child('auth-gateway'),
+        logger: gatewayLogger,
         heartbeatMs: gatewayConfig.LIVE_HEARTBEAT_MS,
         clientBuffer: gatewayConfig.LIVE_CLIENT_BUFFER,
       });
@@ -133,7 +134,7 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
     }
     stops.push(() => liveStream.stop());
 
-    const redis = env['REDIS_URL'] ? connectRedis(env['REDIS_URL'], child('auth-gateway')) : undefined;
+    const redis = env['REDIS_URL'] ? connectRedis(env['REDIS_URL'], gatewayLogger) : undefined;
     let nonces: NonceStore;
     if (redis) {
       nonces = new RedisNonceStore(redis, gatewayConfig.TOWNHALL_ENV);
@@ -146,7 +147,7 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
     const app = await createGateway({
       audience: audienceOf(gatewayConfig),
       bodyLimit: gatewayConfig.BODY_LIMIT_BYTES,
-      logger: child('auth-gateway'),
+      logger: gatewayLogger,
       services: client,
       nonces,
       verifier: new SignatureVerifier(),

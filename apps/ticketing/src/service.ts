@@ -2,7 +2,7 @@ import { SignatureVerifier } from '@townhall/auth';
 import {
   ConfigError,
   migrateSchema,
-  required,
+  openDataSource,
   type Logger,
   type ServiceDefinition,
 } from '@townhall/platform/service';
@@ -19,11 +19,7 @@ export async function ticketingService(config: TicketingConfig, logger: Logger):
       'Invalid configuration:\n  X402_FACILITATOR_URL, X402_NETWORK: required when X402_FACILITATOR=http',
     );
   }
-  const dataSource = createTicketingDataSource(
-    required(config.DATABASE_URL, 'DATABASE_URL'),
-    config.DATABASE_POOL_SIZE,
-  );
-  await dataSource.initialize();
+  const dataSource = await openDataSource(createTicketingDataSource, config);
   return {
     name: 'ticketing',
     dataSource,

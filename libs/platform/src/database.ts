@@ -1,3 +1,4 @@
+import { required } from './config.js';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 
 export interface SchemaDataSourceOptions {
@@ -29,6 +30,16 @@ export function createSchemaDataSource(options: SchemaDataSourceOptions): DataSo
     poolSize: options.poolSize ?? 10,
     extra: { application_name: `townhall-${options.schema}`, connectionTimeoutMillis: 5_000 },
   });
+}
+
+/** A service's DataSource, from its factory and its validated configuration, initialised. */
+export async function openDataSource(
+  create: (url: string, poolSize: number) => DataSource,
+  config: { DATABASE_URL?: string | undefined; DATABASE_POOL_SIZE: number },
+): Promise<DataSource> {
+  const dataSource = create(required(config.DATABASE_URL, 'DATABASE_URL'), config.DATABASE_POOL_SIZE);
+  await dataSource.initialize();
+  return dataSource;
 }
 
 /** Creates the schema if needed and applies pending migrations; returns their names. */

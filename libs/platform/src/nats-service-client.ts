@@ -8,8 +8,7 @@ import {
   type RequestOf,
 } from '@townhall/contracts';
 import type { z } from 'zod';
-import type { ServiceClient } from './service-client.js';
-import { serviceRequestDuration } from './observability/metrics.js';
+import { MeasuredServiceClient } from './service-client.js';
 
 /** The reply packet a Nest NATS microservice sends (see @nestjs/microservices ServerNats). */
 interface NestReplyPacket {
@@ -28,13 +27,15 @@ export const REQUEST_ID_HEADER = 'x-request-id';
  * It speaks the packet format of Nest's NATS transport, so services stay plain
  * `@MessagePattern` handlers.
  */
-export class NatsServiceClient implements ServiceClient {
+export class NatsServiceClient extends MeasuredServiceClient {
   constructor(
     private readonly connection: NatsConnection,
     private readonly timeoutMs: number,
-  ) {}
+  ) {
+    super();
+  }
 
-  async send<C extends Contract<z.ZodType, unknown>>(
+  protected async request<C extends Contract<z.ZodType, unknown>>(
     contract: C,
     data: RequestOf<C>,
     meta: MessageMeta,
@@ -42,7 +43,6 @@ export class NatsServiceClient implements ServiceClient {
     const packet = JSON.stringify({ pattern: contract.pattern, data: { meta, data }, id: randomUUID() });
     const headers = natsHeaders();
     headers.set(REQUEST_ID_HEADER, meta.requestId);
-    const end = serviceRequestDuration.startTimer({ pattern: contract.pattern });
     let reply: NestReplyPacket;
     try {
       const message = await this.connection.request(contract.pattern, packet, {
@@ -51,15 +51,9 @@ export class NatsServiceClient implements ServiceClient {
       });
       reply = message.json<NestReplyPacket>();
     } catch (error) {
-      const failure = toTransportError(error, contract.pattern);
-      end({ outcome: failure.code });
-      throw failure;
+      throw toTransportError(error, contract.pattern);
     }
-    if (reply.err !== undefined && reply.err !== null) {
-      end({ outcome: 'error' });
-      throw DomainError.fromRemote(reply.err);
-    }
-    end({ outcome: 'ok' });
+    if (reply.err !== undefined && reply.err !== null) throw DomainError.fromRemote(reply.err);
     return reply.response as ReplyOf<C>;
   }
 

@@ -9,6 +9,15 @@ import { QuestionPageSchema, QuestionViewSchema } from '../openapi/view-schemas.
 import { metaOf } from '../request-context.js';
 import { bodyWith } from './request-body.js';
 
+/** What an upvote or its withdrawal can answer besides the common codes. */
+const UPVOTE_CODES = [
+  'event.not_found',
+  'question.not_found',
+  'role.forbidden',
+  'question.closed',
+  'question.own_upvote',
+] as const;
+
 /** What a moderation action (promote, answer, dismiss) can answer besides the common codes. */
 const MODERATION_CODES = [
   'event.not_found',
@@ -69,13 +78,7 @@ export class QuestionsController {
     description: 'Attendees, not the author; idempotent (counted once).',
     params: QuestionPath,
     reply: QuestionViewSchema,
-    codes: [
-      'event.not_found',
-      'question.not_found',
-      'role.forbidden',
-      'question.closed',
-      'question.own_upvote',
-    ],
+    codes: [...UPVOTE_CODES],
   })
   @HttpCode(200)
   upvote(
@@ -94,13 +97,7 @@ export class QuestionsController {
     description: 'Idempotent.',
     params: QuestionPath,
     reply: QuestionViewSchema,
-    codes: [
-      'event.not_found',
-      'question.not_found',
-      'role.forbidden',
-      'question.closed',
-      'question.own_upvote',
-    ],
+    codes: [...UPVOTE_CODES],
   })
   withdraw(
     @Param('id') eventId: string,

@@ -87,8 +87,7 @@ export const outboxPending = new Gauge({
   registers: [metricsRegistry],
   async collect() {
     this.reset();
-    for (const [service, read] of outboxes)
-      this.set({ service }, (await read().catch(() => undefined))?.pending ?? NaN);
+    for (const [service, stats] of await outboxSnapshot()) this.set({ service }, stats?.pending ?? NaN);
   },
 });
 
@@ -99,8 +98,7 @@ export const outboxLag = new Gauge({
   registers: [metricsRegistry],
   async collect() {
     this.reset();
-    for (const [service, read] of outboxes)
-      this.set({ service }, (await read().catch(() => undefined))?.lagSeconds ?? NaN);
+    for (const [service, stats] of await outboxSnapshot()) this.set({ service }, stats?.lagSeconds ?? NaN);
   },
 });
 
@@ -113,23 +111,27 @@ const outboxes = new Map<string, () => Promise<OutboxStats>>();
 /** Reports the outbox of `service` (read on each scrape) until the returned function is called. */
 export function observeOutbox(service: string, read: () => Promise<OutboxStats>): () => void {
   outboxes.set(service, read);
-  return () => outboxes.delete(service);
+  snapshot = undefined;
+  return () => {
+    outboxes.delete(service);
+    snapshot = undefined;
+  };
 }
 
-/** Measures `work` into `histogram` with the labels, the outcome decided by `outcomeOf`. */
-export async function timed<T, L extends string>(
-  histogram: Histogram<L>,
-  labels: Partial<Record<L, string>>,
-  outcomeOf: (error: unknown) => string,
-  work: () => Promise<T>,
-): Promise<T> {
-  const end = histogram.startTimer(labels);
-  try {
-    const result = await work();
-    end({ outcome: 'ok' } as Partial<Record<L, string>>);
-    return result;
-  } catch (error) {
-    end({ outcome: outcomeOf(error) } as Partial<Record<L, string>>);
-    throw error;
+// Both outbox gauges come from one query per outbox: a scrape reads them once, not once a gauge.
+const SNAPSHOT_MS = 1_000;
+let snapshot: { at: number; stats: Promise<Array<[string, OutboxStats | undefined]>> } | undefined;
+function outboxSnapshot(): Promise<Array<[string, OutboxStats | undefined]>> {
+  if (!snapshot || Date.now() - snapshot.at > SNAPSHOT_MS) {
+    snapshot = {
+      at: Date.now(),
+      stats: Promise.all(
+        [...outboxes].map(
+          async ([service, read]) =>
+            [service, await read().catch(() => undefined)] as [string, OutboxStats | undefined],
+        ),
+      ),
+    };
   }
+  return snapshot.stats;
 }

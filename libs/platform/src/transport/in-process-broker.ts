@@ -9,8 +9,7 @@ import {
 } from '@townhall/contracts';
 import { lastValueFrom } from 'rxjs';
 import type { z } from 'zod';
-import type { ServiceClient } from '../service-client.js';
-import { serviceRequestDuration } from '../observability/metrics.js';
+import { MeasuredServiceClient, type ServiceClient } from '../service-client.js';
 
 /**
  * Standalone mode's message bus for requests: the services of one process register the
@@ -98,23 +97,22 @@ export class InProcessServer extends Server implements CustomTransportStrategy {
   }
 }
 
-class InProcessServiceClient implements ServiceClient {
+class InProcessServiceClient extends MeasuredServiceClient {
   constructor(
     private readonly broker: InProcessBroker,
     private readonly timeoutMs: number,
-  ) {}
+  ) {
+    super();
+  }
 
-  async send<C extends Contract<z.ZodType, unknown>>(
+  protected async request<C extends Contract<z.ZodType, unknown>>(
     contract: C,
     data: RequestOf<C>,
     meta: MessageMeta,
   ): Promise<ReplyOf<C>> {
-    const end = serviceRequestDuration.startTimer({ pattern: contract.pattern });
     const server = this.broker.route(contract.pattern);
-    if (!server) {
-      end({ outcome: 'service.unavailable' });
+    if (!server)
       throw new DomainError('service.unavailable', `No service is listening for ${contract.pattern}`);
-    }
     const envelope = asJson({ meta, data }) as Envelope<unknown>;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -128,14 +126,9 @@ class InProcessServiceClient implements ServiceClient {
     });
     try {
       const reply = await Promise.race([server.dispatch(contract.pattern, envelope), timeout]);
-      end({ outcome: 'ok' });
       return asJson(reply) as ReplyOf<C>;
     } catch (error) {
-      if (error instanceof DomainError) {
-        end({ outcome: error.code });
-        throw error;
-      }
-      end({ outcome: 'error' });
+      if (error instanceof DomainError) throw error;
       // What the service's RemoteErrorFilter answered: the same shape NATS would carry.
       throw DomainError.fromRemote(error);
     } finally {

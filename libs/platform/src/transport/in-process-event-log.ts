@@ -6,6 +6,8 @@ import type { DomainEventPublisher } from '../outbox/publisher.js';
 /** One domain event in the log: what a JetStream message of the TOWNHALL stream carries. */
 export interface LoggedEvent {
   seq: number;
+  /** The CloudEvent id (what de-duplication is keyed on). */
+  id: string;
   /** The CloudEvent type, which is also its subject in distributed mode. */
   subject: string;
   payload: string;
@@ -98,13 +100,17 @@ export class InProcessEventLog implements DomainEventPublisher {
       const existing = this.events[index];
       if (existing?.seq === known) return existing;
     }
-    const logged: LoggedEvent = { seq: this.nextSeq++, subject: event.type, payload: JSON.stringify(event) };
+    const logged: LoggedEvent = {
+      seq: this.nextSeq++,
+      id: event.id,
+      subject: event.type,
+      payload: JSON.stringify(event),
+    };
     this.events.push(logged);
     this.seqById.set(event.id, logged.seq);
     if (this.events.length > this.retain) {
       const dropped = this.events.shift()!;
-      const id = (JSON.parse(dropped.payload) as CloudEvent).id;
-      if (this.seqById.get(id) === dropped.seq) this.seqById.delete(id);
+      if (this.seqById.get(dropped.id) === dropped.seq) this.seqById.delete(dropped.id);
     }
     for (const listener of this.followers) listener(logged);
     return logged;

@@ -5,6 +5,40 @@ import { z } from 'zod';
 /** Per-second rates: 0 turns that limit off. */
 const perSecond = z.coerce.number().int().min(0).max(1_000_000);
 
+/** Milliseconds for one of the HTTP server's timeouts. */
+const serverTimeoutMs = z.coerce.number().int().min(100).max(3_600_000);
+
+/**
+ * The HTTP server's timeouts (README "Limits of one client"). None of them cuts a live stream:
+ * the headers and request timeouts end once the request is received, the keep-alive timeout
+ * runs only between requests, and a live stream takes itself out of the idle timeout (it has
+ * its own check for a client that stopped reading).
+ */
+export const SERVER_TIMEOUT_DEFAULTS = {
+  /** The whole request head must arrive within this from the connection (or the previous request). */
+  headersMs: 10_000,
+  /** The whole request, head and body (at most 64 KiB), must arrive within this. */
+  requestMs: 30_000,
+  /**
+   * An idle keep-alive connection is closed after this. Above the 60 s idle timeout of the usual
+   * proxies in front (ingress-nginx upstream keep-alive, AWS ALB): the proxy closes first, so it
+   * never sends a request on a connection the gateway is closing.
+   */
+  keepAliveMs: 65_000,
+  /** A connection on which nothing moves, either way, while a request is served. */
+  idleMs: 30_000,
+} as const;
+
+export type ServerTimeouts = { [name in keyof typeof SERVER_TIMEOUT_DEFAULTS]: number };
+
+/** Live-stream limits per gateway process (README "Limits of one client"). */
+export const LIVE_LIMIT_DEFAULTS = {
+  /** Open live streams per client address; the next one is 429 live.too_many_streams. */
+  streamsPerClient: 20,
+  /** Stream messages one resume reads at most; an older Last-Event-ID gets `history.cut`. */
+  replayLimit: 1_000,
+} as const;
+
 /**
  * Whose X-Forwarded-For to believe for the client address (Fastify's `trustProxy`): `false` (the
  * socket's peer is the client), `true` (any peer: only when nothing reaches the gateway except
@@ -59,6 +93,19 @@ export const GatewayConfigSchema = BaseConfigSchema.extend({
   LIVE_HEARTBEAT_MS: z.coerce.number().int().min(50).max(300_000).default(15_000),
   /** Messages one live-stream client may have waiting for its socket before it is disconnected. */
   LIVE_CLIENT_BUFFER: z.coerce.number().int().min(1).max(100_000).default(1_000),
+  /** Live streams one client address may hold open at once on this process; 0 turns the cap off. */
+  LIVE_STREAMS_PER_CLIENT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1_000_000)
+    .default(LIVE_LIMIT_DEFAULTS.streamsPerClient),
+  /** The most stream messages one resume (Last-Event-ID) reads; older history is cut. */
+  LIVE_REPLAY_LIMIT: z.coerce.number().int().min(1).max(10_000_000).default(LIVE_LIMIT_DEFAULTS.replayLimit),
+  HTTP_HEADERS_TIMEOUT_MS: serverTimeoutMs.default(SERVER_TIMEOUT_DEFAULTS.headersMs),
+  HTTP_REQUEST_TIMEOUT_MS: serverTimeoutMs.default(SERVER_TIMEOUT_DEFAULTS.requestMs),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: serverTimeoutMs.default(SERVER_TIMEOUT_DEFAULTS.keepAliveMs),
+  HTTP_IDLE_TIMEOUT_MS: serverTimeoutMs.default(SERVER_TIMEOUT_DEFAULTS.idleMs),
   /** Signed writes (any method but GET/HEAD) per agent per second, shared by every replica. */
   RATE_LIMIT_WRITES_PER_SECOND: perSecond.default(20),
   /** The most signed writes one agent may make within one second (the rate plus a reserve). */
@@ -66,18 +113,49 @@ export const GatewayConfigSchema = BaseConfigSchema.extend({
   /** Unsigned requests per client IP, and signed GET/HEAD per agent, per second. */
   RATE_LIMIT_READS_PER_SECOND: perSecond.default(200),
   TRUST_PROXY: TrustProxySchema,
-}).refine(
-  (config) =>
-    config.RATE_LIMIT_WRITES_PER_SECOND === 0 ||
-    config.RATE_LIMIT_WRITE_BURST >= config.RATE_LIMIT_WRITES_PER_SECOND,
-  {
-    path: ['RATE_LIMIT_WRITE_BURST'],
-    message: 'must be at least RATE_LIMIT_WRITES_PER_SECOND (a burst below the rate would lower the rate)',
-  },
-);
+})
+  .refine(
+    (config) =>
+      config.RATE_LIMIT_WRITES_PER_SECOND === 0 ||
+      config.RATE_LIMIT_WRITE_BURST >= config.RATE_LIMIT_WRITES_PER_SECOND,
+    {
+      path: ['RATE_LIMIT_WRITE_BURST'],
+      message: 'must be at least RATE_LIMIT_WRITES_PER_SECOND (a burst below the rate would lower the rate)',
+    },
+  )
+  // Node refuses a headers timeout longer than the request timeout (the head is part of the request).
+  .refine((config) => config.HTTP_HEADERS_TIMEOUT_MS <= config.HTTP_REQUEST_TIMEOUT_MS, {
+    path: ['HTTP_HEADERS_TIMEOUT_MS'],
+    message: 'must be at most HTTP_REQUEST_TIMEOUT_MS',
+  })
+  .refine((config) => config.HTTP_IDLE_TIMEOUT_MS > config.SERVICE_TIMEOUT_MS, {
+    path: ['HTTP_IDLE_TIMEOUT_MS'],
+    message:
+      'must be longer than SERVICE_TIMEOUT_MS (nothing moves on the connection while a service answers)',
+  });
 export type GatewayConfig = z.output<typeof GatewayConfigSchema>;
 
 /** PUBLIC_BASE_URL defaults to http://localhost:$PORT (ARCHITECTURE.md). */
 export function audienceOf(config: GatewayConfig): string {
   return config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`;
+}
+
+/** createGateway's `serverTimeouts`, from the config. */
+export function serverTimeoutsOf(config: GatewayConfig): ServerTimeouts {
+  return {
+    headersMs: config.HTTP_HEADERS_TIMEOUT_MS,
+    requestMs: config.HTTP_REQUEST_TIMEOUT_MS,
+    keepAliveMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    idleMs: config.HTTP_IDLE_TIMEOUT_MS,
+  };
+}
+
+/** What startLiveStream and startInProcessLiveStream take from the config, besides their transport. */
+export function liveStreamSettingsOf(config: GatewayConfig) {
+  return {
+    heartbeatMs: config.LIVE_HEARTBEAT_MS,
+    clientBuffer: config.LIVE_CLIENT_BUFFER,
+    streamsPerClient: config.LIVE_STREAMS_PER_CLIENT,
+    replayLimit: config.LIVE_REPLAY_LIMIT,
+  };
 }

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { generateAgentKey, signRequest, SignatureVerifier, type AgentKey } from '@townhall/auth';
 import { Directory, DomainError, type Contract, type MessageMeta } from '@townhall/contracts';
@@ -252,5 +252,75 @@ describe('gateway (in process, signed-request guard)', () => {
     const response = await inject({ method: 'GET', url: '/nowhere' });
     expect(response.statusCode).toBe(404);
     expect(response.json()).toMatchObject({ code: 'route.not_found' });
+  });
+
+  describe('the input policy, on every route', () => {
+    /** Raw bytes on a socket: what no HTTP client library would send. */
+    function rawRequest(head: Buffer): Promise<string> {
+      return new Promise((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.end(head));
+        let text = '';
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+      });
+    }
+    function problemIn(raw: string): Record<string, unknown> {
+      const [head, body] = raw.split('\r\n\r\n');
+      expect(head).toMatch(/content-type: application\/problem\+json/i);
+      return JSON.parse(body!) as Record<string, unknown>;
+    }
+
+    it.each([
+      ['a path segment over 100 characters', `/events/${'a'.repeat(101)}`, 414, 'request.uri_too_long'],
+      ['bad percent-encoding', '/events/%zz', 400, 'request.path_invalid'],
+      ['an encoded NUL in the path', '/events/a%00b', 400, 'validation.failed'],
+      ['an encoded NUL in the query', '/events?q=a%00b', 400, 'validation.failed'],
+    ])('answers %s (%s) with problem+json %i %s, asking no service', async (_label, url, status, code) => {
+      const response = await inject({ method: 'GET', url });
+      expect(response.statusCode).toBe(status);
+      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(response.json()).toMatchObject({ code, status });
+      expect(services.sent).toHaveLength(0);
+    });
+
+    it('answers raw non-ASCII path bytes and oversized headers as problem+json from the socket', async () => {
+      const raw = await rawRequest(
+        Buffer.concat([
+          Buffer.from('GET /events/'),
+          Buffer.from([0xc3, 0xa9, 0xff]),
+          Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n'),
+        ]),
+      );
+      expect(raw).toMatch(/^HTTP\/1.1 400 /);
+      expect(problemIn(raw)).toMatchObject({ code: 'request.malformed', status: 400 });
+      const huge = await rawRequest(
+        Buffer.from(`GET /events HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`),
+      );
+      expect(huge).toMatch(/^HTTP\/1.1 431 /);
+      expect(problemIn(huge)).toMatchObject({ code: 'request.headers_too_large', status: 431 });
+    });
+
+    it('refuses a body nested deeper than 32 levels before any service sees it', async () => {
+      const body = '['.repeat(9_000) + ']'.repeat(9_000);
+      const response = await inject(signed('PUT', '/directory/me', body));
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toMatchObject({ code: 'request.too_deep' });
+      expect(services.sent).toHaveLength(0);
+    });
+
+    it('refuses an RSVP body that is not an object, and two different payments', async () => {
+      const eventId = '0b9f6d2e-3c4a-4b5d-8e6f-7a8b9c0d1e2f';
+      for (const body of ['[]', '"x"', '42', '{"tierId":"vip","payment":"smuggled"}']) {
+        const response = await inject(signed('POST', `/events/${eventId}/rsvp`, body));
+        expect([response.statusCode, response.json()['code']]).toEqual([400, 'validation.failed']);
+      }
+      const twoPayments = signed('POST', `/events/${eventId}/rsvp`);
+      twoPayments.headers['x-payment'] = 'AAAA';
+      twoPayments.headers['payment-signature'] = 'BBBB';
+      const response = await inject(twoPayments);
+      expect([response.statusCode, response.json()['code']]).toEqual([400, 'validation.failed']);
+      expect(services.sent).toHaveLength(0);
+    });
   });
 });

@@ -14,6 +14,7 @@ import { LIVE_STREAM, type LiveStream } from './live/live-stream.js';
 import { installDocsPage } from './openapi/docs-page.js';
 import { buildOpenApiDocument, gatewayVersion } from './openapi/openapi-document.js';
 import { OPENAPI_DOCUMENT, PublishedDocument } from './openapi/openapi.controller.js';
+import { clientErrorHandler, routerErrorHandler } from './problem/framework-errors.js';
 import { ProblemFilter } from './problem/problem.filter.js';
 import { installRateLimits } from './rate-limit/rate-limited-requests.js';
 import type { RateLimitOptions } from './rate-limit/rate-limits.js';
@@ -49,6 +50,9 @@ export async function createGateway(deps: GatewayDependencies): Promise<NestFast
     // Our own 503 while closing (below), as problem+json like every other error.
     return503OnClosing: false,
     trustProxy: deps.trustProxy ?? false,
+    // Errors before any route runs are problem+json too (problem/framework-errors.ts).
+    frameworkErrors: routerErrorHandler(deps.audience),
+    clientErrorHandler: clientErrorHandler(deps.audience),
   });
   const root = GatewayModule.register(deps.services, deps.readiness);
   // The live stream is optional (in-process tests run without NATS): its provider is added here,

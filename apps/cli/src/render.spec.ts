@@ -17,6 +17,7 @@ const event: EventView = {
   status: 'scheduled',
   seriesId: null,
   counts: { ticketsSold: { general: 3 }, questions: 0, polls: 0 },
+  version: 1,
   createdAt: '2027-03-01T00:00:00.000Z',
   updatedAt: '2027-03-01T00:00:00.000Z',
   startedAt: null,

@@ -1,25 +1,18 @@
-import { DomainError } from '@townhall/contracts';
+import { CursorKey, cursorCodec } from '@townhall/contracts';
+import { z } from 'zod';
 
 /**
- * List cursors: the sort key of the last item of a page, opaque to clients (base64url JSON).
- * A cursor that does not decode to the expected shape is a 400 on `cursor`.
+ * Engagement's list cursors are integer sort keys (`s` a sequence, `u` an upvote count), each
+ * within the `integer` column it is compared with; the codec itself is the one every list uses.
  */
 export function encodeCursor(position: Record<string, number>): string {
-  return Buffer.from(JSON.stringify(position)).toString('base64url');
+  return cursorCodec(z.record(z.string(), CursorKey.int)).encode(position);
 }
 
 export function decodeCursor<K extends string>(cursor: string, keys: readonly K[]): Record<K, number> {
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    value = undefined;
-  }
-  const record = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
-  if (!keys.every((key) => Number.isSafeInteger(record[key]))) {
-    throw new DomainError('validation.failed', 'The cursor is not valid', [
-      { field: 'cursor', message: 'is not a cursor this list gave' },
-    ]);
-  }
-  return record as Record<K, number>;
+  const shape = Object.fromEntries(keys.map((key) => [key, CursorKey.int])) as Record<
+    K,
+    typeof CursorKey.int
+  >;
+  return cursorCodec(z.strictObject(shape)).decode(cursor) as Record<K, number>;
 }

@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import type { Logger, OutboxRelay } from '@townhall/platform/service';
+import type { Logger, OutboxRelay, ServiceClient } from '@townhall/platform/service';
 import { DataSource } from 'typeorm';
 import { CalendarHandler } from './calendar/calendar.handler.js';
 import { CalendarService } from './calendar/calendar.service.js';
@@ -16,6 +16,7 @@ import {
   OUTBOX_RELAY,
   PUBLIC_BASE_URL,
   SERIES_EXTEND_INTERVAL,
+  SERVICES,
   type Clock,
 } from './tokens.js';
 
@@ -25,6 +26,7 @@ export const SOURCE = 'townhall/events';
 export interface EventsModuleOptions {
   dataSource: DataSource;
   relay: OutboxRelay;
+  services: ServiceClient;
   logger: Logger;
   publicBaseUrl: string;
   seriesExtendIntervalMs: number;
@@ -41,6 +43,7 @@ export class EventsModule {
         { provide: DataSource, useValue: options.dataSource },
         { provide: OUTBOX_RELAY, useValue: options.relay },
         { provide: LOGGER, useValue: options.logger },
+        { provide: SERVICES, useValue: options.services },
         { provide: PUBLIC_BASE_URL, useValue: options.publicBaseUrl },
         { provide: SERIES_EXTEND_INTERVAL, useValue: options.seriesExtendIntervalMs },
         { provide: CLOCK, useValue: options.clock ?? (() => new Date()) },

@@ -17,10 +17,11 @@ export async function eventsService(config: EventsConfig, logger: Logger): Promi
     dataSource,
     outbox: { schema: EVENTS_SCHEMA, pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS },
     serviceTimeoutMs: config.SERVICE_TIMEOUT_MS,
-    module: ({ relay }) =>
+    module: ({ relay, services }) =>
       EventsModule.register({
         dataSource,
         relay,
+        services,
         logger,
         publicBaseUrl: config.PUBLIC_BASE_URL,
         seriesExtendIntervalMs: config.SERIES_EXTEND_INTERVAL_MS,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AgentIdSchema } from './agent-id.js';
 import { contract } from './contract.js';
 import { EventIdSchema, type AgendaItem } from './events.js';
-import { PagingSchema, type Page } from './page.js';
+import { PagingSchema, SequenceQuerySchema, type Page } from './page.js';
 import { InstantSchema } from './time.js';
 
 // ---- Live stage (PRODUCT.md "Live stage, Q&A, polls") ----
@@ -27,7 +27,7 @@ export const StagePostSchema = z.strictObject({
 
 export const StageListSchema = PagingSchema.extend({
   eventId: EventIdSchema,
-  after: z.coerce.number().int().min(0).default(0),
+  after: SequenceQuerySchema.default(0),
 }).strict();
 
 // ---- Q&A ----

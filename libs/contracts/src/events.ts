@@ -20,7 +20,7 @@ export const PriceSchema = z
 export const AssetSchema = z
   .string()
   .regex(/^[A-Za-z0-9:._-]{1,64}$/, 'must be 1 to 64 characters of A-Z, a-z, 0-9, : . _ -');
-const CapacitySchema = z.number().int().min(1).max(1_000_000);
+export const CapacitySchema = z.number().int().min(1).max(1_000_000);
 
 export const TierSchema = z.strictObject({
   id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'must be 1 to 32 characters of a-z, 0-9, _ and -'),
@@ -115,6 +115,8 @@ export interface EventView {
   status: EventStatus;
   seriesId: string | null;
   counts: EventCounts;
+  /** Grows with every change of the event: a newer view always has a higher version. */
+  version: number;
   createdAt: string;
   updatedAt: string;
   startedAt: string | null;
@@ -152,6 +154,7 @@ export interface EventAccess {
   ticketing: Ticketing;
   moderators: string[];
   seriesId: string | null;
+  version: number;
   updatedAt: string;
 }
 

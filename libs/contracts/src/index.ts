@@ -5,6 +5,7 @@ export * from './ids.js';
 export * from './validation.js';
 export * from './agent-id.js';
 export * from './time.js';
+export * from './cursor.js';
 export * from './page.js';
 export * from './directory.js';
 export * from './events.js';

@@ -7,7 +7,12 @@
 export const PROBLEM_CODES = {
   'validation.failed': { status: 400, title: 'The request is not valid' },
   'request.malformed_json': { status: 400, title: 'The body is not valid JSON' },
+  'request.too_deep': { status: 400, title: 'The JSON body is nested too deeply' },
   'request.path_invalid': { status: 400, title: 'The request path is not acceptable' },
+  'request.malformed': { status: 400, title: 'The HTTP request is malformed' },
+  'request.timeout': { status: 408, title: 'The request was not received in time' },
+  'request.uri_too_long': { status: 414, title: 'The request path is longer than allowed' },
+  'request.headers_too_large': { status: 431, title: 'The request headers are larger than allowed' },
   'request.unsupported_media_type': { status: 415, title: 'The body must be application/json' },
   'request.body_too_large': { status: 413, title: 'The body is larger than allowed' },
   'route.not_found': { status: 404, title: 'No such route' },
@@ -58,6 +63,7 @@ export const PROBLEM_CODES = {
     title: 'No recording: the event has not ended, or it is not published',
   },
   'rate.limited': { status: 429, title: 'Too many requests' },
+  'live.too_many_streams': { status: 429, title: 'Too many live streams open from this client address' },
 
   'directory.card_not_found': { status: 404, title: 'This agent has no directory card' },
   'directory.handle_not_found': { status: 404, title: 'No agent holds this handle' },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AssetSchema, EventIdSchema } from './events.js';
+import { AssetSchema, CapacitySchema, EventIdSchema, TicketingSchema } from './events.js';
 import { contract } from './contract.js';
 import { PagingSchema, type Page } from './page.js';
 
@@ -78,6 +78,32 @@ export const Tickets = {
   attendees: contract<Page<TicketView>>()(
     'ticketing.tickets.attendees',
     PagingSchema.extend(EventRef.shape).strict(),
+  ),
+} as const;
+
+/**
+ * The events service asks before it records a new capacity or ticketing (tiers): ticketing
+ * decides next to the seats, in the same locks as a purchase, and refuses 409
+ * `event.capacity_below_sold` if a tier or the total would hold fewer seats than it has sold.
+ */
+export const CapacityChangeSchema = z.strictObject({
+  eventId: EventIdSchema,
+  /** The event version the change will be recorded as: an older one never overwrites a newer. */
+  version: z.number().int().min(1),
+  capacity: CapacitySchema,
+  ticketing: TicketingSchema,
+});
+
+export interface CapacityChangeReply {
+  eventId: string;
+  /** false when a newer version was decided already: re-read the event and try again. */
+  applied: boolean;
+}
+
+export const Inventory = {
+  changeCapacity: contract<CapacityChangeReply>()(
+    'ticketing.inventory.change_capacity',
+    CapacityChangeSchema,
   ),
 } as const;
 

@@ -11,6 +11,7 @@ export type PaymentFailure =
   | 'amount_mismatch'
   | 'resource_mismatch'
   | 'expired'
+  | 'validity_too_long'
   | 'not_yet_valid'
   | 'insufficient_funds'
   | 'nonce_reused'

@@ -99,6 +99,18 @@ describe('checkLedgerPayment', () => {
     ],
     ['now after validBefore', check(signed, vip, { now: new Date(NOW.getTime() + 3_600_000) }), 'expired'],
     ['now before validAfter', check(signed, vip, { now: new Date(NOW.getTime() - 6_000) }), 'not_yet_valid'],
+    [
+      'a validity to the year 3000',
+      check(
+        signLedgerPayment(payer, vip, { now: NOW, validForSeconds: 32_503_680_000 - NOW.getTime() / 1000 }),
+      ),
+      'validity_too_long',
+    ],
+    [
+      'a validity 31 s past the requirement timeout',
+      check(signLedgerPayment(payer, vip, { now: NOW, validForSeconds: vip.maxTimeoutSeconds + 31 })),
+      'validity_too_long',
+    ],
     ['another scheme', check({ ...signed, scheme: 'upto' as 'exact' }), 'invalid_scheme'],
     [
       'a signature with one character flipped',

@@ -12,6 +12,8 @@ const BASE58 = /^[1-9A-HJ-NP-Za-km-z]+$/;
 const UNIX_SECONDS = /^(0|[1-9][0-9]{0,14})$/;
 const AMOUNT = /^(0|[1-9][0-9]{0,77})$/;
 const NO_LINE_BREAK = /^[^\r\n]+$/;
+/** The clock difference allowed between payer and service, as the request signature's window allows. */
+const VALIDITY_SKEW_SECONDS = 30;
 
 // Strict objects: an unsigned extra member would ride along with a valid signature and mean nothing, or
 // worse, mean something to a later reader. Formats are checked before any comparison or signature check.
@@ -87,6 +89,15 @@ export function checkLedgerPayment(
   }
   if (nowSeconds >= Number(a.validBefore)) {
     throw new PaymentError('expired', `the authorization expired at ${a.validBefore}`);
+  }
+  // A payment is signed for this purchase, now: its validity may not outlast the requirement's timeout
+  // (plus the clock skew the auth window allows), so a leaked authorization is not good for years.
+  const latest = nowSeconds + requirements.maxTimeoutSeconds + VALIDITY_SKEW_SECONDS;
+  if (Number(a.validBefore) > latest) {
+    throw new PaymentError(
+      'validity_too_long',
+      `authorization.validBefore must be at most ${requirements.maxTimeoutSeconds} s from now`,
+    );
   }
   return a;
 }

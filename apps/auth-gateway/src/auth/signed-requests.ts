@@ -2,6 +2,7 @@ import { AuthError, type SignatureVerifier, type PendingRequest } from '@townhal
 import { DomainError } from '@townhall/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendProblem, toDomainError } from '../problem/problem.js';
+import { assertTextFields, parseJsonBody } from '../input/input-policy.js';
 import type { NonceStore } from './nonce-store.js';
 
 declare module 'fastify' {
@@ -30,14 +31,14 @@ export interface SignedRequestOptions {
 }
 
 const EMPTY = Buffer.alloc(0);
-const JSON_TYPE = /^application\/json\s*(;|$)/i;
 
 /**
  * The auth guard, as two Fastify hooks so that the checks run in PROTOCOL.md order:
  * headers, timestamp and agentId before the body is read (onRequest); then the body
  * (capped), the signature and the nonce claim (preHandler). Only a request whose
  * signature verified may claim a nonce, so a forged request never burns one. The
- * handler then sees exactly the body bytes that were signed, parsed as JSON.
+ * handler then sees exactly the body bytes that were signed, parsed as JSON under the input
+ * policy (input/input-policy.ts), which also checks every route's path and query.
  */
 export function installSignedRequests(fastify: FastifyInstance, options: SignedRequestOptions): void {
   const { verifier, nonces, audience } = options;
@@ -92,7 +93,9 @@ export function installSignedRequests(fastify: FastifyInstance, options: SignedR
       }
     }
     try {
-      request.body = parseJsonBody(request, raw);
+      assertTextFields(request.params);
+      assertTextFields(request.query);
+      request.body = parseJsonBody(raw, request.headers['content-type']);
     } catch (error) {
       return fail(request, reply, error);
     }
@@ -102,17 +105,5 @@ export function installSignedRequests(fastify: FastifyInstance, options: SignedR
     const known = toDomainError(error);
     if (!known) throw error;
     return sendProblem(request, reply, known, audience);
-  }
-}
-
-function parseJsonBody(request: FastifyRequest, raw: Buffer): unknown {
-  if (raw.length === 0) return undefined;
-  if (!JSON_TYPE.test(request.headers['content-type'] ?? '')) {
-    throw new DomainError('request.unsupported_media_type', 'Send bodies as application/json');
-  }
-  try {
-    return JSON.parse(raw.toString('utf8'));
-  } catch {
-    throw new DomainError('request.malformed_json', 'The body is not valid JSON');
   }
 }

@@ -43,3 +43,31 @@ export function decodeLiveMessage(
   if (/[\r\n]/.test(type)) return undefined;
   return { seq, type, eventId: subject, frame: sseMessage({ id: String(seq), event: type, data: payload }) };
 }
+
+/** The SSE event type that tells a resuming client its history was cut (not a CloudEvent type). */
+export const HISTORY_CUT_EVENT = 'history.cut';
+
+/** What a `history.cut` message says: strings for ids, like the SSE `id:` fields. */
+export interface HistoryCut {
+  /** The Last-Event-ID the client resumed from. */
+  lastEventId: string;
+  /** Replay goes on after this id (also the message's own `id:`, so a reconnect is not cut again). */
+  resumedAfter: string;
+  /** Stream messages between the two that were not read: of every event, so at most this many about this one. */
+  skipped: number;
+}
+
+/**
+ * The message that replaces the part of a resume beyond the replay limit: the client may have
+ * missed messages there and should read the current state again (GET the event, its questions,
+ * its polls). Its id is where replay resumes, so EventSource and the SDK move their
+ * Last-Event-ID past the cut.
+ */
+export function historyCutFrame(lastEventId: number, resumedAfter: number): string {
+  const cut: HistoryCut = {
+    lastEventId: String(lastEventId),
+    resumedAfter: String(resumedAfter),
+    skipped: resumedAfter - lastEventId,
+  };
+  return sseMessage({ id: String(resumedAfter), event: HISTORY_CUT_EVENT, data: JSON.stringify(cut) });
+}

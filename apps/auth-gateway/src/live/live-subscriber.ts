@@ -1,5 +1,5 @@
 import type { LiveListener } from './live-hub.js';
-import type { LiveMessage } from './live-message.js';
+import { historyCutFrame, type LiveMessage } from './live-message.js';
 import type { SseConnection } from './sse-connection.js';
 
 /** Where a resuming client's missed messages come from: the stream itself. */
@@ -50,8 +50,18 @@ export class LiveSubscriber implements LiveListener {
     this.connection.end();
   }
 
-  /** Replays what the client missed up to `upTo`, at the client's pace, then goes live. */
-  async catchUp(history: LiveHistory, upTo: number): Promise<void> {
+  /**
+   * Replays what the client missed up to `upTo`, at the client's pace, then goes live. It reads
+   * at most `replayLimit` stream messages, the last ones before `upTo`: a client further behind
+   * gets `history.cut` first (whatever it missed before is not looked for), so that an old
+   * Last-Event-ID cannot make one resume scan the whole stream.
+   */
+  async catchUp(history: LiveHistory, upTo: number, replayLimit: number): Promise<void> {
+    const oldest = upTo - replayLimit;
+    if (this.lastSeq < oldest) {
+      this.connection.send(historyCutFrame(this.lastSeq, oldest));
+      this.lastSeq = oldest;
+    }
     if (this.lastSeq < upTo) {
       for await (const message of history.replay(this.eventId, this.lastSeq, upTo)) {
         if (this.connection.isClosed) return;

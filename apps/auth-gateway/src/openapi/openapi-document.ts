@@ -82,6 +82,7 @@ export const SIGNED_ROUTE_CODES: readonly ProblemCode[] = [
 const BODY_CODES: readonly ProblemCode[] = [
   'validation.failed',
   'request.malformed_json',
+  'request.too_deep',
   'request.unsupported_media_type',
   'request.body_too_large',
 ];
@@ -91,6 +92,11 @@ export const ANY_ROUTE_CODES: readonly ProblemCode[] = [
   'route.not_found',
   'route.method_not_allowed',
   'request.path_invalid',
+  'request.malformed',
+  'request.timeout',
+  'request.uri_too_long',
+  'request.headers_too_large',
+  'validation.failed',
   'internal.error',
 ];
 

@@ -83,6 +83,7 @@ export const EventViewSchema = reply(
       questions: z.number().int(),
       polls: z.number().int(),
     }),
+    version: z.number().int().describe('Grows with every change of the event'),
     createdAt: Instant,
     updatedAt: Instant,
     startedAt: Instant.nullable(),

@@ -41,8 +41,13 @@ function fastifyErrorCode(error: unknown): DomainError | undefined {
         'request.malformed_json',
         'The content-type is application/json but the body is empty',
       );
-    default:
-      return undefined;
+    default: {
+      // Any other client error Fastify raises still gets a code; its 5xx stay bugs.
+      const status = (error as { statusCode?: unknown }).statusCode;
+      return typeof status === 'number' && status >= 400 && status < 500
+        ? new DomainError('request.malformed', 'The request is not acceptable')
+        : undefined;
+    }
   }
 }
 

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { Tickets, type Page, type TicketView } from '@townhall/contracts';
+import { DomainError, parseOrThrow, Tickets, type Page, type TicketView } from '@townhall/contracts';
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import { encodePaymentResponse } from '@townhall/x402';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -15,10 +15,21 @@ import { EventPath } from '../openapi/route-params.js';
 import { TicketPageSchema, TicketViewSchema } from '../openapi/view-schemas.js';
 import { metaOf } from '../request-context.js';
 
-/** Only the payment header's value travels on; the body carries at most the tier. */
+/** The body of an RSVP carries at most the tier. */
+const RsvpBodySchema = Tickets.rsvp.request.pick({ tierId: true }).strict();
+
+/**
+ * Only the payment header's value travels on: X-PAYMENT (x402 v1) or PAYMENT-SIGNATURE (v2).
+ * Both at once must carry the same payment; two different ones are refused, not one picked.
+ */
 function paymentHeader(request: FastifyRequest): string | undefined {
-  const value = request.headers['x-payment'] ?? request.headers['payment-signature'];
-  return Array.isArray(value) ? value[0] : value;
+  const v1 = request.headers['x-payment'];
+  const v2 = request.headers['payment-signature'];
+  if (Array.isArray(v1) || Array.isArray(v2) || (v1 !== undefined && v2 !== undefined && v1 !== v2))
+    throw new DomainError('validation.failed', 'Send one payment: X-PAYMENT or PAYMENT-SIGNATURE', [
+      { field: 'X-PAYMENT', message: 'conflicts with PAYMENT-SIGNATURE (or is repeated): send one payment' },
+    ]);
+  return v1 ?? v2;
 }
 
 /** RSVP, tickets and attendee lists (PRODUCT.md "Tickets, payments, ledger"); owned by ticketing. */
@@ -43,7 +54,7 @@ export class TicketsController {
       'X-PAYMENT': Tickets.rsvp.request.shape.payment.describe(PAYMENT_HEADER_DESCRIPTION),
       'PAYMENT-SIGNATURE': Tickets.rsvp.request.shape.payment.describe(PAYMENT_SIGNATURE_HEADER_DESCRIPTION),
     }),
-    body: Tickets.rsvp.request.pick({ tierId: true }),
+    body: RsvpBodySchema,
     reply: TicketViewSchema,
     statuses: {
       201: 'A new ticket; a paid one comes with X-PAYMENT-RESPONSE',
@@ -63,12 +74,12 @@ export class TicketsController {
   })
   async rsvp(
     @Param('id') eventId: string,
-    @Body() body: { tierId?: string } | undefined,
+    @Body() body: unknown,
     @Query('tier') tier: string | undefined,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<TicketView> {
-    const tierId = body?.tierId ?? tier;
+    const tierId = parseOrThrow(RsvpBodySchema, body ?? {}).tierId ?? tier;
     const payment = paymentHeader(request);
     const result = await this.services.send(
       Tickets.rsvp,

@@ -1,4 +1,5 @@
-import { DomainError } from '@townhall/contracts';
+import { CursorKey, cursorCodec } from '@townhall/contracts';
+import { z } from 'zod';
 
 /**
  * Keyset paging on (starts_at, id): a page never repeats or skips an event that existed
@@ -9,19 +10,13 @@ export interface EventCursor {
   id: string;
 }
 
+const codec = cursorCodec(z.tuple([CursorKey.instant, CursorKey.uuid]));
+
 export function encodeCursor(cursor: EventCursor): string {
-  return Buffer.from(JSON.stringify([cursor.startsAt, cursor.id])).toString('base64url');
+  return codec.encode([cursor.startsAt, cursor.id]);
 }
 
 export function decodeCursor(value: string): EventCursor {
-  try {
-    const [startsAt, id] = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as unknown[];
-    if (typeof startsAt === 'string' && typeof id === 'string' && !Number.isNaN(Date.parse(startsAt)))
-      return { startsAt, id };
-  } catch {
-    // fall through
-  }
-  throw new DomainError('validation.failed', 'cursor: not a cursor this service issued', [
-    { field: 'cursor', message: 'not a cursor this service issued' },
-  ]);
+  const [startsAt, id] = codec.decode(value);
+  return { startsAt, id };
 }

@@ -50,6 +50,7 @@ export function toEventView(row: EventRow): EventView {
     status: row.status,
     seriesId: row.series_id,
     counts: { ticketsSold: row.tickets_sold, questions: row.question_count, polls: row.poll_count },
+    version: row.version,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
     startedAt: iso(row.started_at),

@@ -24,7 +24,8 @@ export class EventsHandler {
 
   @Handle(Events.update)
   update(data: ParsedRequestOf<typeof Events.update>, meta: MessageMeta) {
-    return this.events.update(data.eventId, signedMeta(meta).caller, data.changes);
+    const { caller, requestId } = signedMeta(meta);
+    return this.events.update(data.eventId, caller, data.changes, requestId);
   }
 
   @Handle(Events.transition)

@@ -4,6 +4,7 @@ import {
   isUuid,
   EventFieldsSchema,
   EventTopics,
+  Inventory,
   parseOrThrow,
   type EventAccess,
   type EventChanges,
@@ -13,10 +14,10 @@ import {
   type LifecycleAction,
   type Page,
 } from '@townhall/contracts';
-import { queryRows } from '@townhall/platform/service';
+import { queryRows, type ServiceClient } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
 import { Changes } from '@townhall/platform/service';
-import { CLOCK, type Clock } from '../tokens.js';
+import { CLOCK, SERVICES, type Clock } from '../tokens.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { checkEventRules } from './event-rules.js';
 import { EVENT_COLUMNS, toEventView, type EventRow } from './event-row.js';
@@ -53,6 +54,7 @@ export class EventsService {
     private readonly dataSource: DataSource,
     private readonly changes: Changes,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(SERVICES) private readonly services: ServiceClient,
   ) {}
 
   async create(hostId: string, fields: EventFields): Promise<EventView> {
@@ -111,46 +113,78 @@ export class EventsService {
     };
   }
 
-  /** PATCH by the host while scheduled; the merged event must pass every rule again. */
-  async update(eventId: string, caller: string, changes: EventChanges): Promise<EventView> {
-    return this.changes.run(async (manager) => {
-      const current = await this.row(manager, eventId, { lock: true });
+  /**
+   * PATCH by the host while scheduled; the merged event must pass every rule again. A change of
+   * capacity or ticketing is decided first by ticketing, where the seats are (409
+   * `event.capacity_below_sold` if fewer seats than are sold), stamped with the version this
+   * change will be recorded as; then it is recorded here only if the event is still at the
+   * version it was read at. If another change came first, the patch is merged again onto the
+   * newer event and decided again. Once ticketing has decided, the patch stands even if the event
+   * was started meanwhile: it was accepted first. No transaction is held while ticketing decides.
+   */
+  async update(
+    eventId: string,
+    caller: string,
+    changes: EventChanges,
+    requestId: string,
+  ): Promise<EventView> {
+    const decidesSeats = changes.capacity !== undefined || changes.ticketing !== undefined;
+    let decided = false;
+    for (let attempt = 1; ; attempt += 1) {
+      if (attempt > MAX_UPDATE_ATTEMPTS)
+        throw new DomainError('service.unavailable', 'The event is changing too often; retry shortly');
+      const current = await this.row(this.dataSource.manager, eventId);
       if (current.host_id !== caller)
         throw new DomainError('role.forbidden', 'Only the host can edit this event');
-      if (current.status !== 'scheduled')
+      if (current.status !== 'scheduled' && !decided)
         throw new DomainError('event.not_editable', `The event is ${current.status}`);
-      const before = toEventView(current);
-      const merged: EventFields = parseOrThrow(EventFieldsSchema, {
-        title: changes.title ?? before.title,
-        description: changes.description ?? before.description,
-        agenda: changes.agenda ?? before.agenda,
-        startsAt: changes.startsAt ?? before.startsAt,
-        endsAt: changes.endsAt ?? before.endsAt,
-        timezone: changes.timezone ?? before.timezone,
-        capacity: changes.capacity ?? before.capacity,
-        moderators: changes.moderators ?? before.moderators,
-        speakers: changes.speakers ?? before.speakers,
-        ticketing: changes.ticketing ?? before.ticketing,
-      });
-      checkEventRules(merged, caller, this.clock(), { requireFuture: changes.startsAt !== undefined });
-      const sold = Object.values(current.tickets_sold).reduce((sum, count) => sum + count, 0);
-      if (merged.capacity < sold) {
-        throw new DomainError(
-          'event.capacity_below_sold',
-          `${sold} tickets are sold; capacity cannot go below that`,
+      const merged = this.merge(current, changes, caller);
+      if (decidesSeats) {
+        const decision = await this.services.send(
+          Inventory.changeCapacity,
+          { eventId, version: current.version + 1, capacity: merged.capacity, ticketing: merged.ticketing },
+          { requestId, caller },
         );
+        if (!decision.applied) {
+          await retryPause(attempt);
+          continue;
+        }
+        decided = true;
       }
-      const [row] = await queryRows<EventRow>(
-        manager,
-        `UPDATE events.events SET (${FIELD_COLUMNS}) = ($2, $3, $4::jsonb, $5, $6, $7, $8, $9, $10, $11::jsonb),
-           version = version + 1, updated_at = now()
-         WHERE id = $1 RETURNING ${EVENT_COLUMNS}`,
-        [eventId, ...fieldValues(merged)],
-      );
-      const view = toEventView(row!);
-      await this.changes.announce(manager, [{ type: EventTopics.updated, subject: view.id, data: view }]);
-      return view;
+      const recorded = await this.changes.run(async (manager) => {
+        const [row] = await queryRows<EventRow>(
+          manager,
+          `UPDATE events.events SET (${FIELD_COLUMNS}) = ($3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11, $12::jsonb),
+             version = version + 1, updated_at = now()
+           WHERE id = $1 AND version = $2 RETURNING ${EVENT_COLUMNS}`,
+          [eventId, current.version, ...fieldValues(merged)],
+        );
+        if (!row) return undefined;
+        const view = toEventView(row);
+        await this.changes.announce(manager, [{ type: EventTopics.updated, subject: view.id, data: view }]);
+        return view;
+      });
+      if (recorded) return recorded;
+      await retryPause(attempt);
+    }
+  }
+
+  private merge(current: EventRow, changes: EventChanges, caller: string): EventFields {
+    const before = toEventView(current);
+    const merged: EventFields = parseOrThrow(EventFieldsSchema, {
+      title: changes.title ?? before.title,
+      description: changes.description ?? before.description,
+      agenda: changes.agenda ?? before.agenda,
+      startsAt: changes.startsAt ?? before.startsAt,
+      endsAt: changes.endsAt ?? before.endsAt,
+      timezone: changes.timezone ?? before.timezone,
+      capacity: changes.capacity ?? before.capacity,
+      moderators: changes.moderators ?? before.moderators,
+      speakers: changes.speakers ?? before.speakers,
+      ticketing: changes.ticketing ?? before.ticketing,
     });
+    checkEventRules(merged, caller, this.clock(), { requireFuture: changes.startsAt !== undefined });
+    return merged;
   }
 
   /**
@@ -205,6 +239,7 @@ export class EventsService {
       ticketing: row.ticketing,
       moderators: row.moderators,
       seriesId: row.series_id,
+      version: row.version,
       updatedAt: row.updated_at.toISOString(),
     };
   }
@@ -220,4 +255,12 @@ export class EventsService {
     if (!row) throw new DomainError('event.not_found', `No event ${eventId}`);
     return row;
   }
+}
+
+/** Concurrent edits of one event each win a round; bounded so a request never spins forever. */
+const MAX_UPDATE_ATTEMPTS = 100;
+
+function retryPause(attempt: number): Promise<void> {
+  const ms = Math.min(20, attempt) * Math.random();
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

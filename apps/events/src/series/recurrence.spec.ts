@@ -570,3 +570,22 @@ describe('normaliseRrule', () => {
     expect(() => normaliseRrule('FREQ=DAILY;BYSETPOS=1')).toThrow(/BYSETPOS/);
   });
 });
+
+describe('the end of storable time', () => {
+  it('refuses a series that starts after 9999-11-30 in UTC (no occurrence could end within 9999)', () => {
+    expect(issues(rec('9999-12-31T23:00:00', 'Pacific/Kiritimati', 'FREQ=WEEKLY'))).toEqual([
+      { path: 'startsAt', message: expect.stringMatching(/^startsAt must be before 9999-11-30/) },
+    ]);
+  });
+
+  it('stops a series at the end of 9999: no occurrence starts later than 31 days before it', () => {
+    const last = Date.parse('9999-12-31T23:59:59.999Z') - 31 * DAY_MS;
+    const planned = plannedOccurrences(
+      rec('9999-10-01T12:00:00', 'UTC', 'FREQ=DAILY'),
+      new Date('9999-10-01T00:00:00Z'),
+    );
+    expect(planned.length).toBeGreaterThan(0);
+    expect(planned.every((o) => o.startsAt.getTime() <= last)).toBe(true);
+    expect(instants(planned).at(-1)).toBe('9999-11-30T12:00:00.000Z');
+  });
+});

@@ -12,6 +12,7 @@
 // 5545 requires. A startsAt that does not match BYDAY/BYMONTHDAY is not itself an occurrence, so
 // index 0 is the first matching date; RFC 5545 leaves that case undefined and calendar clients
 // differ, so a calendar export should use occurrence 0 as its DTSTART, not startsAt.
+import { INSTANT_RANGE } from '@townhall/contracts';
 import { RRuleTemporal } from 'rrule-temporal';
 import type { TemporalZonedDateTime } from 'rrule-temporal';
 import { Temporal } from 'temporal-polyfill';
@@ -38,6 +39,11 @@ export interface Occurrence {
 export const HORIZON = { minUpcoming: 10, weeks: 12 } as const;
 
 const DAY_MS = 86_400_000;
+/**
+ * No occurrence starts later than this: an event lasts at most 31 days and must end within the
+ * instants the service stores (INSTANT_RANGE), so a series simply ends there.
+ */
+const LAST_START_MS = Date.parse(INSTANT_RANGE.max) - 31 * DAY_MS;
 const MAX_TIMEZONE_LENGTH = 100;
 const MAX_RRULE_LENGTH = 500;
 /** rrule-temporal's default is 10,000 periods; see analyse() for why expansion needs more. */
@@ -351,6 +357,13 @@ function analyse(input: RecurrenceInput): { problems: Problem[]; compiled: Compi
   // takes its time of day from this resolved DTSTART, so such a series runs at 03:30 throughout.
   // The other edge, a repeated hour when clocks fall back, resolves to the earlier (first) 01:30.
   const dtstart = start.toZonedDateTime(input.timezone, { disambiguation: 'compatible' });
+  if (dtstart.epochMilliseconds > LAST_START_MS) {
+    const last = new Date(LAST_START_MS).toISOString();
+    return {
+      problems: [{ field: 'startsAt', message: `startsAt must be before ${last} in UTC` }],
+      compiled: undefined,
+    };
+  }
 
   const until = rule.until;
   if (until !== undefined) {
@@ -456,7 +469,9 @@ export function plannedOccurrences(recurrence: RecurrenceInput, now: Date): Occu
     upcoming.push(next);
     cursor = next;
   }
-  return upcoming.map((zdt, i) => toOccurrence(zdt, pastCount + i));
+  return upcoming
+    .filter((zdt) => zdt.epochMilliseconds <= LAST_START_MS)
+    .map((zdt, i) => toOccurrence(zdt, pastCount + i));
 }
 
 /** The first `limit` occurrences from the start (for previews, tests). */

@@ -1,7 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  CursorKey,
   DomainError,
   LedgerTopics,
+  cursorCodec,
   type BalanceView,
   type LedgerEntryType,
   type LedgerEntryView,
@@ -10,6 +12,9 @@ import {
 import { Changes, queryRows } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
 import { SETTINGS, type TicketingSettings } from '../tokens.js';
+
+/** Entries page by their global sequence (a bigint). */
+const ENTRY_CURSOR = cursorCodec(CursorKey.bigint);
 
 interface EntryRow {
   seq: string;
@@ -126,20 +131,17 @@ export class LedgerBook {
   }
 
   async entries(agentId: string, limit: number, cursor: string | undefined): Promise<Page<LedgerEntryView>> {
-    const after = cursor === undefined ? 0n : parseSeq(cursor);
+    const after = cursor === undefined ? '0' : ENTRY_CURSOR.decode(cursor);
     const rows = await queryRows<EntryRow>(
       this.dataSource,
       `SELECT ${ENTRY_COLUMNS} FROM ticketing.ledger_entries
        WHERE agent_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
-      [agentId, after.toString(), limit + 1],
+      [agentId, after, limit + 1],
     );
     const page = rows.slice(0, limit);
     return {
       items: page.map(toEntry),
-      nextCursor:
-        rows.length > limit && page.length
-          ? Buffer.from(String(page.at(-1)!.seq)).toString('base64url')
-          : null,
+      nextCursor: rows.length > limit && page.length ? ENTRY_CURSOR.encode(String(page.at(-1)!.seq)) : null,
     };
   }
 
@@ -205,14 +207,4 @@ export class LedgerBook {
     ]);
     return view;
   }
-}
-
-function parseSeq(cursor: string): bigint {
-  const text = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!/^[0-9]{1,19}$/.test(text)) {
-    throw new DomainError('validation.failed', 'cursor: not a cursor this service issued', [
-      { field: 'cursor', message: 'not a cursor this service issued' },
-    ]);
-  }
-  return BigInt(text);
 }

@@ -11,10 +11,12 @@ export interface EventRow {
   ticketing: Ticketing;
   capacity: number;
   sold: number;
+  /** The event version this row is at (events.events.version). */
+  version: number;
 }
 
 export const EVENT_COLUMNS =
-  'event_id, host_id, moderators, status, series_id, starts_at, ticketing, capacity, sold';
+  'event_id, host_id, moderators, status, series_id, starts_at, ticketing, capacity, sold, version';
 
 export interface TierOffer {
   tierId: string;

@@ -3,11 +3,19 @@ import { DomainError, isUuid, Events, type EventAccess, type EventView } from '@
 import { Changes, queryRows, type ServiceClient } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
 import { SERVICES } from '../tokens.js';
-import { EVENT_COLUMNS, tiersOf, type EventRow } from './event-row.js';
+import { EVENT_COLUMNS, tiersOf, type EventRow, type TierOffer } from './event-row.js';
 
 type EventFacts = Pick<
   EventView,
-  'hostId' | 'moderators' | 'status' | 'seriesId' | 'startsAt' | 'ticketing' | 'capacity' | 'updatedAt'
+  | 'hostId'
+  | 'moderators'
+  | 'status'
+  | 'seriesId'
+  | 'startsAt'
+  | 'ticketing'
+  | 'capacity'
+  | 'version'
+  | 'updatedAt'
 > & {
   eventId: string;
 };
@@ -15,8 +23,9 @@ type EventFacts = Pick<
 /**
  * Ticketing's copy of the events it sells, kept from townhall.event.* and, for an event it
  * has not heard of yet, fetched once from the events service. Seat counts live here too,
- * next to the capacity they are checked against. A capacity never drops below what is
- * sold: the events service refuses that, and this clamps in case of a race.
+ * next to the capacity they are checked against, and so a capacity change is decided here
+ * (changeCapacity), under the same locks as a purchase. Each row carries the event version
+ * it is at: nothing older overwrites it.
  */
 @Injectable()
 export class EventsProjection {
@@ -57,30 +66,24 @@ export class EventsProjection {
     return row;
   }
 
-  /** Upserts the event and its tiers, unless what is stored is newer. */
+  /**
+   * Upserts the event and its tiers, unless what is stored is newer. A capacity that arrives
+   * below what is sold (only possible if a capacity decision and a domain event cross) is
+   * clamped to it: the seats sold stay valid.
+   */
   async apply(manager: EntityManager, facts: EventFacts): Promise<void> {
-    // One writer of an event's projection at a time (two first RSVPs and the domain event can
-    // all bring the same new event). Then lock its tiers before the event row: purchases lock
-    // a tier and then the event, so every writer takes the locks in that order and none can
-    // deadlock another. (Without the advisory lock, a writer that waited on the first insert
-    // of the event would lock the event row before tiers that did not exist when it looked.)
-    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`ticketing.event:${facts.eventId}`]);
-    await queryRows(
-      manager,
-      'SELECT tier_id FROM ticketing.inventory WHERE event_id = $1 ORDER BY tier_id FOR UPDATE',
-      [facts.eventId],
-    );
+    await lockEventForWrite(manager, facts.eventId);
     const applied = await queryRows(
       manager,
-      `INSERT INTO ticketing.events AS e (event_id, host_id, moderators, status, series_id, starts_at, ticketing, capacity, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9)
+      `INSERT INTO ticketing.events AS e (event_id, host_id, moderators, status, series_id, starts_at, ticketing, capacity, version, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10)
        ON CONFLICT (event_id) DO UPDATE SET
          host_id = EXCLUDED.host_id, moderators = EXCLUDED.moderators, series_id = EXCLUDED.series_id,
          starts_at = EXCLUDED.starts_at, ticketing = EXCLUDED.ticketing,
-         capacity = GREATEST(EXCLUDED.capacity, e.sold), updated_at = EXCLUDED.updated_at,
+         capacity = GREATEST(EXCLUDED.capacity, e.sold), version = EXCLUDED.version, updated_at = EXCLUDED.updated_at,
          -- a cancelled event stays cancelled whatever arrives late
          status = CASE WHEN e.status = 'cancelled' THEN e.status ELSE EXCLUDED.status END
-       WHERE e.updated_at <= EXCLUDED.updated_at
+       WHERE e.version <= EXCLUDED.version
        RETURNING event_id`,
       [
         facts.eventId,
@@ -91,27 +94,105 @@ export class EventsProjection {
         facts.startsAt,
         JSON.stringify(facts.ticketing),
         facts.capacity,
+        facts.version,
         facts.updatedAt,
       ],
     );
     if (applied.length === 0) return;
-    const tiers = tiersOf(facts.ticketing, facts.capacity);
+    await upsertTiers(manager, facts.eventId, tiersOf(facts.ticketing, facts.capacity), 'clamp');
+  }
+
+  /**
+   * Decides a new capacity (and tier set) for the events service before it records it: refused
+   * with 409 `event.capacity_below_sold` if the total or any tier has sold more. The event's
+   * tiers and row are locked as a purchase locks them, so no RSVP can take a seat between the
+   * check and the change. `applied: false` when a newer version was decided already.
+   */
+  async decideCapacity(change: CapacityChange, caller: string, requestId: string): Promise<boolean> {
+    const event = await this.ensure(change.eventId, caller, requestId);
+    if (event.host_id !== caller)
+      throw new DomainError('role.forbidden', 'Only the host can change capacity');
+    return this.changes.run((manager) => this.changeCapacity(manager, change));
+  }
+
+  private async changeCapacity(manager: EntityManager, change: CapacityChange): Promise<boolean> {
+    await lockEventForWrite(manager, change.eventId);
+    const event = await this.find(manager, change.eventId, { lock: 'update' });
+    if (!event) throw new DomainError('event.not_found', `No event ${change.eventId}`);
+    if (event.version > change.version) return false;
+    const tiers = tiersOf(change.ticketing, change.capacity);
+    const sold = await queryRows<{ tier_id: string; sold: number }>(
+      manager,
+      'SELECT tier_id, sold FROM ticketing.inventory WHERE event_id = $1 ORDER BY tier_id',
+      [change.eventId],
+    );
+    if (event.sold > change.capacity)
+      throw belowSold(`${event.sold} tickets are sold; the capacity cannot go below that`);
+    for (const tier of sold) {
+      const offer = tiers.find((candidate) => candidate.tierId === tier.tier_id);
+      if (offer && tier.sold > offer.capacity)
+        throw belowSold(
+          `tier ${tier.tier_id} has ${tier.sold} tickets sold; its capacity cannot go below that`,
+        );
+    }
     await queryRows(
       manager,
-      `INSERT INTO ticketing.inventory AS i (event_id, tier_id, price, capacity)
-       SELECT $1, t.tier_id, t.price::numeric, t.capacity FROM unnest($2::text[], $3::text[], $4::int[]) AS t(tier_id, price, capacity)
-       ON CONFLICT (event_id, tier_id) DO UPDATE SET price = EXCLUDED.price, capacity = GREATEST(EXCLUDED.capacity, i.sold)`,
-      [facts.eventId, tiers.map((t) => t.tierId), tiers.map((t) => t.price), tiers.map((t) => t.capacity)],
+      `UPDATE ticketing.events SET capacity = $2, ticketing = $3::jsonb, version = $4 WHERE event_id = $1`,
+      [change.eventId, change.capacity, JSON.stringify(change.ticketing), change.version],
     );
-    // A tier the event no longer offers sells nothing more.
-    await queryRows(
-      manager,
-      `UPDATE ticketing.inventory SET capacity = sold WHERE event_id = $1 AND NOT (tier_id = ANY($2::text[]))`,
-      [facts.eventId, tiers.map((t) => t.tierId)],
-    );
+    await upsertTiers(manager, change.eventId, tiers, 'exact');
+    return true;
   }
 
   static factsOf(view: EventView): EventFacts {
     return { ...view, eventId: view.id };
   }
+}
+
+export type CapacityChange = Pick<EventView, 'capacity' | 'ticketing' | 'version'> & { eventId: string };
+
+function belowSold(detail: string): DomainError {
+  return new DomainError('event.capacity_below_sold', detail);
+}
+
+/**
+ * One writer of an event's projection at a time (two first RSVPs, a capacity decision and the
+ * domain event can all bring the same new event). Then its tiers are locked before the event
+ * row: purchases lock a tier and then the event, so every writer takes the locks in that order
+ * and none can deadlock another. (Without the advisory lock, a writer that waited on the first
+ * insert of the event would lock the event row before tiers that did not exist when it looked.)
+ */
+async function lockEventForWrite(manager: EntityManager, eventId: string): Promise<void> {
+  await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`ticketing.event:${eventId}`]);
+  await queryRows(
+    manager,
+    'SELECT tier_id FROM ticketing.inventory WHERE event_id = $1 ORDER BY tier_id FOR UPDATE',
+    [eventId],
+  );
+}
+
+/**
+ * Writes the tiers an event sells. `exact` after a decision that checked them against what is
+ * sold; `clamp` for a projected capacity, which never drops below what is sold. A tier the
+ * event no longer offers sells nothing more.
+ */
+async function upsertTiers(
+  manager: EntityManager,
+  eventId: string,
+  tiers: TierOffer[],
+  mode: 'exact' | 'clamp',
+): Promise<void> {
+  await queryRows(
+    manager,
+    `INSERT INTO ticketing.inventory AS i (event_id, tier_id, price, capacity)
+     SELECT $1, t.tier_id, t.price::numeric, t.capacity FROM unnest($2::text[], $3::text[], $4::int[]) AS t(tier_id, price, capacity)
+     ON CONFLICT (event_id, tier_id) DO UPDATE SET price = EXCLUDED.price,
+       capacity = ${mode === 'exact' ? 'EXCLUDED.capacity' : 'GREATEST(EXCLUDED.capacity, i.sold)'}`,
+    [eventId, tiers.map((t) => t.tierId), tiers.map((t) => t.price), tiers.map((t) => t.capacity)],
+  );
+  await queryRows(
+    manager,
+    `UPDATE ticketing.inventory SET capacity = sold WHERE event_id = $1 AND NOT (tier_id = ANY($2::text[]))`,
+    [eventId, tiers.map((t) => t.tierId)],
+  );
 }

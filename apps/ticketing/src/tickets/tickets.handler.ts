@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import {
   Attendance,
+  Inventory,
   signedMeta,
   Ledger,
   Tickets,
@@ -9,6 +10,7 @@ import {
 } from '@townhall/contracts';
 import { Handle } from '@townhall/platform/service';
 import { LedgerBook } from '../ledger/ledger-book.js';
+import { EventsProjection } from '../projection/events-projection.js';
 import { TicketsService } from './tickets.service.js';
 
 /** Ticketing's message handlers: one per contract in libs/contracts/src/ticketing.ts. */
@@ -17,7 +19,15 @@ export class TicketsHandler {
   constructor(
     private readonly tickets: TicketsService,
     private readonly ledger: LedgerBook,
+    private readonly events: EventsProjection,
   ) {}
+
+  /** The events service asks before it records a new capacity or tier set. */
+  @Handle(Inventory.changeCapacity)
+  async changeCapacity(data: ParsedRequestOf<typeof Inventory.changeCapacity>, meta: MessageMeta) {
+    const { caller, requestId } = signedMeta(meta);
+    return { eventId: data.eventId, applied: await this.events.decideCapacity(data, caller, requestId) };
+  }
 
   @Handle(Tickets.rsvp)
   rsvp(data: ParsedRequestOf<typeof Tickets.rsvp>, meta: MessageMeta) {

@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  CursorKey,
   DomainError,
+  cursorCodec,
   isUuid,
   TicketTopics,
   type MessageMeta,
@@ -22,6 +24,7 @@ import {
 } from '@townhall/x402';
 import type { SignatureVerifier } from '@townhall/auth';
 import { DataSource, type EntityManager } from 'typeorm';
+import { z } from 'zod';
 import { LedgerBook } from '../ledger/ledger-book.js';
 import { tiersOf, type EventRow } from '../projection/event-row.js';
 import { EventsProjection } from '../projection/events-projection.js';
@@ -30,6 +33,9 @@ import { CLOCK, FACILITATOR, SETTINGS, SIGNATURES, type Clock, type TicketingSet
 import { AlreadyHolding, insertTicket, releaseSeat, takeSeat } from './seats.js';
 import { paymentsSettled, ticketsSold } from '../ticketing-metrics.js';
 import { TICKET_COLUMNS, toTicket, type TicketRow } from './ticket-row.js';
+
+/** Tickets page by (created_at, id). */
+const TICKET_CURSOR = cursorCodec(z.tuple([CursorKey.instant, CursorKey.uuid]));
 
 const ON_SALE = new Set(['scheduled', 'live']);
 
@@ -437,36 +443,22 @@ export class TicketsService {
     limit: number,
     cursor: string | undefined,
   ): Promise<Page<TicketView>> {
-    const after = cursor ? decodeTicketCursor(cursor) : null;
+    const after = cursor ? TICKET_CURSOR.decode(cursor) : null;
     const rows = await queryRows<TicketRow>(
       this.dataSource,
       `SELECT ${TICKET_COLUMNS} FROM ticketing.tickets WHERE ${where}
        ${after ? `AND (created_at, id) > ($${params.length + 1}::timestamptz, $${params.length + 2}::uuid)` : ''}
        ORDER BY created_at, id LIMIT ${limit + 1}`,
-      after ? [...params, after.createdAt, after.id] : params,
+      after ? [...params, ...after] : params,
     );
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return {
       items: page.map(toTicket),
       nextCursor:
-        rows.length > limit && last
-          ? Buffer.from(JSON.stringify([last.created_at.toISOString(), last.id])).toString('base64url')
-          : null,
+        rows.length > limit && last ? TICKET_CURSOR.encode([last.created_at.toISOString(), last.id]) : null,
     };
   }
-}
-
-function decodeTicketCursor(cursor: string): { createdAt: string; id: string } {
-  try {
-    const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
-    if (typeof createdAt === 'string' && typeof id === 'string' && isUuid(id)) return { createdAt, id };
-  } catch {
-    // fall through
-  }
-  throw new DomainError('validation.failed', 'cursor: not a cursor this service issued', [
-    { field: 'cursor', message: 'not a cursor this service issued' },
-  ]);
 }
 
 function tierOfPayload(payload: PaymentPayload): string | undefined {
@@ -474,13 +466,17 @@ function tierOfPayload(payload: PaymentPayload): string | undefined {
   return typeof authorization?.resource === 'string' ? tierOfResource(authorization.resource) : undefined;
 }
 
-/** A 402 (or 409) whose body also carries the x402 v1 fields, so x402 clients can pay again. */
+/**
+ * A 402 (or 409) whose body also carries the x402 v1 fields, so x402 clients can pay again. With
+ * no tier left to buy there is no way to pay: that is 409 `capacity.sold_out`, whatever was sent.
+ */
 function paymentRequired(
   code: 'payment.required' | 'payment.invalid' | 'payment.insufficient_funds',
   detail: string,
   reason: string,
   accepts: PaymentRequirements[],
 ): DomainError {
+  if (accepts.length === 0) return new DomainError('capacity.sold_out', 'No seat is left in this event');
   return new DomainError(code, detail, undefined, { x402: paymentRequiredBody(reason, accepts) });
 }
 

@@ -5,6 +5,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { SignatureVerifier } from '@townhall/auth';
 import { NestPinoLogger, type Logger, type ReadinessCheck, type ServiceClient } from '@townhall/platform';
 import type { NonceStore } from './auth/nonce-store.js';
+import { SERVER_TIMEOUT_DEFAULTS, type ServerTimeouts } from './config.js';
 import { installSignedRequests } from './auth/signed-requests.js';
 import { AccessLog } from './access-log.js';
 import { GatewayModule } from './gateway.module.js';
@@ -35,6 +36,8 @@ export interface GatewayDependencies {
   rateLimits?: RateLimitOptions;
   /** Fastify's `trustProxy` (TRUST_PROXY): whose X-Forwarded-For names the client IP. */
   trustProxy?: boolean | string[];
+  /** The HTTP server's timeouts (config.ts serverTimeoutsOf); SERVER_TIMEOUT_DEFAULTS without them. */
+  serverTimeouts?: ServerTimeouts;
 }
 
 /**
@@ -53,6 +56,7 @@ export async function createGateway(deps: GatewayDependencies): Promise<NestFast
     // Errors before any route runs are problem+json too (problem/framework-errors.ts).
     frameworkErrors: routerErrorHandler(deps.audience),
     clientErrorHandler: clientErrorHandler(deps.audience),
+    ...serverTimeoutOptions(deps.serverTimeouts ?? SERVER_TIMEOUT_DEFAULTS),
   });
   const root = GatewayModule.register(deps.services, deps.readiness);
   // The live stream is optional (in-process tests run without NATS): its provider is added here,
@@ -93,4 +97,25 @@ export async function createGateway(deps: GatewayDependencies): Promise<NestFast
   // ProblemFilter through Nest's error and not-found handlers, like every other error.
   app.useGlobalFilters(new ProblemFilter(deps.audience));
   return app;
+}
+
+/**
+ * The server's timeouts as Node and Fastify take them (README "Limits of one client"), so that
+ * a client sending its request slowly is cut (408 request.timeout) and an idle one closed; none
+ * applies to a live stream once its request is in (sse-connection.ts leaves the idle one too).
+ * Node looks for late requests on a timer, every 30 s by default: four times per headers
+ * timeout here, at most once a second, so a slow client is cut soon after its time.
+ */
+function serverTimeoutOptions(timeouts: ServerTimeouts) {
+  return {
+    http: {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      connectionsCheckingInterval: Math.min(1_000, Math.max(50, Math.floor(timeouts.headersMs / 4))),
+    },
+    // Fastify sets these three on the server it creates, over what `http` says.
+    requestTimeout: timeouts.requestMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    connectionTimeout: timeouts.idleMs,
+  };
 }

@@ -12,7 +12,7 @@ import {
 } from '@townhall/platform';
 import { RedisNonceStore } from './auth/nonce-store.js';
 import { connectRedis } from './auth/redis.js';
-import { audienceOf, GatewayConfigSchema } from './config.js';
+import { audienceOf, GatewayConfigSchema, liveStreamSettingsOf, serverTimeoutsOf } from './config.js';
 import { createGateway } from './gateway.js';
 import { startLiveStream } from './live/live-stream.js';
 
@@ -39,8 +39,7 @@ const redis = connectRedis(config.REDIS_URL, logger);
 const liveStream = startLiveStream({
   nc: nats,
   logger,
-  heartbeatMs: config.LIVE_HEARTBEAT_MS,
-  clientBuffer: config.LIVE_CLIENT_BUFFER,
+  ...liveStreamSettingsOf(config),
 });
 
 const readiness: Record<string, ReadinessCheck> = {
@@ -67,6 +66,7 @@ const app = await createGateway({
   // Counted in the same Redis as the nonces: every replica spends one budget per agent and per IP.
   rateLimits: { config, redis },
   trustProxy: config.TRUST_PROXY,
+  serverTimeouts: serverTimeoutsOf(config),
 });
 await app.listen({ port: config.PORT, host: config.HOST });
 logger.info({ url: `http://127.0.0.1:${config.PORT}`, audience }, 'auth-gateway is listening');

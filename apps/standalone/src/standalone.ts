@@ -9,6 +9,8 @@ import {
   RedisNonceStore,
   startInProcessLiveStream,
   startLiveStream,
+  liveStreamSettingsOf,
+  serverTimeoutsOf,
   type LiveStream,
   type NonceStore,
 } from '@townhall/auth-gateway/embedded';
@@ -121,16 +123,12 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
       liveStream = startLiveStream({
         nc: nats,
         logger: gatewayLogger,
-        heartbeatMs: gatewayConfig.LIVE_HEARTBEAT_MS,
-        clientBuffer: gatewayConfig.LIVE_CLIENT_BUFFER,
+        ...liveStreamSettingsOf(gatewayConfig),
       });
       readiness['nats'] = async () => void (await nats.flush());
     } else {
       client = broker.client(gatewayConfig.SERVICE_TIMEOUT_MS);
-      liveStream = startInProcessLiveStream(eventLog, {
-        heartbeatMs: gatewayConfig.LIVE_HEARTBEAT_MS,
-        clientBuffer: gatewayConfig.LIVE_CLIENT_BUFFER,
-      });
+      liveStream = startInProcessLiveStream(eventLog, liveStreamSettingsOf(gatewayConfig));
     }
     stops.push(() => liveStream.stop());
 
@@ -156,6 +154,7 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
       // In this process's memory unless REDIS_URL is set.
       rateLimits: { config: gatewayConfig, redis },
       trustProxy: gatewayConfig.TRUST_PROXY,
+      serverTimeouts: serverTimeoutsOf(gatewayConfig),
     });
     await app.listen({ port: gatewayConfig.PORT, host: gatewayConfig.HOST });
     // Closing the gateway first: no new requests, live streams ended, in-flight ones finish.

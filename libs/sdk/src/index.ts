@@ -1,5 +1,5 @@
 export * from './agent-client.js';
-export type { LiveEvent, LiveOptions } from './live-events.js';
+export type { LiveEvent, LiveHistoryCut, LiveOptions } from './live-events.js';
 export { SseParser, type SseMessage } from './sse-parser.js';
 export * from './townhall-error.js';
 export {

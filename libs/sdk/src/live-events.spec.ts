@@ -1,4 +1,4 @@
-import { readLiveEvents, type LiveConnector } from './live-events.js';
+import { readLiveEvents, type LiveConnector, type LiveHistoryCut } from './live-events.js';
 
 const frame = (id: number, type = 'townhall.event.updated') =>
   `id: ${id}\nevent: ${type}\ndata: ${JSON.stringify({ type, subject: 'e1', data: { id } })}\n\n`;
@@ -86,5 +86,55 @@ describe('readLiveEvents', () => {
       controller.abort();
     }
     expect(received).toHaveLength(1);
+  });
+
+  it('hands a history cut to onHistoryCut, in order, without yielding it, and resumes after it', async () => {
+    const cutFrame = `id: 40\nevent: history.cut\ndata: ${JSON.stringify({ lastEventId: '2', resumedAfter: '40', skipped: 38 })}\n\n`;
+    const connector = new ScriptedConnector([
+      () => stream('retry: 0\n\n', cutFrame, frame(41)),
+      () => stream(frame(42)),
+    ]);
+    const seen: string[] = [];
+    const cuts: LiveHistoryCut[] = [];
+    const options = {
+      lastEventId: '2',
+      onHistoryCut: (cut: LiveHistoryCut) => {
+        cuts.push(cut);
+        seen.push('cut');
+      },
+    };
+    for await (const message of readLiveEvents(connector, options)) {
+      seen.push(message.id);
+      if (seen.length === 3) break;
+    }
+    expect(seen).toEqual(['cut', '41', '42']);
+    expect(cuts).toEqual([{ lastEventId: '2', resumedAfter: '40', skipped: 38 }]);
+    expect(connector.asked).toEqual(['2', '41']);
+
+    // Without the callback the cut is skipped; its id still moves the resume point.
+    const quiet = new ScriptedConnector([() => stream('retry: 0\n\n', cutFrame), () => stream(frame(43))]);
+    for await (const message of readLiveEvents(quiet, { lastEventId: '2' })) {
+      expect(message.id).toBe('43');
+      break;
+    }
+    expect(quiet.asked).toEqual(['2', '40']);
+  });
+
+  it('retries a 429 on reconnect after Retry-After, but throws it on the first connection', async () => {
+    const tooMany = () => new Response('{}', { status: 429, headers: { 'retry-after': '0' } });
+    await expect(readLiveEvents(new ScriptedConnector([tooMany])).next()).rejects.toThrow('status 429');
+
+    const connector = new ScriptedConnector([
+      () => stream('retry: 0\n\n', frame(1)),
+      tooMany,
+      () => stream(frame(2)),
+    ]);
+    const received = [];
+    for await (const message of readLiveEvents(connector)) {
+      received.push(message.id);
+      if (received.length === 2) break;
+    }
+    expect(received).toEqual(['1', '2']);
+    expect(connector.asked).toEqual([undefined, '1', '1']);
   });
 });

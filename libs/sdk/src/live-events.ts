@@ -10,6 +10,23 @@ export interface LiveEvent {
   event: CloudEvent;
 }
 
+/**
+ * Sent instead of the start of a resume that reaches too far back (the server reads at most
+ * its replay limit, 1,000 stream messages by default): messages about the event may have been
+ * missed there, so read its current state again. The stream goes on after `resumedAfter`.
+ */
+export interface LiveHistoryCut {
+  /** The id the stream was resumed from. */
+  lastEventId: string;
+  /** Replay goes on after this id; it is now the id a reconnect resumes from. */
+  resumedAfter: string;
+  /** Stream messages between the two that were not read (about every event: an upper bound). */
+  skipped: number;
+}
+
+/** The SSE event type of a LiveHistoryCut. */
+export const HISTORY_CUT_EVENT = 'history.cut';
+
 export interface LiveOptions {
   /** Resume after this message id (what a previous stream last gave you); omit to start from now. */
   lastEventId?: string;
@@ -17,6 +34,12 @@ export interface LiveOptions {
   signal?: AbortSignal;
   /** Called each time the stream is connected (also after a reconnect): from then on nothing is missed. */
   onOpen?: () => void;
+  /**
+   * Called when the server could not replay everything since the id resumed from (an old
+   * `lastEventId`, or a reconnect after a long gap), before the messages that follow the cut.
+   * Without it a cut goes unnoticed.
+   */
+  onHistoryCut?: (cut: LiveHistoryCut) => void;
 }
 
 export interface LiveConnector {
@@ -32,9 +55,10 @@ const DEFAULT_RETRY_MS = 2_000;
 /**
  * Reads a live stream as an async iterable, reconnecting like EventSource: when the connection
  * drops (or the server ends it, e.g. on a deploy) it waits the server's `retry:` delay and
- * reconnects with the last id it received, so nothing is missed and nothing repeats. The first
- * connection's failure is thrown; after that, network errors and 5xx answers are retried, and
- * a 4xx is thrown. Breaking out of the loop or aborting `signal` closes the connection.
+ * reconnects with the last id it received, so nothing is missed and nothing repeats (unless
+ * the server cuts the history: `onHistoryCut`). The first connection's failure is thrown; after
+ * that, network errors, 429 and 5xx answers are retried (after `Retry-After` if longer), and
+ * another 4xx is thrown. Breaking out of the loop or aborting `signal` closes the connection.
  */
 export async function* readLiveEvents(
   connector: LiveConnector,
@@ -62,8 +86,9 @@ export async function* readLiveEvents(
       }
       if (!response.ok) {
         const error = await connector.errorOf(response);
-        if (!connectedOnce || response.status < 500) throw error;
-        await sleep(retryMs, signal);
+        // A 429 is passing: e.g. the server has not yet noticed that the dropped connection is gone.
+        if (!connectedOnce || (response.status < 500 && response.status !== 429)) throw error;
+        await sleep(Math.max(retryMs, retryAfterMs(response)), signal);
         continue;
       }
       connectedOnce = true;
@@ -78,6 +103,10 @@ export async function* readLiveEvents(
           if (chunk.done) break;
           for (const message of parser.push(decoder.decode(chunk.value, { stream: true }))) {
             if (message.id !== '') lastEventId = message.id;
+            if (message.event === HISTORY_CUT_EVENT) {
+              options.onHistoryCut?.(JSON.parse(message.data) as LiveHistoryCut);
+              continue;
+            }
             yield { id: message.id, type: message.event, event: JSON.parse(message.data) as CloudEvent };
           }
           retryMs = parser.retryMs ?? retryMs;
@@ -95,6 +124,12 @@ export async function* readLiveEvents(
     options.signal?.removeEventListener('abort', abort);
     controller.abort();
   }
+}
+
+/** Retry-After in delay-seconds (what the server sends), else 0. */
+function retryAfterMs(response: Response): number {
+  const value = response.headers.get('retry-after');
+  return value !== null && /^\d+$/.test(value) ? Number(value) * 1_000 : 0;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

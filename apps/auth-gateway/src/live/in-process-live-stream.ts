@@ -1,12 +1,9 @@
 import type { InProcessEventLog } from '@townhall/platform/service';
 import { decodeLiveMessage, type LiveMessage } from './live-message.js';
 import { LiveHub } from './live-hub.js';
-import type { LiveStream } from './live-stream.js';
+import { liveLimitsOf, type LiveStream, type LiveStreamSettings } from './live-stream.js';
 
-export interface InProcessLiveStreamOptions {
-  heartbeatMs: number;
-  clientBuffer: number;
-}
+export type InProcessLiveStreamOptions = LiveStreamSettings;
 
 /**
  * Standalone mode's live stream: the hub follows the process's domain-event log (instead of a
@@ -34,8 +31,7 @@ export function startInProcessLiveStream(
         }
       },
     },
-    heartbeatMs: options.heartbeatMs,
-    clientBuffer: options.clientBuffer,
+    ...liveLimitsOf(options),
     stop: async () => unfollow(),
   };
 }

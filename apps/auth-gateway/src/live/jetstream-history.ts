@@ -32,7 +32,8 @@ export class JetStreamHistory implements LiveHistory {
     try {
       // Everything up to upTo may have aged out of the stream: then there is nothing to wait for.
       if ((await consumer.info(true)).num_pending === 0) return;
-      const messages = await consumer.consume({ max_messages: REPLAY_BATCH });
+      // No more prefetched than the replay can use: it stops at upTo.
+      const messages = await consumer.consume({ max_messages: Math.min(REPLAY_BATCH, upTo - after) });
       try {
         for await (const message of messages) {
           const payload = message.string();

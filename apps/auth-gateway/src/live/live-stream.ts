@@ -1,9 +1,11 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from '@townhall/platform';
+import { LIVE_LIMIT_DEFAULTS } from '../config.js';
 import { JetStreamHistory } from './jetstream-history.js';
 import { LiveFeed } from './live-feed.js';
 import { LiveHub } from './live-hub.js';
 import type { LiveHistory } from './live-subscriber.js';
+import { StreamsPerClient } from './streams-per-client.js';
 
 /** What the live-stream route needs: the process's hub, the history to replay from, its limits. */
 export interface LiveStream {
@@ -13,17 +15,41 @@ export interface LiveStream {
   heartbeatMs: number;
   /** Most messages one client may have waiting before it is disconnected. */
   clientBuffer: number;
+  /** The streams open on this process, per client address, and the cap on them. */
+  streams: StreamsPerClient;
+  /** Most stream messages one resume reads; a client further behind gets `history.cut`. */
+  replayLimit: number;
   /** Stops reading the stream (the gateway ends the clients' responses when it closes). */
   stop(): Promise<void>;
 }
 
 export const LIVE_STREAM = Symbol('LiveStream');
 
-export interface LiveStreamOptions {
-  nc: NatsConnection;
-  logger: Logger;
+/** The settings of every live stream, whatever feeds it (config.ts liveStreamSettingsOf). */
+export interface LiveStreamSettings {
   heartbeatMs: number;
   clientBuffer: number;
+  /** LIVE_STREAMS_PER_CLIENT; default 20. */
+  streamsPerClient?: number;
+  /** LIVE_REPLAY_LIMIT; default 1,000. */
+  replayLimit?: number;
+}
+
+export interface LiveStreamOptions extends LiveStreamSettings {
+  nc: NatsConnection;
+  logger: Logger;
+}
+
+/** The limits part of a LiveStream, from its settings. */
+export function liveLimitsOf(
+  settings: LiveStreamSettings,
+): Pick<LiveStream, 'heartbeatMs' | 'clientBuffer' | 'streams' | 'replayLimit'> {
+  return {
+    heartbeatMs: settings.heartbeatMs,
+    clientBuffer: settings.clientBuffer,
+    streams: new StreamsPerClient(settings.streamsPerClient ?? LIVE_LIMIT_DEFAULTS.streamsPerClient),
+    replayLimit: settings.replayLimit ?? LIVE_LIMIT_DEFAULTS.replayLimit,
+  };
 }
 
 /** Starts the process's live stream: one ordered consumer on the TOWNHALL stream feeding a hub. */
@@ -34,8 +60,7 @@ export function startLiveStream(options: LiveStreamOptions): LiveStream {
   return {
     hub,
     history: new JetStreamHistory(options.nc),
-    heartbeatMs: options.heartbeatMs,
-    clientBuffer: options.clientBuffer,
+    ...liveLimitsOf(options),
     stop: () => feed.stop(),
   };
 }

@@ -11,16 +11,19 @@ const message = (seq: number, eventId = 'e1'): LiveMessage => ({
   frame: `id: ${seq}\n\n`,
 });
 
-/** A socket that always takes what it is given and remembers the SSE ids. */
+/** A socket that always takes what it is given and remembers the SSE ids and event names. */
 class Sink extends EventEmitter {
   readonly ids: number[] = [];
-  socket = { destroyed: false };
+  readonly events: string[] = [];
+  socket = { destroyed: false, setTimeout: () => undefined };
   destroyed = false;
   setHeader(): void {}
   writeHead(): void {}
   write(chunk: string): boolean {
     const id = /^id: (\d+)/.exec(chunk)?.[1];
     if (id) this.ids.push(Number(id));
+    const event = /^event: (.+)$/m.exec(chunk)?.[1];
+    if (event) this.events.push(event);
     return true;
   }
   end(): void {
@@ -88,7 +91,7 @@ describe('LiveSubscriber', () => {
       },
     );
     subscriber.deliver(message(7));
-    await subscriber.catchUp(history, 6);
+    await subscriber.catchUp(history, 6, 1_000);
     subscriber.deliver(message(9));
     expect(history.asked).toEqual([[2, 6]]);
     expect(sink.ids).toEqual([3, 4, 5, 6, 7, 8, 9]);
@@ -98,7 +101,7 @@ describe('LiveSubscriber', () => {
     const { sink, subscriber } = connect(6);
     const history = new ScriptedHistory([message(6)]);
     subscriber.deliver(message(7));
-    await subscriber.catchUp(history, 6);
+    await subscriber.catchUp(history, 6, 1_000);
     expect(history.asked).toEqual([]);
     expect(sink.ids).toEqual([7]);
   });
@@ -107,5 +110,29 @@ describe('LiveSubscriber', () => {
     const { closes, subscriber } = connect(0, 2);
     for (const seq of [10, 11, 12]) subscriber.deliver(message(seq));
     expect(closes).toEqual(['buffer_full']);
+  });
+
+  it('reads at most the replay limit: an older resume point gets history.cut, then the last messages', async () => {
+    const { sink, subscriber } = connect(2);
+    const history = new ScriptedHistory([3, 4, 5, 6, 7, 8, 9, 10].map((seq) => message(seq)));
+    subscriber.deliver(message(11));
+    subscriber.deliver(message(10)); // the hub never sends this, but a duplicate must not pass
+    await subscriber.catchUp(history, 10, 4);
+    expect(history.asked).toEqual([[6, 10]]);
+    expect(sink.ids).toEqual([6, 7, 8, 9, 10, 11]);
+    expect(sink.events[0]).toBe('history.cut');
+  });
+
+  it('does not cut a resume point within the limit, nor one at the very start of a short stream', async () => {
+    const within = connect(6);
+    const history = new ScriptedHistory([7, 8, 9, 10].map((seq) => message(seq)));
+    await within.subscriber.catchUp(history, 10, 4);
+    expect(within.sink.ids).toEqual([7, 8, 9, 10]);
+    expect(within.sink.events).not.toContain('history.cut');
+
+    const fromZero = connect(0);
+    await fromZero.subscriber.catchUp(new ScriptedHistory([1, 2, 3].map((seq) => message(seq))), 3, 4);
+    expect(fromZero.sink.ids).toEqual([1, 2, 3]);
+    expect(fromZero.sink.events).not.toContain('history.cut');
   });
 });

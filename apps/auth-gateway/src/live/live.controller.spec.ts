@@ -12,6 +12,7 @@ import { LiveHub } from './live-hub.js';
 import { decodeLiveMessage, type LiveMessage } from './live-message.js';
 import type { LiveStream } from './live-stream.js';
 import type { LiveHistory } from './live-subscriber.js';
+import { StreamsPerClient } from './streams-per-client.js';
 
 const EVENT = 'e1';
 const logger = createLogger('test', 'silent');
@@ -72,15 +73,19 @@ describe('GET /events/{id}/live (in process)', () => {
   let port: number;
   let hub: LiveHub;
   let history: StoredHistory;
+  let streams: StreamsPerClient;
 
-  async function boot(live: boolean): Promise<NestFastifyApplication> {
+  async function boot(live: boolean, limits = { streamsPerClient: 20, replayLimit: 1_000 }) {
     hub = new LiveHub();
     history = new StoredHistory([]);
+    streams = new StreamsPerClient(limits.streamsPerClient);
     const liveStream: LiveStream = {
       hub,
       history,
       heartbeatMs: 60_000,
       clientBuffer: 100,
+      streams,
+      replayLimit: limits.replayLimit,
       stop: async () => {},
     };
     app = await createGateway({
@@ -164,5 +169,49 @@ describe('GET /events/{id}/live (in process)', () => {
     await Promise.all(streams.map((stream) => stream.ended));
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(hub.subscriberCount).toBe(0);
+  });
+
+  it('refuses a client address its streams beyond the cap: 429 live.too_many_streams, Retry-After', async () => {
+    await boot(true, { streamsPerClient: 2, replayLimit: 1_000 });
+    hub.startAt(0);
+    const open1 = await open(port, `/events/${EVENT}/live`);
+    const open2 = await open(port, `/events/${EVENT}/live`);
+    const refused = await open(port, `/events/${EVENT}/live`);
+    await refused.ended;
+    expect(refused.response.statusCode).toBe(429);
+    expect(refused.response.headers['content-type']).toContain('application/problem+json');
+    expect(refused.response.headers['retry-after']).toBe('1');
+    expect(JSON.parse(refused.text())).toMatchObject({
+      code: 'live.too_many_streams',
+      type: 'https://townhall.test/docs/errors/live.too_many_streams',
+    });
+    expect(streams.of('ip:127.0.0.1')).toBe(2);
+
+    // The cap is checked before the event is looked up; a 404 then gives its place back at once.
+    const unknown = await open(port, '/events/nope/live');
+    await unknown.ended;
+    expect(unknown.response.statusCode).toBe(429);
+    open1.response.destroy();
+    await until('the place given back', () => streams.total === 1);
+    const missing = await open(port, '/events/nope/live');
+    await missing.ended;
+    expect(missing.response.statusCode).toBe(404);
+    expect(streams.total).toBe(1);
+    open2.response.destroy();
+    await until('every place given back', () => streams.total === 0 && hub.subscriberCount === 0);
+  });
+
+  it('tells a client resuming from too far back that its history was cut, then replays the rest', async () => {
+    await boot(true, { streamsPerClient: 20, replayLimit: 3 });
+    history.stored.push(...[2, 3, 4, 5, 6, 7].map((seq) => domainEvent(seq)));
+    hub.startAt(7);
+    const stream = await open(port, `/events/${EVENT}/live`, { 'last-event-id': '1' });
+    hub.receive(8, () => domainEvent(8));
+    await until('five messages', () => ids(stream.text()).length === 5);
+    expect(stream.text()).toContain(
+      'id: 4\nevent: history.cut\ndata: {"lastEventId":"1","resumedAfter":"4","skipped":3}\n\n',
+    );
+    expect(ids(stream.text())).toEqual([4, 5, 6, 7, 8]);
+    stream.response.destroy();
   });
 });

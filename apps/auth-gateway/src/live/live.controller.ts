@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { LIVE_STREAM_DESCRIPTION, LIVE_STREAM_EXAMPLE } from '../openapi/api-description.js';
 import { ApiRoute } from '../openapi/api-route.decorator.js';
 import { EventPath } from '../openapi/route-params.js';
+import { clientAddressKey } from '../rate-limit/client-address.js';
 import { metaOf } from '../request-context.js';
 import { resumePointOf } from './last-event-id.js';
 import { LIVE_STREAM, type LiveStream } from './live-stream.js';
@@ -42,7 +43,7 @@ export class LiveController {
     produces: 'text/event-stream',
     example: LIVE_STREAM_EXAMPLE,
     statuses: { 200: 'The stream; it stays open until you close it or the gateway shuts down' },
-    codes: ['event.not_found', 'validation.failed', 'dependency.unavailable'],
+    codes: ['event.not_found', 'validation.failed', 'dependency.unavailable', 'live.too_many_streams'],
   })
   async stream(
     @Param('id') eventId: string,
@@ -54,13 +55,25 @@ export class LiveController {
     const resumeAfter = resumePointOf(request.headers['last-event-id'], lastEventId);
     const live = this.live;
     if (!live) throw new DomainError('dependency.unavailable', 'The live stream needs NATS JetStream');
-    await this.services.send(Events.get, { eventId }, metaOf(request));
+    // The route is never signed (a signature is not even verified here), so the only client it
+    // knows is the address. Taken before the service is asked: a refused client costs nothing more.
+    const release = live.streams.take(clientAddressKey(request.ip));
+    // However the exchange ends (an error answer, the client leaving, the stream closing for any
+    // reason), its response closes. release() counts once, whichever of these calls it first.
+    reply.raw.once('close', release);
+    try {
+      await this.services.send(Events.get, { eventId }, metaOf(request));
+    } catch (error) {
+      release(); // the answer may wait behind a pipelined response that never ends
+      throw error;
+    }
 
     const connection = new SseConnection(reply.raw, {
       bufferLimit: live.clientBuffer,
       heartbeatMs: live.heartbeatMs,
       retryMs: LIVE_RETRY_MS,
     });
+    connection.onClose(release); // at once if it is closed already
     if (connection.isClosed) {
       reply.hijack(); // nothing to answer: the client has gone
       return;
@@ -84,7 +97,7 @@ export class LiveController {
     });
 
     if (resumeAfter !== undefined) {
-      subscriber.catchUp(live.history, subscription.position).catch((error: unknown) => {
+      subscriber.catchUp(live.history, subscription.position, live.replayLimit).catch((error: unknown) => {
         // Cut rather than skip: the client resumes from the last id it received, so nothing is lost.
         request.log.error({ err: error, eventId, resumeAfter }, 'live stream replay failed');
         connection.abort('error');

@@ -11,7 +11,13 @@ class FakeResponse extends EventEmitter {
   accepting = true;
   ended = false;
   destroyed = false;
-  socket = { destroyed: false };
+  socket = {
+    destroyed: false,
+    idleTimeout: -1,
+    setTimeout(ms: number) {
+      this.idleTimeout = ms;
+    },
+  };
 
   setHeader(name: string, value: unknown): void {
     this.headers[name] = value;
@@ -53,8 +59,9 @@ function open(bufferLimit = 3, heartbeatMs = 1_000) {
 describe('SseConnection', () => {
   afterEach(() => jest.useRealTimers());
 
-  it('starts an event stream with the retry delay', () => {
+  it('starts an event stream with the retry delay, out of the server idle timeout', () => {
     const { response } = open();
+    expect(response.socket.idleTimeout).toBe(0);
     expect(response.status).toBe(200);
     expect(response.headers).toMatchObject({
       'content-type': 'text/event-stream; charset=utf-8',

@@ -64,6 +64,9 @@ export class SseConnection {
     for (const [name, value] of Object.entries(all))
       if (value !== undefined) this.response.setHeader(name, value);
     this.response.writeHead(200);
+    // The server's idle timeout (HTTP_IDLE_TIMEOUT_MS) would cut a quiet stream between two
+    // heartbeats; a stream has its own check for a client that stopped reading (below).
+    this.response.socket?.setTimeout(0);
     this.write(sseRetry(this.options.retryMs));
     this.heartbeat = setInterval(() => this.beat(), this.options.heartbeatMs);
     this.heartbeat.unref();

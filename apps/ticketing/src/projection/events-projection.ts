@@ -94,7 +94,8 @@ export class EventsProjection {
         facts.startsAt,
         JSON.stringify(facts.ticketing),
         facts.capacity,
-        facts.version,
+        // Domain events published before events carried a version count as the oldest.
+        facts.version ?? 0,
         facts.updatedAt,
       ],
     );

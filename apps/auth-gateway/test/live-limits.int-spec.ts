@@ -82,11 +82,21 @@ class RawExchange {
 
   /** Sends GET `path` on a connection that ends with this exchange. */
   static get(port: number, path: string, headers: Record<string, string> = {}, localAddress?: string) {
+    return RawExchange.send('GET', port, path, headers, localAddress);
+  }
+
+  static send(
+    method: string,
+    port: number,
+    path: string,
+    headers: Record<string, string> = {},
+    localAddress?: string,
+  ) {
     const exchange = new RawExchange(port, localAddress);
     const lines = Object.entries({ host: '127.0.0.1', connection: 'close', ...headers }).map(
       ([name, value]) => `${name}: ${value}\r\n`,
     );
-    exchange.socket.write(`GET ${path} HTTP/1.1\r\n${lines.join('')}\r\n`);
+    exchange.socket.write(`${method} ${path} HTTP/1.1\r\n${lines.join('')}\r\n`);
     return exchange;
   }
 
@@ -274,6 +284,15 @@ describe('the limits of one client (gateway in process)', () => {
     expect(await next.status()).toBe(200);
     for (const stream of [...open, elsewhere, next]) stream.socket.destroy();
     await until('every place given back', () => live.streams.total === 0);
+  });
+
+  it('answers HEAD with the headers of a stream at once, and takes no place', async () => {
+    const { port, live } = await boot({ streamsPerClient: 3 });
+    const head = RawExchange.send('HEAD', port, `/events/${EVENT}/live`);
+    expect(await head.status()).toBe(200);
+    await head.closed; // connection: close, so the answer is complete
+    expect(head.header('content-type')).toContain('text/event-stream');
+    expect(live.streams.total).toBe(0);
   });
 
   it('gives every place back, whatever ends the stream: 200 cycles, then a shutdown', async () => {

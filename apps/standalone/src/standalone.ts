@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { connect } from '@nats-io/transport-node';
 import { SignatureVerifier } from '@townhall/auth';
 import {
@@ -59,7 +60,10 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
   const { logger } = options;
   const env: NodeJS.ProcessEnv = { ...options.env };
   env['PORT'] ??= '3000';
-  // x402 resources and signing audiences must name the gateway's own origin.
+  // x402 resources and signing audiences must name the gateway's own origin, so "any free port"
+  // is chosen now, before anything is built with the origin in it (not by the listen at the end).
+  if (Number(env['PORT']) === 0 && env['PUBLIC_BASE_URL'] === undefined)
+    env['PORT'] = String(await freePort());
   env['PUBLIC_BASE_URL'] ??= `http://localhost:${env['PORT']}`;
   // Trying it out: the ledger faucet is on unless told otherwise (ARCHITECTURE.md).
   env['LEDGER_FAUCET'] ??= 'true';
@@ -178,4 +182,17 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
     await stop().catch(() => undefined);
     throw error;
   }
+}
+
+/** A port free right now on the loopback interface. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (address === null || typeof address === 'string') throw new Error('no TCP address');
+  return address.port;
 }

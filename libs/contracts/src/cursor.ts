@@ -33,10 +33,10 @@ export const CursorKey = {
   /** An `integer` column (sequences, counters). */
   int: z.number().int().min(0).max(2_147_483_647),
   /** A `bigint` column, carried as a decimal string. */
+  // One refinement, not regex().refine(): zod runs a refinement even after a failed check.
   bigint: z
     .string()
-    .regex(/^(0|[1-9][0-9]{0,18})$/)
-    .refine((value) => BigInt(value) <= 2n ** 63n - 1n),
+    .refine((value) => /^(0|[1-9][0-9]{0,18})$/.test(value) && BigInt(value) <= 2n ** 63n - 1n),
 } as const;
 
 function invalidCursor(): DomainError {

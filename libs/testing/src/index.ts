@@ -7,3 +7,4 @@ export * from './domain-event-tap.js';
 export * from './nats-server.js';
 export * from './x402-facilitator.js';
 export * from './problem-of.js';
+export * from './fuzz/index.js';

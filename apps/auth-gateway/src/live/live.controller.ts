@@ -67,6 +67,12 @@ export class LiveController {
       release(); // the answer may wait behind a pipelined response that never ends
       throw error;
     }
+    if (request.method === 'HEAD') {
+      // Fastify answers HEAD with the GET handler: the headers of a stream, and no stream.
+      release();
+      void reply.type('text/event-stream').header('cache-control', 'no-store').send();
+      return;
+    }
 
     const connection = new SseConnection(reply.raw, {
       bufferLimit: live.clientBuffer,

@@ -79,8 +79,8 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
       database = await startEmbeddedPostgres(options.pgdata);
       stops.push(() => database!.stop());
       env['DATABASE_URL'] = database.url;
-      // PGlite is one session running one statement at a time: one connection per service (named
-      // prepared statements are per session, so two connections of a service would collide).
+      // PGlite is one session running one statement at a time: more connections per service
+      // would only wait in turn (the wire server keeps each connection's statements apart).
       env['DATABASE_POOL_SIZE'] = '1';
     }
     const databaseUrl = env['DATABASE_URL'];

@@ -1,5 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { REPO_ROOT, fuzzGateway, fuzzTestTimeoutMs } from '@townhall/testing';
+import { StandaloneProcess, fuzzGateway, fuzzTestTimeoutMs } from '@townhall/testing';
 
 /**
  * The fuzzer (libs/testing/src/fuzz) against the standalone process, `--ephemeral --port 0`: the
@@ -8,64 +7,24 @@ import { REPO_ROOT, fuzzGateway, fuzzTestTimeoutMs } from '@townhall/testing';
  */
 const target = process.env['FUZZ_TARGET_URL'];
 
-/** The environment of a laptop with only Node.js: every part embedded, rate limits off for the fuzzer. */
-function laptopEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const name of [
-    'DATABASE_URL',
-    'NATS_URL',
-    'REDIS_URL',
-    'PORT',
-    'LOG_LEVEL',
-    'NODE_OPTIONS',
-    'PUBLIC_BASE_URL',
-  ])
-    delete env[name];
-  return { ...env, RATE_LIMIT_WRITES_PER_SECOND: '0', RATE_LIMIT_READS_PER_SECOND: '0' };
-}
-
 describe('fuzz: the standalone process', () => {
-  let child: ChildProcess | undefined;
-  let output = '';
-  let exited: Promise<number | null> | undefined;
+  let standalone: StandaloneProcess | undefined;
   let baseUrl = target ?? '';
 
   beforeAll(async () => {
     if (target) return;
-    const started = spawn(process.execPath, ['apps/standalone/dist/main.js', '--ephemeral', '--port', '0'], {
-      cwd: REPO_ROOT,
-      env: laptopEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
+    // Rate limits off: every request is judged on its content.
+    standalone = await StandaloneProcess.start({
+      RATE_LIMIT_WRITES_PER_SECOND: '0',
+      RATE_LIMIT_READS_PER_SECOND: '0',
     });
-    child = started;
-    const done = new Promise<number | null>((resolve) => started.once('exit', (code) => resolve(code)));
-    exited = done;
-    const port = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no start within 40 s:\n${output}`)), 40_000);
-      const collect = (chunk: Buffer) => {
-        output += chunk.toString();
-        const match = /API\s+http:\/\/localhost:(\d+)/.exec(output);
-        if (match) {
-          clearTimeout(timer);
-          resolve(match[1]!);
-        }
-      };
-      started.stdout?.on('data', collect);
-      started.stderr?.on('data', collect);
-      void done.then((code) => reject(new Error(`exited with ${code} before it ran:\n${output}`)));
-    });
-    baseUrl = `http://127.0.0.1:${port}`;
+    baseUrl = standalone.baseUrl;
   }, 45_000);
-
   afterAll(async () => {
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child?.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(timer);
+    await standalone?.stop();
   });
 
-  const running = () => !child || (child.exitCode === null && child.signalCode === null);
+  const running = () => standalone?.alive ?? true;
 
   it(
     'answers every fuzzed request without a 5xx, with problem+json errors, and refusals change nothing',

@@ -59,8 +59,12 @@ describe('observability: request ids through NATS, Prometheus metrics on every a
     const readId = `trace-${randomUUID()}`;
     await fetch(`${topology.baseUrl}/events/${created.data.id}`, { headers: { 'x-request-id': readId } });
 
+    // Log lines are written in buffered blocks: wait until each process has written its line.
     await waitFor('the log lines', async () =>
-      linesWith(topology.service('events'), readId).length > 0 ? true : undefined,
+      linesWith(topology.service('events'), readId).length > 0 &&
+      linesWith(topology.gateway, requestId).length > 0
+        ? true
+        : undefined,
     );
     const [gatewayLine] = linesWith(topology.gateway, requestId);
     expect(gatewayLine).toMatchObject({ app: 'auth-gateway', requestId, route: '/events', status: 201 });

@@ -1,9 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { DirectoryCard, EventFieldsInput, EventView, Page, StageMessageView } from '@townhall/contracts';
 import { AgentClient, TownhallError } from '@townhall/sdk';
+import { StandaloneProcess } from '@townhall/testing';
 
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** The audience requests are signed for: fixed, as the port is known only once the process runs. */
 const AUDIENCE = 'http://standalone.townhall.test';
 /** Past pg's idle timeout (10 s): every service's pool closes its connection and opens a new one. */
@@ -12,14 +10,6 @@ const BODY_LIMIT = 64 * 1024;
 const HOUR = 3_600_000;
 
 const euros = (count: number): string => '€'.repeat(count); // 3 bytes each in UTF-8
-
-/** A laptop with only Node.js; rate limits off, as the host alone writes about 40 times a second. */
-function laptopEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const name of ['DATABASE_URL', 'NATS_URL', 'REDIS_URL', 'PORT', 'LOG_LEVEL', 'NODE_OPTIONS'])
-    delete env[name];
-  return { ...env, PUBLIC_BASE_URL: AUDIENCE, RATE_LIMIT_WRITES_PER_SECOND: '0' };
-}
 
 function anEvent(fields: Partial<EventFieldsInput> = {}): EventFieldsInput {
   const startsAt = new Date(Date.now() + HOUR);
@@ -59,45 +49,21 @@ async function statusOf(request: Promise<{ status: number }>): Promise<number> {
 }
 
 describe('standalone: large multi-byte requests, an idle pause, then every read', () => {
-  let child: ChildProcess | undefined;
-  let output = '';
-  let exited: Promise<number | null> | undefined;
+  let standalone: StandaloneProcess;
   let baseUrl = '';
 
-  const alive = (): boolean => child !== undefined && child.exitCode === null && child.signalCode === null;
-
   beforeAll(async () => {
-    const started = spawn(process.execPath, ['apps/standalone/dist/main.js', '--ephemeral', '--port', '0'], {
-      cwd: REPO_ROOT,
-      env: laptopEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
+    // A fixed audience; write rate limits off, as the host alone writes about 40 times a second.
+    standalone = await StandaloneProcess.start({
+      PUBLIC_BASE_URL: AUDIENCE,
+      RATE_LIMIT_WRITES_PER_SECOND: '0',
     });
-    child = started;
-    const done = new Promise<number | null>((resolve) => started.once('exit', (code) => resolve(code)));
-    exited = done;
-    baseUrl = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no start within 40 s:\n${output}`)), 40_000);
-      const collect = (chunk: Buffer) => {
-        output += chunk.toString();
-        const match = /API\s+http:\/\/localhost:(\d+)/.exec(output);
-        if (match) {
-          clearTimeout(timer);
-          resolve(`http://127.0.0.1:${match[1]}`);
-        }
-      };
-      started.stdout?.on('data', collect);
-      started.stderr?.on('data', collect);
-      void done.then((code) => reject(new Error(`exited with ${code} before it ran:\n${output}`)));
-    });
+    baseUrl = standalone.baseUrl;
   }, 45_000);
-
   afterAll(async () => {
-    if (!alive()) return;
-    child!.kill('SIGTERM');
-    const timer = setTimeout(() => child?.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(timer);
+    await standalone?.stop();
   });
+  const alive = (): boolean => standalone.alive;
 
   it('takes 100 signed writes of up to 60 KB, idles past the pool timeout, and still answers every read', async () => {
     const agents = Array.from({ length: 10 }, () => new AgentClient({ baseUrl, audience: AUDIENCE }));

@@ -8,3 +8,4 @@ export * from './nats-server.js';
 export * from './x402-facilitator.js';
 export * from './problem-of.js';
 export * from './fuzz/index.js';
+export * from './standalone-process.js';

@@ -1,0 +1,76 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { REPO_ROOT } from './app-process.js';
+
+/**
+ * `npm start` as a laptop with only Node.js runs it: the built standalone process with every part
+ * embedded (no DATABASE_URL, NATS_URL or REDIS_URL from the test machine), `--ephemeral --port 0`,
+ * its own process stopped by pid. `env` is laid over that laptop environment.
+ */
+export class StandaloneProcess {
+  private output = '';
+
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly exited: Promise<number | null>,
+    /** http://127.0.0.1:<port> */
+    public baseUrl = '',
+  ) {}
+
+  static async start(env: Record<string, string> = {}): Promise<StandaloneProcess> {
+    const child = spawn(process.execPath, ['apps/standalone/dist/main.js', '--ephemeral', '--port', '0'], {
+      cwd: REPO_ROOT,
+      env: { ...laptopEnv(), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const running = new StandaloneProcess(child, exited);
+    running.baseUrl = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no start within 40 s:\n${running.output}`)), 40_000);
+      const collect = (chunk: Buffer) => {
+        running.output += chunk.toString();
+        const match = /API\s+http:\/\/localhost:(\d+)/.exec(running.output);
+        if (match) {
+          clearTimeout(timer);
+          resolve(`http://127.0.0.1:${match[1]}`);
+        }
+      };
+      child.stdout?.on('data', collect);
+      child.stderr?.on('data', collect);
+      void exited.then((code) => reject(new Error(`exited with ${code} before it ran:\n${running.output}`)));
+    });
+    return running;
+  }
+
+  get alive(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Everything it printed so far. */
+  get log(): string {
+    return this.output;
+  }
+
+  /** SIGTERM, then SIGKILL after 10 s; resolves once it has exited. */
+  async stop(): Promise<void> {
+    if (!this.alive) return;
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
+    await this.exited;
+    clearTimeout(timer);
+  }
+}
+
+function laptopEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of [
+    'DATABASE_URL',
+    'NATS_URL',
+    'REDIS_URL',
+    'PORT',
+    'LOG_LEVEL',
+    'NODE_OPTIONS',
+    'PUBLIC_BASE_URL',
+  ])
+    delete env[name];
+  return env;
+}

@@ -456,6 +456,25 @@ describe('series, end to end', () => {
     expect(template400.problem.errors?.map((e) => e.field)).toContain('template.durationMinutes');
   });
 
+  it('refuses a series that started long ago at once (expanding it would count every day since year 1)', async () => {
+    const started = Date.now();
+    const ancient = await problemOf(
+      host.series.create({
+        title: 'Since forever',
+        recurrence: {
+          startsAt: '0001-01-01T00:00',
+          timezone: 'UTC',
+          rrule: 'FREQ=DAILY;UNTIL=99991231T235959Z',
+        },
+        template,
+      }),
+    );
+    expect([ancient.status, ancient.problem.errors?.[0]?.field]).toEqual([400, 'recurrence.startsAt']);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    // The events service is still responsive.
+    expect((await fetch(`${topology.baseUrl}/events?limit=1`)).status).toBe(200);
+  });
+
   it('follows and unfollows idempotently, announcing each change once', async () => {
     const series = await host.series.create({
       title: 'Daily standup',

@@ -17,7 +17,13 @@ import { checkEventRules } from '../events/event-rules.js';
 import { EVENT_COLUMNS, toEventView, type EventRow } from '../events/event-row.js';
 import { Changes } from '@townhall/platform/service';
 import { CLOCK, LOGGER, type Clock } from '../tokens.js';
-import { normaliseRrule, plannedOccurrences, RecurrenceSchema, type Occurrence } from './recurrence.js';
+import {
+  firstOccurrences,
+  normaliseRrule,
+  plannedOccurrences,
+  RecurrenceSchema,
+  type Occurrence,
+} from './recurrence.js';
 import { SERIES_COLUMNS, toSeriesView, type SeriesRow } from './series-row.js';
 
 const RecurrenceField = z.strictObject({ recurrence: RecurrenceSchema });
@@ -28,6 +34,9 @@ const RecurrenceField = z.strictObject({ recurrence: RecurrenceSchema });
  * unique (series_id, occurrence_index) makes creating them idempotent, so any replica
  * may extend any series at any time.
  */
+/** How far back a new series may start. */
+const MAX_PAST_START_MS = 7 * 86_400_000;
+
 @Injectable()
 export class SeriesService {
   constructor(
@@ -41,6 +50,16 @@ export class SeriesService {
     const { recurrence } = parseOrThrow(RecurrenceField, { recurrence: input.recurrence });
     const stored = { ...recurrence, rrule: normaliseRrule(recurrence.rrule) };
     const now = this.clock();
+    // A series starts now or later (at most a week back, for a series created after its first
+    // morning): expanding one that began centuries ago would count every occurrence since.
+    const [start] = firstOccurrences(stored, 1);
+    if (start && start.startsAt.getTime() < now.getTime() - MAX_PAST_START_MS) {
+      throw new DomainError(
+        'validation.failed',
+        'recurrence.startsAt: must not be more than 7 days in the past',
+        [{ field: 'recurrence.startsAt', message: 'must not be more than 7 days in the past' }],
+      );
+    }
     const planned = plannedOccurrences(stored, now);
     if (planned.length === 0) {
       throw new DomainError('validation.failed', 'recurrence: the rule has no upcoming occurrence', [

@@ -24,34 +24,61 @@ export const LOCAL_DEFAULTS = {
 
 const COLORS = [36, 33, 35, 32, 34, 31];
 
-/** Creates the database named in the URL if it does not exist yet. */
+/** Creates the database named in the URL if it does not exist yet; true if it created it. */
 export async function ensureDatabase(url) {
   const target = new URL(url);
   const name = decodeURIComponent(target.pathname.slice(1));
   const admin = new URL(url);
   admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
+  // A server that drops packets would otherwise leave the command waiting forever.
+  const client = new pg.Client({ connectionString: admin.toString(), connectionTimeoutMillis: 10_000 });
   await client.connect();
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (!rowCount) await client.query(`CREATE DATABASE "${name.replaceAll('"', '""')}"`);
+    return !rowCount;
   } finally {
     await client.end();
   }
 }
 
-/** Runs every service's explicit migrate command, one after the other. */
+/**
+ * Runs every service's explicit migrate command, one after the other. Returns the names of the
+ * migrations each applied, by service (each service owns the schema of its name), read from the
+ * command's result line: `{"applied": [...]}` at level info (undefined for a service whose
+ * LOG_LEVEL hid it). quiet hides the commands' stdout unless one fails; their stderr always shows.
+ */
 export async function migrateAll(env, { quiet = false } = {}) {
+  const applied = {};
   for (const service of SERVICES) {
-    const code = await new Promise((resolve) => {
-      const child = spawn(process.execPath, [`apps/${service}/dist/migrate.js`], {
-        cwd: ROOT,
-        env,
-        stdio: ['ignore', quiet ? 'ignore' : 'inherit', 'inherit'],
-      });
-      child.once('exit', resolve);
+    const child = spawn(process.execPath, [`apps/${service}/dist/migrate.js`], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
     });
-    if (code !== 0) throw new Error(`migrations of ${service} failed (exit ${code})`);
+    const lines = [];
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      if (quiet) lines.push(line);
+      else process.stdout.write(`${line}\n`);
+      const names = resultOf(line);
+      if (names) applied[service] = names;
+    });
+    const code = await new Promise((resolve) => child.once('close', resolve));
+    if (code !== 0) {
+      for (const line of lines) process.stderr.write(`${line}\n`);
+      throw new Error(`migrations of ${service} failed (exit ${code})`);
+    }
+  }
+  return applied;
+}
+
+/** The `applied` list of a migrate command's log line, if the line is that one. */
+function resultOf(line) {
+  try {
+    const entry = JSON.parse(line);
+    return Array.isArray(entry?.applied) ? entry.applied : undefined;
+  } catch {
+    return undefined;
   }
 }
 

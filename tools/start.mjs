@@ -1,7 +1,10 @@
 // `npm run start:distributed`: every app as its own process against PostgreSQL, NATS and
 // Redis, with logs prefixed by app name. Ctrl-C stops them all. It uses the local servers of
-// ENVIRONMENT.md for any of DATABASE_URL, NATS_URL, REDIS_URL not set. (`npm start` is
-// standalone mode: apps/standalone, one process with embedded parts.)
+// ENVIRONMENT.md for any of DATABASE_URL, NATS_URL, REDIS_URL not set. Each app gets its own
+// operators' port (PROBE_PORT: /healthz, /readyz, /metrics), PROBE_PORT_BASE (9100) plus its
+// place in the table printed at start. (`npm start` is standalone mode: apps/standalone, one
+// process with embedded parts.)
+import { createServer } from 'node:net';
 import { GATEWAY, LOCAL_DEFAULTS, SERVICES, ensureDatabase, launch, migrateAll } from './launcher.mjs';
 
 const env = { ...process.env };
@@ -14,6 +17,30 @@ for (const [name, value] of Object.entries(LOCAL_DEFAULTS)) {
 env.PORT ??= '3000';
 // The faucet stays off unless LEDGER_FAUCET=true is set: this is the production shape.
 
+const names = [...SERVICES, GATEWAY];
+const probeBase = Number(env.PROBE_PORT_BASE ?? '9100');
+if (!Number.isInteger(probeBase) || probeBase < 1 || probeBase + names.length - 1 > 65535) {
+  console.error(
+    `PROBE_PORT_BASE must be a port from 1 to ${65536 - names.length}, not ${env.PROBE_PORT_BASE}`,
+  );
+  process.exit(2);
+}
+// One PROBE_PORT for every app would make all but one fail to listen.
+if (env.PROBE_PORT) console.log(`PROBE_PORT is per app here: ignored (PROBE_PORT_BASE sets the first)`);
+const apps = names.map((name, index) => ({ name, env: { PROBE_PORT: String(probeBase + index) } }));
+
+// A port already taken would stop the whole system a few seconds in; say which one now.
+const ports = [
+  ...apps.map(({ name, env: own }) => ({ port: Number(own.PROBE_PORT), what: `${name}'s PROBE_PORT` })),
+  { port: Number(env.PORT), what: `${GATEWAY}'s PORT` },
+];
+for (const { port, what } of ports) {
+  if (port !== 0 && !(await isFree(port))) {
+    console.error(`Port ${port} (${what}) is in use: stop what holds it, or set PORT / PROBE_PORT_BASE`);
+    process.exit(1);
+  }
+}
+
 try {
   await ensureDatabase(env.DATABASE_URL);
   await migrateAll(env);
@@ -22,10 +49,16 @@ try {
   process.exit(1);
 }
 
-const apps = [...SERVICES.map((name) => ({ name })), { name: GATEWAY }];
 const { children, stop } = launch(apps, env);
 console.log(
   `Townhall starting: gateway on http://localhost:${env.PORT} (audience ${env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`})`,
+);
+const width = Math.max(...names.map((name) => name.length));
+console.log(
+  [
+    'Probes of each app: /healthz, /readyz and Prometheus /metrics',
+    ...apps.map(({ name, env: own }) => `  ${name.padEnd(width)}  http://localhost:${own.PROBE_PORT}`),
+  ].join('\n'),
 );
 
 let stopping = false;
@@ -45,5 +78,14 @@ for (const { name, exited } of children) {
     if (stopping) return;
     console.error(`${name} exited (${signal ?? code}); stopping the others`);
     void shutdown('exit').then(() => process.exit(1));
+  });
+}
+
+/** Whether nothing listens on the port, on the address the apps bind (every interface). */
+function isFree(port) {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '0.0.0.0', () => server.close(() => resolve(true)));
   });
 }

@@ -1,7 +1,14 @@
 /* eslint-disable no-console -- the standalone entry point talks to a person at a terminal */
 import 'reflect-metadata';
+import type { Server } from 'node:http';
+import { createServer } from 'node:net';
 import { parseArgs } from 'node:util';
-import { createLogger, stopGracefullyOnSignal } from '@townhall/platform';
+import {
+  createLogger,
+  startProbeServer,
+  stopGracefullyOnSignal,
+  type ReadinessCheck,
+} from '@townhall/platform';
 import { DataDirInUse, lockDataDir } from './data-dir.js';
 import { startStandalone } from './standalone.js';
 
@@ -15,6 +22,8 @@ Options:
                        or TOWNHALL_DATA_DIR)
   --ephemeral          keep everything in memory; nothing is written
   --port <port>        the gateway's port (default 3000, or PORT)
+  --probe-port <port>  also serve /healthz, /readyz and Prometheus /metrics on this
+                       port, for operators (default none, or PROBE_PORT)
   -h, --help           this text
 
 DATABASE_URL, NATS_URL and REDIS_URL switch the matching part to a real server.`;
@@ -27,6 +36,7 @@ try {
       'data-dir': { type: 'string' },
       ephemeral: { type: 'boolean', default: false },
       port: { type: 'string' },
+      'probe-port': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -46,6 +56,16 @@ if (args.ephemeral && args['data-dir'] !== undefined) {
 
 const env = { ...process.env };
 if (args.port !== undefined) env['PORT'] = args.port;
+const probePortText = args['probe-port'] ?? (env['PROBE_PORT'] || undefined);
+let probePort: number | undefined;
+if (probePortText !== undefined) {
+  probePort = Number(probePortText);
+  if (!/^\d+$/.test(probePortText) || probePort > 65535) {
+    const name = args['probe-port'] !== undefined ? '--probe-port' : 'PROBE_PORT';
+    console.error(`${name} must be a port number from 0 to 65535, not '${probePortText}'`);
+    process.exit(2);
+  }
+}
 // A laptop terminal wants the banner and problems, not a JSON line per request.
 env['LOG_LEVEL'] ??= 'warn';
 const logger = createLogger('townhall', env['LOG_LEVEL'] as 'warn');
@@ -61,10 +81,28 @@ try {
   process.exit(1);
 }
 
+// The probe port is taken before the slow start so that a busy one fails at once; /readyz says
+// "starting" (503) until every part is up, then runs the same checks as the gateway's /readyz.
+const readiness: Record<string, ReadinessCheck> = {
+  townhall: () => Promise.reject(new Error('starting')),
+};
+let probes: Server | undefined;
+if (probePort !== undefined) {
+  if (probePort !== 0 && !(await isFree(probePort))) {
+    console.error(`The probe port ${probePort} is in use: choose another with --probe-port or PROBE_PORT`);
+    dataDir?.release();
+    process.exit(1);
+  }
+  probes = await startProbeServer(probePort, readiness);
+}
+
 let townhall;
 try {
   townhall = await startStandalone({ env, pgdata: dataDir?.pgdata, logger });
+  delete readiness['townhall'];
+  Object.assign(readiness, townhall.readiness);
 } catch (error) {
+  probes?.close();
   dataDir?.release();
   logger.flush();
   console.error('Townhall could not start:', error instanceof Error ? error.message : error);
@@ -72,10 +110,15 @@ try {
 }
 
 const { url, parts } = townhall;
+const probeAddress = probes?.address();
+const probeLine =
+  typeof probeAddress === 'object' && probeAddress
+    ? `\n  Probes     http://localhost:${probeAddress.port}   (/healthz, /readyz, Prometheus /metrics)`
+    : '';
 console.log(`
 Townhall is running (standalone) in ${((Date.now() - started) / 1000).toFixed(1)} s
   API        ${url}
-  Docs       ${url}/docs   (OpenAPI: ${url}/openapi.json)
+  Docs       ${url}/docs   (OpenAPI: ${url}/openapi.json)${probeLine}
   Database   ${parts.database}
   Messaging  ${parts.messaging};  nonces ${parts.nonces}
 
@@ -89,8 +132,18 @@ Ctrl-C stops it${dataDir ? `; the data stays in ${dataDir.path}` : '; --ephemera
 stopGracefullyOnSignal('townhall', logger, async () => {
   try {
     await townhall.stop();
+    probes?.close();
     console.log(`Townhall stopped${dataDir ? `; the data is in ${dataDir.path}` : ''}.`);
   } finally {
     dataDir?.release();
   }
 });
+
+/** Whether nothing listens on the port, on every interface (where the probe server listens). */
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '0.0.0.0', () => server.close(() => resolve(true)));
+  });
+}

@@ -47,6 +47,8 @@ export interface Standalone {
   url: string;
   /** Which part is embedded and which is a server, for the banner. */
   parts: { database: string; messaging: string; nonces: string };
+  /** What `/readyz` checks (each service's database, NATS and Redis when used), for the probe port. */
+  readiness: Record<string, ReadinessCheck>;
   stop(): Promise<void>;
 }
 
@@ -176,6 +178,7 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
         messaging: natsUrl ? `NATS at ${natsUrl}` : 'in-process',
         nonces: env['REDIS_URL'] ? `Redis at ${env['REDIS_URL']}` : 'in memory',
       },
+      readiness,
       stop,
     };
   } catch (error) {

@@ -29,7 +29,14 @@ export async function startProbeServer(
     }
     send(404, { status: 'not_found' });
   });
-  await new Promise<void>((resolve) => server.listen(port, '0.0.0.0', resolve));
+  // A busy port rejects (the caller exits naming it) instead of crashing on an unhandled 'error'.
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '0.0.0.0', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   return server;
 }
 

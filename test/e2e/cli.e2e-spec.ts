@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, copyFile, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { EventView, PollView, QuestionView } from '@townhall/contracts';
+import type { EventView, PollView, QuestionView, TicketView } from '@townhall/contracts';
 import { REPO_ROOT, Topology, waitFor } from '@townhall/testing';
 
 const CLI = 'apps/cli/dist/main.js';
@@ -75,6 +76,13 @@ describe('townhall CLI, end to end against the real topology', () => {
 
   const townhall = (args: string[]) => finish(start(process.execPath, [CLI, ...args]));
 
+  /** The topology's origin with another host name: the same server, another audience. */
+  const audienceOf = (hostname: string) => {
+    const url = new URL(topology.baseUrl);
+    url.hostname = hostname;
+    return url.origin;
+  };
+
   /**
    * Runs commands as one agent: its key is `<home>/<name>.json`, except the host's, which is the
    * default `~/.townhall/key.json`. `agent\`...\`` gives the run, `agent.json\`...\`` the parsed
@@ -131,7 +139,7 @@ describe('townhall CLI, end to end against the real topology', () => {
     if (home) await rm(home, { recursive: true, force: true });
   });
 
-  it('keygen writes a 0600 key in a 0700 directory, whoami prints its agentId, a 0644 key is refused', async () => {
+  it('keygen writes a 0600 key in a 0700 directory, whoami prints its bare agentId, a 0644 key is refused', async () => {
     const made = await host`keygen`;
     expect(made).toMatchObject({ code: 0, stderr: '' });
     const keyFile = join(home, '.townhall', 'key.json');
@@ -141,14 +149,17 @@ describe('townhall CLI, end to end against the real topology', () => {
     const leaky = join(home, 'leaky.json');
     await copyFile(keyFile, leaky);
     await chmod(leaky, 0o644);
-    const [whoami, others, refused] = await Promise.all([
+    const [whoami, details, others, refused] = await Promise.all([
       host`whoami`,
+      host.json<{ agentId: string; keyFile: string }>`whoami`,
       Promise.all([speaker, alice, bob].map((someone) => someone.json<{ agentId: string }>`keygen`)),
       townhall(['--key', leaky, 'whoami']),
     ]);
-    ids['host'] = /^agentId {2}(\S+)$/m.exec(whoami.stdout)![1]!;
+    // The agentId and a newline, nothing else: `$(townhall whoami)` is the agentId.
+    expect(whoami).toMatchObject({ code: 0, stdout: expect.stringMatching(/^\w{40,50}\n$/), stderr: '' });
+    ids['host'] = whoami.stdout.trimEnd();
     expect(made.stdout).toContain(`created agent ${ids['host']}`);
-    expect(whoami.stdout).toContain(`key      ${keyFile}`);
+    expect(details).toEqual({ agentId: ids['host'], keyFile });
     ['speaker', 'alice', 'bob'].forEach((name, index) => (ids[name] = others[index]!.agentId));
 
     expect(refused).toMatchObject({ code: 1, stdout: '' });
@@ -172,7 +183,7 @@ describe('townhall CLI, end to end against the real topology', () => {
     });
   });
 
-  it('events create, list, get and start; errors print the problem code and exit 1', async () => {
+  it('events create, list, get, update and start; errors print the problem code (or its JSON) and exit 1', async () => {
     [freeEvent, paidEvent] = await Promise.all([
       host.json<EventView>`events create --title ${'CLI free AMA'} --starts-at +1h --duration 45m --timezone UTC --speaker ${ids['speaker']!}`,
       host.json<EventView>`events create --title ${'CLI paid AMA'} --starts-at +2h --price 300 --capacity 10`,
@@ -186,14 +197,19 @@ describe('townhall CLI, end to end against the real topology', () => {
     expect(Date.parse(freeEvent.endsAt) - Date.parse(freeEvent.startsAt)).toBe(45 * 60_000);
     expect(paidEvent.ticketing).toEqual({ mode: 'single', price: '300', asset: 'USDC' });
 
-    const [listed, table, shown, forbidden, invalid, unknown] = await Promise.all([
-      host.json<{ items: EventView[] }>`events list --host me`,
-      bob`events list --status scheduled`,
-      bob`events get ${freeEvent.id}`,
-      bob`events start ${freeEvent.id}`,
-      host`events create --title Backwards --starts-at +2h --ends-at +1h`,
-      bob`events get no-such-event`,
-    ]);
+    const [listed, table, shown, forbidden, invalid, unknown, unknownJson, wrongAudience, wrongAudienceJson] =
+      await Promise.all([
+        host.json<{ items: EventView[] }>`events list --host me`,
+        bob`events list --status scheduled`,
+        bob`events get ${freeEvent.id}`,
+        bob`events start ${freeEvent.id}`,
+        host`events create --title Backwards --starts-at +2h --ends-at +1h`,
+        bob`events get no-such-event`,
+        bob`--json events get ${randomUUID()}`,
+        // Signed for another origin than the server's PUBLIC_BASE_URL (the topology's baseUrl).
+        alice`--audience ${audienceOf('localhost')} ledger balance`,
+        alice`ledger balance --json --audience ${audienceOf('localhost')}`,
+      ]);
     expect(listed.items.map((event) => event.id)).toEqual([freeEvent.id, paidEvent.id]);
     expect(table.stdout).toMatch(/^ID\s+STATUS\s+STARTS\s+PRICE\s+SOLD\s+TITLE$/m);
     expect(table.stdout).toMatch(
@@ -205,14 +221,51 @@ describe('townhall CLI, end to end against the real topology', () => {
       stdout: '',
       stderr: expect.stringMatching(/^error role\.forbidden: /),
     });
-    expect(invalid.code).toBe(1);
-    expect(invalid.stderr).toMatch(/^error validation\.failed: .*\n {2}\S+: /);
-    expect(unknown).toMatchObject({ code: 1, stderr: expect.stringMatching(/^error event\.not_found: /) });
-
-    expect(await host`events start ${freeEvent.id}`).toMatchObject({
-      code: 0,
-      stdout: `${freeEvent.id}  live  "CLI free AMA"\n`,
+    // The field error the detail already says is printed once.
+    expect(invalid).toMatchObject({
+      code: 1,
+      stderr: 'error validation.failed: endsAt: must be after startsAt\n',
     });
+    expect(unknown).toMatchObject({ code: 1, stderr: expect.stringMatching(/^error event\.not_found: /) });
+    expect(unknownJson).toMatchObject({ code: 1, stdout: '' });
+    expect(JSON.parse(unknownJson.stderr)).toMatchObject({
+      status: 404,
+      code: 'event.not_found',
+      requestId: expect.any(String),
+    });
+
+    const server = topology.baseUrl;
+    expect(wrongAudience).toMatchObject({ code: 1, stdout: '' });
+    expect(wrongAudience.stderr).toBe(
+      [
+        'error auth.signature_invalid: signature does not match the signing string',
+        `  signed for the audience ${audienceOf('localhost')} (--audience), but the server's audience (its PUBLIC_BASE_URL) is ${server}`,
+        `  sign for it with: --audience ${server} (or TOWNHALL_AUDIENCE=${server})`,
+        '',
+      ].join('\n'),
+    );
+    expect(wrongAudienceJson.code).toBe(1);
+    expect(JSON.parse(wrongAudienceJson.stderr)).toMatchObject({
+      status: 401,
+      code: 'auth.signature_invalid',
+      hint: expect.stringContaining(`--audience ${server}`),
+    });
+
+    // Only what is given is sent: the title and the start stay, the end follows --duration.
+    const [updated, started] = await Promise.all([
+      host.json<EventView>`events update ${paidEvent.id} --description ${'Now with slides'} --duration 90m --capacity 12`,
+      host`events start ${freeEvent.id}`,
+    ]);
+    expect(updated).toMatchObject({
+      id: paidEvent.id,
+      title: 'CLI paid AMA',
+      description: 'Now with slides',
+      startsAt: paidEvent.startsAt,
+      endsAt: new Date(Date.parse(paidEvent.startsAt) + 90 * 60_000).toISOString(),
+      capacity: 12,
+      ticketing: paidEvent.ticketing,
+    });
+    expect(started).toMatchObject({ code: 0, stdout: `${freeEvent.id}  live  "CLI free AMA"\n` });
   });
 
   it('rsvp: a free ticket at once; a paid one only within --max-price; the faucet and the balance', async () => {
@@ -253,11 +306,30 @@ describe('townhall CLI, end to end against the real topology', () => {
       ticket: { price: '300', holderId: ids['bob'] },
       payment: { transaction: expect.any(String) },
     });
-    const [balance, entries, again] = await Promise.all([
+    const [balance, entries, again, mine, attendees, notHost] = await Promise.all([
       bob`ledger balance`,
       bob`ledger list`,
       bob`rsvp ${paidEvent.id} --max-price 300`,
+      bob`tickets mine`,
+      host.json<{ items: TicketView[] }>`tickets attendees ${paidEvent.id}`,
+      bob`tickets attendees ${paidEvent.id}`,
     ]);
+    expect(mine.stdout).toMatch(/^TICKET\s+STATUS\s+TIER\s+PRICE\s+SINCE\s+EVENT$/m);
+    expect(mine.stdout).toMatch(
+      new RegExp(`^\\S+\\s+active\\s+general\\s+free\\s+.*UTC\\s+${freeEvent.id}$`, 'm'),
+    );
+    expect(mine.stdout).toMatch(
+      new RegExp(`^\\S+\\s+active\\s+general\\s+300 USDC\\s+.*UTC\\s+${paidEvent.id}$`, 'm'),
+    );
+    expect(attendees.items).toEqual([
+      expect.objectContaining({
+        eventId: paidEvent.id,
+        holderId: ids['bob'],
+        price: '300',
+        status: 'active',
+      }),
+    ]);
+    expect(notHost).toMatchObject({ code: 1, stderr: expect.stringMatching(/^error role\.forbidden: /) });
     expect(balance.stdout).toBe('700 USDC\n');
     expect(entries.stdout).toMatch(/FAUCET\s+\+1000 USDC/);
     expect(entries.stdout).toMatch(

@@ -50,6 +50,7 @@ describe('townhall command line', () => {
       'directory',
       'events',
       'rsvp',
+      'tickets',
       'stage',
       'questions',
       'polls',
@@ -85,10 +86,9 @@ describe('townhall command line', () => {
     expect(again).toMatchObject({ code: 1, stdout: '' });
     expect(again.stderr).toMatch(/^error key\.exists: /);
 
-    expect(await townhall(home, 'whoami')).toMatchObject({
-      code: 0,
-      stdout: expect.stringContaining(agentId),
-    });
+    // Bare, for `$(townhall whoami)`; the details with --json.
+    expect(await townhall(home, 'whoami')).toEqual({ code: 0, stdout: `${agentId}\n`, stderr: '' });
+    expect(JSON.parse((await townhall(home, 'whoami', '--json')).stdout)).toEqual({ agentId, keyFile });
     await chmod(keyFile, 0o644);
     const open = await townhall(home, 'whoami');
     expect(open.code).toBe(1);
@@ -98,6 +98,45 @@ describe('townhall command line', () => {
     const missing = await townhall(home, '--key', join(home, 'none.json'), 'ledger', 'balance');
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^error key\.not_found: no key at /);
+  });
+
+  it('with --json, prints every error as JSON on stderr, with the same exit codes', async () => {
+    const parse = (run: { stderr: string }) => JSON.parse(run.stderr) as unknown;
+    const unknown = await townhall(home, '--json', 'dance');
+    expect(unknown).toMatchObject({ code: 2, stdout: '' });
+    expect(parse(unknown)).toEqual({ error: { code: 'usage', message: "unknown command 'dance'" } });
+    const badOption = await townhall(home, 'events', 'list', '--limit', '0', '--json');
+    expect(badOption.code).toBe(2);
+    expect(parse(badOption)).toEqual({
+      error: {
+        code: 'usage',
+        message: "option '--limit <n>' argument '0' is invalid. must be between 1 and 100",
+      },
+    });
+    const noCommand = await townhall(home, '--json', 'events');
+    expect(noCommand.code).toBe(2);
+    expect(parse(noCommand)).toEqual({
+      error: { code: 'usage', message: expect.stringContaining('missing') },
+    });
+    const noKey = await townhall(home, '--json', 'whoami');
+    expect(noKey).toMatchObject({ code: 1, stdout: '' });
+    expect(parse(noKey)).toEqual({
+      error: {
+        code: 'key.not_found',
+        message: `no key at ${join(home, '.townhall', 'key.json')}`,
+        hint: expect.stringContaining('townhall keygen'),
+      },
+    });
+    const nothing = await townhall(home, '--json', 'events', 'update', 'e1');
+    expect(nothing.code).toBe(2);
+    expect(parse(nothing)).toMatchObject({ error: { code: 'usage' } });
+    // `--json` after `--` is an argument, not the option.
+    const word = await townhall(home, 'stage', 'post', 'e1', '--', '--json');
+    expect(word.stderr).toMatch(/^error key\.not_found: /);
+    // Without --json, an error is one human block, printed once.
+    expect(
+      (await townhall(home, 'events', 'update', 'e1', '--ends-at', '+1h', '--duration', '1h')).stderr,
+    ).toBe('error usage: --ends-at and --duration exclude each other\n');
   });
 
   it('signs a request for curl without sending it', async () => {

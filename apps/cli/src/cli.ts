@@ -12,16 +12,25 @@ import { registerRsvp } from './commands/rsvp.js';
 import { registerSeries } from './commands/series.js';
 import { registerSign } from './commands/sign.js';
 import { registerStage } from './commands/stage.js';
-import { DEFAULT_URL, type GlobalOptions } from './context.js';
-import { describeFailure } from './failure.js';
+import { registerTickets } from './commands/tickets.js';
+import { DEFAULT_URL, resolveSettings, type GlobalOptions } from './context.js';
+import { describeFailure, type SignedFor } from './failure.js';
 import type { CliIo } from './io.js';
 
 const VERSION = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 
+export interface ProgramOptions {
+  /**
+   * `--json` is on the command line: commander's own errors (a wrong command line) print nothing,
+   * so that the caller can print them as JSON.
+   */
+  json?: boolean;
+}
+
 /** The `townhall` command and every subcommand, writing through `io`. */
-export function createProgram(io: CliIo): Command {
+export function createProgram(io: CliIo, options: ProgramOptions = {}): Command {
   const program = new Command('townhall')
     .description('Townhall from the command line: every request is signed by your agent key')
     .version(VERSION)
@@ -31,12 +40,13 @@ export function createProgram(io: CliIo): Command {
       '--audience <origin>',
       "the server's PUBLIC_BASE_URL, if not the --url origin ($TOWNHALL_AUDIENCE)",
     )
-    .option('--json', 'print the raw JSON result (for scripts)')
-    .showHelpAfterError('(add --help for usage)')
+    .option('--json', 'print the raw JSON result, and errors as JSON on stderr (for scripts)')
+    .showHelpAfterError(options.json ? false : '(add --help for usage)')
     .exitOverride()
     .configureOutput({
       writeOut: (text) => io.out(text),
-      writeErr: (text) => io.err(text),
+      // Commander writes to stderr only for a wrong command line; with --json, runCli says it.
+      writeErr: (text) => (options.json ? undefined : io.err(text)),
       // Commander's own messages in the CLI's shape: `error usage: ...`.
       outputError: (text, write) => write(text.replace(/^error: /, 'error usage: ')),
     });
@@ -44,6 +54,7 @@ export function createProgram(io: CliIo): Command {
   registerDirectory(program, io);
   registerEvents(program, io);
   registerRsvp(program, io);
+  registerTickets(program, io);
   registerStage(program, io);
   registerQuestions(program, io);
   registerPolls(program, io);
@@ -55,21 +66,56 @@ export function createProgram(io: CliIo): Command {
   return program;
 }
 
+/** Whether `--json` is among the options (before a `--` that ends them). */
+export function wantsJson(argv: string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+}
+
+/** The audience signed requests were signed for, and where it came from; undefined if unknown. */
+function signedFor(options: GlobalOptions, io: CliIo): SignedFor | undefined {
+  try {
+    const settings = resolveSettings(options, io.env, io.home);
+    if (settings.audience !== undefined)
+      return {
+        audience: settings.audience,
+        from: options.audience !== undefined ? '--audience' : 'TOWNHALL_AUDIENCE',
+      };
+    const from =
+      options.url !== undefined ? '--url' : io.env['TOWNHALL_URL'] ? 'TOWNHALL_URL' : 'the default URL';
+    return { audience: new URL(settings.url).origin, from: `the origin of ${from}` };
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Runs one command line; resolves to the exit code: 0 done, 1 the command failed (printed as
- * `error <code>: <detail>`), 2 the command line is wrong.
+ * `error <code>: <detail>`, or as JSON with --json), 2 the command line is wrong.
  */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
-  const program = createProgram(io);
+  const json = wantsJson(argv);
+  const program = createProgram(io, { json });
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
   } catch (error) {
-    // Commander has printed its own message (or the help, or the version).
-    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
-    const url = program.opts<GlobalOptions>().url ?? (io.env['TOWNHALL_URL'] || DEFAULT_URL);
-    const failure = describeFailure(error, url);
-    io.err(failure.lines.join('\n'));
+    if (error instanceof CommanderError) {
+      if (error.exitCode === 0) return 0; // the help or the version, printed
+      // Without --json commander has printed its message (or the help) already.
+      if (json) {
+        const message =
+          error.code === 'commander.help'
+            ? 'a command is missing (add --help to list them)'
+            : error.message.replace(/^error: /, '');
+        io.err(JSON.stringify({ error: { code: 'usage', message } }, null, 2));
+      }
+      return 2;
+    }
+    const options = program.opts<GlobalOptions>();
+    const url = options.url ?? (io.env['TOWNHALL_URL'] || DEFAULT_URL);
+    const failure = describeFailure(error, url, signedFor(options, io));
+    io.err(json || options.json ? JSON.stringify(failure.json, null, 2) : failure.lines.join('\n'));
     return failure.exitCode;
   }
 }

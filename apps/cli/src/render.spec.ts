@@ -1,5 +1,14 @@
 import type { EventView, QuestionView, StageMessageView } from '@townhall/contracts';
-import { eventTable, liveLine, money, questionTable, table, ticketingSummary } from './render.js';
+import type { TicketView } from '@townhall/contracts';
+import {
+  eventTable,
+  liveLine,
+  money,
+  questionTable,
+  table,
+  ticketTable,
+  ticketingSummary,
+} from './render.js';
 
 const event: EventView = {
   id: 'e1',
@@ -36,6 +45,29 @@ describe('human output', () => {
         ['H1', 'H2', 'H3'],
       ),
     ).toEqual(['H1   H2    H3', 'a    long  x', 'bbb  s     y']);
+  });
+
+  it('lists tickets with their event (mine) or their holder (attendees)', () => {
+    const ticket: TicketView = {
+      id: 't1',
+      eventId: 'e1',
+      tierId: 'general',
+      holderId: 'agent-a',
+      status: 'active',
+      price: '0',
+      asset: null,
+      createdAt: '2027-03-01T10:00:00.000Z',
+      cancelledAt: null,
+    };
+    const paid: TicketView = { ...ticket, id: 't22', tierId: 'vip', price: '2500', asset: 'USDC' };
+    expect(ticketTable([ticket, paid], 'event')).toEqual([
+      'TICKET  STATUS  TIER     PRICE      SINCE                 EVENT',
+      't1      active  general  free       2027-03-01 10:00 UTC  e1',
+      't22     active  vip      2500 USDC  2027-03-01 10:00 UTC  e1',
+    ]);
+    expect(ticketTable([ticket], 'holder')[0]).toMatch(/ HOLDER$/);
+    expect(ticketTable([ticket], 'holder')[1]).toMatch(/ agent-a$/);
+    expect(ticketTable([], 'event')).toEqual(['no tickets']);
   });
 
   it('says what tickets cost', () => {

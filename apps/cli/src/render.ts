@@ -123,6 +123,24 @@ export function ticketLine(ticket: TicketView): string {
   return `ticket ${ticket.id}  ${ticket.status}  tier ${ticket.tierId}  ${price}  event ${ticket.eventId}`;
 }
 
+/**
+ * Tickets as a table: with the event of each (`tickets mine`) or its holder (`tickets attendees`).
+ */
+export function ticketTable(tickets: TicketView[], show: 'event' | 'holder'): string[] {
+  if (tickets.length === 0) return ['no tickets'];
+  return table(
+    tickets.map((ticket) => [
+      ticket.id,
+      ticket.status,
+      ticket.tierId,
+      ticket.price === '0' ? 'free' : money(ticket.price, ticket.asset),
+      formatInstant(ticket.createdAt),
+      show === 'event' ? ticket.eventId : ticket.holderId,
+    ]),
+    ['TICKET', 'STATUS', 'TIER', 'PRICE', 'SINCE', show === 'event' ? 'EVENT' : 'HOLDER'],
+  );
+}
+
 export function questionTable(questions: QuestionView[]): string[] {
   if (questions.length === 0) return ['no questions'];
   return table(

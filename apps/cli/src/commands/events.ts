@@ -1,4 +1,9 @@
-import type { EventFieldsInput, EventListQueryInput, EventStatus } from '@townhall/contracts';
+import type {
+  EventChangesInput,
+  EventFieldsInput,
+  EventListQueryInput,
+  EventStatus,
+} from '@townhall/contracts';
 import type { AgentClient } from '@townhall/sdk';
 import { Option, type Command } from 'commander';
 import { contextOf } from '../context.js';
@@ -8,20 +13,31 @@ import { amount, collect, duration, instant, integer, jsonObject, tier } from '.
 import { eventDetail, eventLine, eventTable } from '../render.js';
 import { findCard, looksLikeAgentId } from './directory.js';
 
-interface CreateOptions {
-  title: string;
+/** The options of `events create` and `events update`: the event's fields. */
+interface FieldOptions {
+  title?: string;
   description?: string;
-  startsAt: string;
+  startsAt?: string;
   endsAt?: string;
-  duration: number;
-  timezone: string;
-  capacity: number;
+  duration?: number;
+  timezone?: string;
+  capacity?: number;
   moderator?: string[];
   speaker?: string[];
   price?: string;
   asset?: string;
   tier?: Array<{ id: string; name: string; price: string; capacity: number }>;
+  free?: boolean;
   data?: Record<string, unknown>;
+}
+
+/** `events create` has every field (required ones or defaults). */
+interface CreateOptions extends FieldOptions {
+  title: string;
+  startsAt: string;
+  duration: number;
+  timezone: string;
+  capacity: number;
 }
 
 interface ListOptions {
@@ -45,18 +61,22 @@ async function agentIds(agent: AgentClient, values: string[] | undefined): Promi
   );
 }
 
+/** The ticketing the flags ask for; undefined when they say nothing about it. */
+function ticketingOf(options: FieldOptions): EventFieldsInput['ticketing'] | undefined {
+  const given = [options.price !== undefined, options.tier !== undefined, options.free === true];
+  if (given.filter(Boolean).length > 1)
+    throw new UsageError('--price (one price), --tier (tiers) and --free exclude each other');
+  const asset = options.asset === undefined ? {} : { asset: options.asset };
+  if (options.price !== undefined) return { mode: 'single', price: options.price, ...asset };
+  if (options.tier !== undefined) return { mode: 'tiered', tiers: options.tier, ...asset };
+  if (options.free) return { mode: 'free' };
+  return undefined;
+}
+
 /** The POST /events body: `--data` first (e.g. an agenda), then the flags over it. */
 export async function eventBody(agent: AgentClient, options: CreateOptions): Promise<EventFieldsInput> {
-  if (options.price !== undefined && options.tier !== undefined)
-    throw new UsageError('--price (one price) and --tier (tiers) exclude each other');
   const endsAt = options.endsAt ?? new Date(Date.parse(options.startsAt) + options.duration).toISOString();
-  const asset = options.asset === undefined ? {} : { asset: options.asset };
-  const ticketing: EventFieldsInput['ticketing'] | undefined =
-    options.price !== undefined
-      ? { mode: 'single', price: options.price, ...asset }
-      : options.tier !== undefined
-        ? { mode: 'tiered', tiers: options.tier, ...asset }
-        : undefined;
+  const ticketing = ticketingOf(options);
   const moderators = await agentIds(agent, options.moderator);
   const speakers = await agentIds(agent, options.speaker);
   return {
@@ -73,36 +93,125 @@ export async function eventBody(agent: AgentClient, options: CreateOptions): Pro
   } as EventFieldsInput;
 }
 
-/** `events create|list|get|start|end|cancel`. */
+const NOTHING_TO_CHANGE = 'nothing to change: give at least one field, e.g. --title or --starts-at';
+
+/** What is wrong with `events update` options by themselves, before the key is even read. */
+export function checkChanges(options: FieldOptions): void {
+  if (Object.values(options).every((value) => value === undefined)) throw new UsageError(NOTHING_TO_CHANGE);
+  if (options.endsAt !== undefined && options.duration !== undefined)
+    throw new UsageError('--ends-at and --duration exclude each other');
+  const ticketing = ticketingOf(options);
+  if (options.asset !== undefined && ticketing?.mode !== 'single' && ticketing?.mode !== 'tiered')
+    throw new UsageError('--asset goes with --price or --tier (the ticketing is replaced as a whole)');
+}
+
+/**
+ * The PATCH /events/{id} body: only the fields given (`--data` first, then the flags over it).
+ * `--duration` counts from `--starts-at`, or else from the event's current start (`currentStart`).
+ */
+export async function eventChanges(
+  agent: AgentClient,
+  options: FieldOptions,
+  currentStart: () => Promise<string>,
+): Promise<EventChangesInput> {
+  checkChanges(options);
+  const ticketing = ticketingOf(options);
+  const endsAt =
+    options.duration === undefined
+      ? options.endsAt
+      : new Date(Date.parse(options.startsAt ?? (await currentStart())) + options.duration).toISOString();
+  const moderators = await agentIds(agent, options.moderator);
+  const speakers = await agentIds(agent, options.speaker);
+  const changes: EventChangesInput = {
+    ...(options.data as Partial<EventChangesInput> | undefined),
+    ...(options.title === undefined ? {} : { title: options.title }),
+    ...(options.description === undefined ? {} : { description: options.description }),
+    ...(options.startsAt === undefined ? {} : { startsAt: options.startsAt }),
+    ...(endsAt === undefined ? {} : { endsAt }),
+    ...(options.timezone === undefined ? {} : { timezone: options.timezone }),
+    ...(options.capacity === undefined ? {} : { capacity: options.capacity }),
+    ...(moderators ? { moderators } : {}),
+    ...(speakers ? { speakers } : {}),
+    ...(ticketing ? { ticketing } : {}),
+  };
+  if (Object.keys(changes).length === 0) throw new UsageError(NOTHING_TO_CHANGE);
+  return changes;
+}
+
+/**
+ * The field options, once for both commands: `create` requires the title and start and has
+ * defaults; `update` has neither, so that only what is given is sent.
+ */
+function fieldOptions(command: Command, mode: 'create' | 'update'): Command {
+  const create = mode === 'create';
+  const title = '--title <title>';
+  const titleHelp = 'the title (1-200 characters)';
+  const startsAt = '--starts-at <when>';
+  const startsAtHelp = 'now, +<duration> (e.g. +1h) or RFC 3339';
+  if (create) command.requiredOption(title, titleHelp).requiredOption(startsAt, startsAtHelp, instant);
+  else command.option(title, titleHelp).option(startsAt, startsAtHelp, instant);
+  const durationOption = new Option(
+    '--duration <duration>',
+    create ? 'how long it lasts, e.g. 45m or 1h30m' : 'how long it lasts, from the (new) start: sets the end',
+  ).argParser(duration);
+  command
+    .option('--ends-at <when>', create ? 'the end (default: start + --duration)' : 'the end', instant)
+    .addOption(create ? durationOption.default(3_600_000, '1h') : durationOption);
+  if (create)
+    command
+      .option('--timezone <zone>', 'IANA time zone of the event', localTimeZone())
+      .option('--capacity <n>', 'seats in total', integer(1, 1_000_000), 100);
+  else
+    command
+      .option('--timezone <zone>', 'IANA time zone of the event')
+      .option('--capacity <n>', 'seats in total', integer(1, 1_000_000));
+  const replaces = create ? '' : ', replacing the list';
+  command
+    .option('--description <text>', 'what it is about')
+    .option('--moderator <agent>', `a moderator: agentId or @handle (repeatable${replaces})`, collect)
+    .option('--speaker <agent>', `a speaker: agentId or @handle (repeatable${replaces})`, collect)
+    .option(
+      '--price <amount>',
+      create ? 'sell tickets at one price, in atomic units (default: free)' : 'sell tickets at one price',
+      amount,
+    )
+    .option('--tier <id:name:price:capacity>', 'sell tiered tickets (repeatable)', tier);
+  if (!create) command.option('--free', 'make tickets free');
+  return command
+    .option('--asset <asset>', 'the asset prices are in (default USDC)')
+    .option('--data <json>', 'more fields as JSON or @file, e.g. {"agenda":[...]}', jsonObject);
+}
+
+/** `events create|update|list|get|start|end|cancel`. */
 export function registerEvents(program: Command, io: CliIo): void {
   const events = program.command('events').description('schedule, find and run events');
 
-  events
-    .command('create')
-    .description('schedule an event; you are its host')
-    .requiredOption('--title <title>', 'the title (1-200 characters)')
-    .requiredOption('--starts-at <when>', 'now, +<duration> (e.g. +1h) or RFC 3339', instant)
-    .option('--ends-at <when>', 'the end (default: start + --duration)', instant)
-    .addOption(
-      new Option('--duration <duration>', 'how long it lasts, e.g. 45m or 1h30m')
-        .argParser(duration)
-        .default(3_600_000, '1h'),
-    )
-    .option('--timezone <zone>', 'IANA time zone of the event', localTimeZone())
-    .option('--capacity <n>', 'seats in total', integer(1, 1_000_000), 100)
-    .option('--description <text>', 'what it is about')
-    .option('--moderator <agent>', 'a moderator: agentId or @handle (repeatable)', collect)
-    .option('--speaker <agent>', 'a speaker: agentId or @handle (repeatable)', collect)
-    .option('--price <amount>', 'sell tickets at one price, in atomic units (default: free)', amount)
-    .option('--tier <id:name:price:capacity>', 'sell tiered tickets (repeatable)', tier)
-    .option('--asset <asset>', 'the asset prices are in (default USDC)')
-    .option('--data <json>', 'more fields as JSON or @file, e.g. {"agenda":[...]}', jsonObject)
-    .action(async (options: CreateOptions, command: Command) => {
+  fieldOptions(events.command('create').description('schedule an event; you are its host'), 'create').action(
+    async (options: CreateOptions, command: Command) => {
       const context = contextOf(command, io);
       const agent = await context.agent();
       const event = await agent.events.create(await eventBody(agent, options));
       context.print(event, eventDetail);
-    });
+    },
+  );
+
+  fieldOptions(
+    events
+      .command('update')
+      .description('change a scheduled event (host): only the fields given are sent')
+      .argument('<eventId>'),
+    'update',
+  ).action(async (eventId: string, options: FieldOptions, command: Command) => {
+    const context = contextOf(command, io);
+    checkChanges(options);
+    const agent = await context.agent();
+    const changes = await eventChanges(
+      agent,
+      options,
+      async () => (await context.visitor().events.get(eventId)).startsAt,
+    );
+    context.print(await agent.events.update(eventId, changes), eventDetail);
+  });
 
   events
     .command('list')

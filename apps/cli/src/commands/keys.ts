@@ -3,7 +3,6 @@ import { loadKeyFile, saveKeyFile } from '@townhall/sdk/key-file';
 import type { Command } from 'commander';
 import { contextOf } from '../context.js';
 import type { CliIo } from '../io.js';
-import { table } from '../render.js';
 
 /** `keygen` and `whoami`: the agent is its key, kept in a 0600 file. */
 export function registerKeys(program: Command, io: CliIo): void {
@@ -23,15 +22,13 @@ export function registerKeys(program: Command, io: CliIo): void {
 
   program
     .command('whoami')
-    .description("print this agent's agentId (read from the key file; no request is made)")
+    .description(
+      "print this agent's agentId, alone (--json: with the key file); read from the key file, no request",
+    )
     .action(async (_options: unknown, command: Command) => {
       const context = contextOf(command, io);
       const key = await loadKeyFile(context.settings.keyPath);
-      context.print({ agentId: key.agentId, keyFile: context.settings.keyPath }, (result) =>
-        table([
-          ['agentId', result.agentId],
-          ['key', result.keyFile],
-        ]),
-      );
+      // Bare, so that `$(townhall whoami)` is the agentId.
+      context.print({ agentId: key.agentId, keyFile: context.settings.keyPath }, (result) => result.agentId);
     });
 }

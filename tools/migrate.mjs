@@ -1,9 +1,9 @@
 // `npm run migrate`: the explicit migration command of distributed mode (apps never migrate at
 // start). Creates the database if it is missing, then runs every service's own migrate command
 // (apps/<service>/dist/migrate.js, the same one the Kubernetes Job runs) and prints what each
-// applied to its schema. DATABASE_URL names the database; unset, the local default of
-// ENVIRONMENT.md. Exits 0 once every schema is migrated, or 1 with a one-line reason when the
-// database cannot be reached or a migration fails.
+// applied to its schema. DATABASE_URL names the database; unset, LOCAL_DEFAULTS in launcher.mjs
+// (postgres://postgres@127.0.0.1:5432/townhall). Exits 0 once every schema is migrated, or 1 with
+// a one-line reason when the database cannot be reached or a migration fails.
 import { LOCAL_DEFAULTS, SERVICES, ensureDatabase, migrateAll } from './launcher.mjs';
 
 const env = { ...process.env };

@@ -1,6 +1,6 @@
 // `npm run start:distributed`: every app as its own process against PostgreSQL, NATS and
 // Redis, with logs prefixed by app name. Ctrl-C stops them all. It uses the local servers of
-// ENVIRONMENT.md for any of DATABASE_URL, NATS_URL, REDIS_URL not set. Each app gets its own
+// the README's Quick start for any of DATABASE_URL, NATS_URL, REDIS_URL not set. Each app gets its own
 // operators' port (PROBE_PORT: /healthz, /readyz, /metrics), PROBE_PORT_BASE (9100) plus its
 // place in the table printed at start. (`npm start` is standalone mode: apps/standalone, one
 // process with embedded parts.)

@@ -4,7 +4,7 @@ import { Topology, problemOf, waitFor } from '@townhall/testing';
 import pg from 'pg';
 
 /*
- * PRODUCT.md: capacity never drops below the tickets already sold. The seats live in ticketing,
+ * README "Events": capacity never drops below the tickets already sold. The seats live in ticketing,
  * so ticketing decides every capacity change, under the locks a purchase takes; these tests run
  * the races for real in the distributed topology (separate processes, Postgres, NATS, Redis).
  */

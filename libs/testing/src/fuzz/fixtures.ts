@@ -3,7 +3,7 @@ import type { EventFieldsInput, EventView, PollView, QuestionView, SeriesView } 
 import { AgentClient, TownhallError } from '@townhall/sdk';
 import type { PaymentRequirements } from '@townhall/x402';
 
-/** Who signs a fuzzed request: the roles PRODUCT.md names, plus an agent nobody has met. */
+/** Who signs a fuzzed request: the roles an event has (host, moderator, speaker, attendee), plus an agent nobody has met. */
 export type SignerRole = 'host' | 'moderator' | 'speaker' | 'attendee' | 'stranger' | 'fresh';
 
 /**

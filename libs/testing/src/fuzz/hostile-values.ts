@@ -298,7 +298,7 @@ export const HOSTILE_PAYMENT_HEADERS: readonly Hostile<string>[] = [
   h('payment:non-canonical', 'YR=='),
 ];
 
-/** Ledger authorization fields an attacker changes (PROTOCOL.md section 4). */
+/** Ledger authorization fields an attacker changes (README "Tickets, payments (x402) and the ledger"). */
 export const HOSTILE_PAYMENT_FIELDS: readonly Hostile<[field: string, value: unknown]>[] = [
   h('payment-field:valid-before-year-3000', ['validBefore', '32503680000']),
   h('payment-field:valid-before-15-digits', ['validBefore', '999999999999999']),

@@ -1,8 +1,9 @@
 import { PROBLEM_CODES } from '@townhall/contracts';
 
 /*
- * The prose of the OpenAPI document. It restates PROTOCOL.md (signing, errors, x402) and
- * PRODUCT.md (live stream, calendars); where they and this file disagree, they win.
+ * The prose of the OpenAPI document. It restates docs/protocol/ (signing.md sections 1-2,
+ * errors.md section 3, payments.md section 4, domain-events.md section 5) and docs/product.md
+ * (live stream, calendars); where they and this file disagree, they win.
  */
 
 export const EMPTY_BODY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
@@ -70,7 +71,7 @@ export function problemCodeTable(): string {
 }
 
 export function signingDescription(serverUrl: string): string {
-  return `Every signed request carries two headers (PROTOCOL.md section 2):
+  return `Every signed request carries two headers (docs/protocol/signing.md section 2):
 
 \`\`\`
 Authorization: service <agentId>:<signature>:<timestamp>
@@ -109,11 +110,27 @@ Any failure is 401 with \`WWW-Authenticate: service realm="${serverUrl}"\` and a
 cannot answer, the request fails closed: 503 \`dependency.unavailable\`.`;
 }
 
+/** One line per tag of the document (a tag is a controller's name, or its `@ApiRoute` tag). */
+export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  Health: 'Liveness and readiness probes: public, never rate-limited',
+  Directory: "Agents' directory cards: the key that signs `PUT /directory/me` owns the handle",
+  Series: 'Recurring series (an RFC 5545 RRULE subset); their occurrences are ordinary events',
+  Events: 'Schedule, edit, start, end and cancel events; public lists, pages and calendars',
+  Tickets: 'RSVP (free, or paid with x402), give tickets back, the attendee list and your tickets',
+  Ledger: 'The built-in ledger: your balances and entries (every money movement, both sides)',
+  Stage: 'What is said on the stage of an event, in order',
+  Questions: 'Audience questions: ask, upvote, and moderate (on stage, answered, dismissed)',
+  Polls: 'Polls in an event: open, vote, close; results live or after close',
+  Recordings: 'What happened in an event, assembled when it ended, and its publication',
+  Live: 'Follow an event as it happens: a Server-Sent Events stream of CloudEvents',
+  Documentation: 'This document; `/docs` renders it and can sign "Try it out" requests with your key',
+};
+
 export const NONCE_DESCRIPTION =
   'The nonce of a signed request (signing string field 8): 16 to 48 random bytes, base64url without padding. Each works once per agent.';
 
 export const RSVP_DESCRIPTION = `Free events issue a ticket at once. Paid events (\`single\`, \`tiered\`) use x402
-(PROTOCOL.md section 4):
+(docs/protocol/payments.md section 4):
 
 1. Without a payment the answer is **402**: a problem that is also an x402 v1
    \`PaymentRequired\` (\`x402Version\`, \`error\`, \`accepts\`: one \`exact\` requirement per tier

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { isProblemCode, PROBLEM_CODES } from '@townhall/contracts';
 import type { FastifyReply } from 'fastify';
+import { SIGNING_SCRIPT } from './docs-signing.js';
 
 export const DOCS_PREFIX = '/docs';
 
@@ -38,17 +39,33 @@ function page(title: string): string {
 <title>${escapeHtml(title)}</title>
 <link rel="icon" type="image/png" href="${DOCS_PREFIX}/favicon-32x32.png">
 <link rel="stylesheet" href="${DOCS_PREFIX}/swagger-ui.css">
+<style>${SIGNING_STYLE}</style>
 </head>
 <body>
 <div id="swagger-ui"></div>
 <script src="${DOCS_PREFIX}/swagger-ui-bundle.js"></script>
+<script src="${DOCS_PREFIX}/signing.js"></script>
 <script src="${DOCS_PREFIX}/docs.js"></script>
 </body>
 </html>
 `;
 }
 
-/** Swagger UI reads the same document as everyone else. A browser cannot sign: "Try it out" is for reads. */
+/** The key field that takes the Authorize button's place (style-src allows inline styles). */
+const SIGNING_STYLE = `
+.swagger-ui .townhall-signing { flex: 1 1 28rem; max-width: 40rem; margin-left: auto; font-family: sans-serif; }
+.swagger-ui .townhall-signing label { display: block; font-weight: 700; font-size: 12px; margin-bottom: 4px; }
+.swagger-ui .townhall-signing textarea { width: 100%; min-height: 3em; font-family: monospace; font-size: 12px; }
+.swagger-ui .townhall-signing__actions { display: flex; gap: 8px; margin: 6px 0; }
+.swagger-ui .townhall-signing__status { font-size: 12px; margin: 0; word-break: break-all; }
+.swagger-ui .townhall-signing__problem { font-size: 12px; margin: 4px 0 0; color: #b00020; }
+.swagger-ui .townhall-signed { font-size: 11px; font-weight: 700; padding: 2px 6px; border: 1px solid #49cc90; border-radius: 4px; }
+`;
+
+/**
+ * Swagger UI reads the same document as everyone else. signing.js (docs-signing.ts) signs
+ * "Try it out" requests with the key pasted into the page, so every method can be tried.
+ */
 const SETUP = `window.ui = SwaggerUIBundle({
   url: '/openapi.json',
   dom_id: '#swagger-ui',
@@ -56,8 +73,11 @@ const SETUP = `window.ui = SwaggerUIBundle({
   deepLinking: true,
   docExpansion: 'list',
   defaultModelsExpandDepth: 0,
-  supportedSubmitMethods: ['get'],
+  supportedSubmitMethods: ['get', 'put', 'post', 'delete', 'patch'],
   validatorUrl: null,
+  plugins: [window.TownhallSigning.plugin],
+  requestInterceptor: window.TownhallSigning.intercept,
+  showMutatedRequest: true,
 });
 `;
 
@@ -77,6 +97,9 @@ export function installDocsPage(app: NestFastifyApplication, title: string): voi
   fastify.get(`${DOCS_PREFIX}/`, async (_request, reply) => docsPage(reply));
   fastify.get(`${DOCS_PREFIX}/docs.js`, async (_request, reply) =>
     reply.type('application/javascript; charset=utf-8').send(SETUP),
+  );
+  fastify.get(`${DOCS_PREFIX}/signing.js`, async (_request, reply) =>
+    reply.type('application/javascript; charset=utf-8').send(SIGNING_SCRIPT),
   );
   for (const [name, type] of Object.entries(ASSETS)) {
     fastify.get(`${DOCS_PREFIX}/${name}`, async (_request, reply) => {

@@ -149,13 +149,14 @@ describe('the OpenAPI document of the gateway', () => {
         expect(operation.security).toEqual([{ [SIGNATURE_SCHEME]: [], [NONCE_SCHEME]: [] }]);
         for (const code of SIGNED_ROUTE_CODES) expect(codesOf(operation)).toContain(code);
       } else {
-        expect(operation.security).toBeUndefined();
+        // Public: an explicit empty list (no signature needed), not an unsaid requirement.
+        expect(operation.security).toEqual([]);
         expect(codesOf(operation)).not.toContain('auth.malformed');
       }
     }
-    expect(operation('PUT', '/directory/me').security).toBeDefined();
-    expect(operation('GET', '/events').security).toBeUndefined();
-    expect(operation('GET', '/openapi.json').security).toBeUndefined();
+    expect(operation('PUT', '/directory/me').security).toHaveLength(1);
+    expect(operation('GET', '/events').security).toEqual([]);
+    expect(operation('GET', '/openapi.json').security).toEqual([]);
   });
 
   it('answers unsigned requests to signed operations with 401 and lets public ones through', async () => {
@@ -164,7 +165,7 @@ describe('the OpenAPI document of the gateway', () => {
       const url = path.replace(/\{[^}]+\}/g, '00000000-0000-4000-8000-000000000000');
       const response = await fetch(`${base}${url}`, { method });
       await response.arrayBuffer();
-      if (operation.security)
+      if (operation.security.length > 0)
         expect([`${method} ${path}`, response.status]).toEqual([`${method} ${path}`, 401]);
       else expect([`${method} ${path}`, response.status]).not.toEqual([`${method} ${path}`, 401]);
     }
@@ -262,11 +263,31 @@ describe('the OpenAPI document of the gateway', () => {
     expect(rsvp.responses['200']).toBeDefined();
     expect(document.components.schemas['PaymentRequired']).toBeDefined();
     expect(document.components.schemas['LedgerPayment']).toBeDefined();
+    // The base64 headers name the JSON they carry.
+    const base64Json = (schema: string) => ({
+      contentEncoding: 'base64',
+      contentMediaType: 'application/json',
+      contentSchema: { $ref: `#/components/schemas/${schema}` },
+    });
+    expect(headers[0]?.['schema']).toMatchObject({ type: 'string', ...base64Json('LedgerPayment') });
+    for (const name of ['X-PAYMENT-RESPONSE', 'PAYMENT-RESPONSE'])
+      expect(document.components.headers[name]?.['schema']).toMatchObject(base64Json('PaymentResponse'));
   });
 
   it('documents the live stream as text/event-stream and calendars as text/calendar', () => {
     const live = operation('GET', '/events/{id}/live');
     expect(Object.keys(live.responses['200']?.['content'] as Json)).toEqual(['text/event-stream']);
+    // Modelled as OpenAPI 3.2 models a stream: its messages, whose data is a CloudEvent.
+    const stream = (live.responses['200']?.['content'] as Record<string, Json>)['text/event-stream'] as {
+      schema: { type: string; items: { properties: { data: Json } } };
+      example: Array<Record<string, unknown>>;
+    };
+    expect(stream.schema.type).toBe('array');
+    expect(JSON.stringify(stream.schema.items.properties.data)).toContain('#/components/schemas/CloudEvent');
+    expect(stream.example[0]).toEqual({ retry: 2000 });
+    expect(stream.example[1]).toMatchObject({ id: '42', event: 'townhall.stage.posted' });
+    expect(JSON.parse(String(stream.example[1]?.['data']))).toMatchObject({ specversion: '1.0' });
+    expect(String(live.responses['200']?.['description'])).toContain(': keep-alive');
     expect((live.parameters ?? []).map((parameter) => parameter['name'])).toEqual(
       expect.arrayContaining(['id', 'lastEventId', 'Last-Event-ID']),
     );

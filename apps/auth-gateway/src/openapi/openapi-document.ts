@@ -15,6 +15,7 @@ import {
   PAYMENT_REQUIRED_HEADER_DESCRIPTION,
   PAYMENT_RESPONSE_HEADER_DESCRIPTION,
   signingDescription,
+  TAG_DESCRIPTIONS,
 } from './api-description.js';
 import { API_ROUTE_METADATA, type ApiRouteDoc } from './api-route.decorator.js';
 import { replySchemas } from './view-schemas.js';
@@ -27,7 +28,8 @@ export interface OpenApiOperation {
   summary: string;
   description?: string;
   tags: string[];
-  security?: Array<Record<string, string[]>>;
+  /** Signed operations name both schemes; public ones say `[]` (no signature needed). */
+  security: Array<Record<string, string[]>>;
   parameters?: Json[];
   requestBody?: Json;
   responses: Record<string, Json>;
@@ -35,9 +37,14 @@ export interface OpenApiOperation {
 
 export interface OpenApiDocument {
   openapi: string;
-  info: { title: string; version: string; description: string };
+  info: {
+    title: string;
+    version: string;
+    description: string;
+    license: { name: string; identifier: string };
+  };
   servers: Array<{ url: string; description: string }>;
-  tags: Array<{ name: string }>;
+  tags: Array<{ name: string; description?: string }>;
   paths: Record<string, Record<string, OpenApiOperation>>;
   components: {
     schemas: Record<string, Json>;
@@ -68,9 +75,10 @@ export interface GatewayRoute {
 export const SIGNATURE_SCHEME = 'serviceSignature';
 export const NONCE_SCHEME = 'nonce';
 const JSON_TYPE = 'application/json';
+const EVENT_STREAM_TYPE = 'text/event-stream';
 const PROBLEM_TYPE = 'application/problem+json';
 
-/** Answered by a signed route before its handler runs (PROTOCOL.md section 2). */
+/** Answered by a signed route before its handler runs (docs/protocol/signing.md section 2). */
 export const SIGNED_ROUTE_CODES: readonly ProblemCode[] = [
   'auth.malformed',
   'auth.timestamp_out_of_window',
@@ -180,14 +188,23 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Townhall API', version: options.version, description: apiDescription(serverUrl) },
+    info: {
+      title: 'Townhall API',
+      version: options.version,
+      description: apiDescription(serverUrl),
+      license: { name: 'Apache 2.0', identifier: 'Apache-2.0' },
+    },
     servers: [
       {
         url: serverUrl,
         description: 'This environment (PUBLIC_BASE_URL): also the audience line of every signing string',
       },
     ],
-    tags: tags.map((name) => ({ name })),
+    // A tag without an entry in TAG_DESCRIPTIONS goes without (and redocly lint says so).
+    tags: tags.map((name) => ({
+      name,
+      ...(TAG_DESCRIPTIONS[name] ? { description: TAG_DESCRIPTIONS[name] } : {}),
+    })),
     paths,
     components: {
       schemas: componentSchemas(),
@@ -198,6 +215,16 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
       headers: HEADERS,
       responses: {
         AnyRouteProblem: problemResponse(ANY_ROUTE_CODES, false, 'Any route may answer these'),
+        // Only while an operation refers to it (an unused component is a lint warning).
+        ...(Object.values(paths).some((item) => Object.values(item).some((op) => op.responses['4XX']))
+          ? {
+              AnyRouteClientProblem: problemResponse(
+                ANY_ROUTE_CODES.filter((code) => PROBLEM_CODES[code].status < 500),
+                false,
+                'The client errors any route may answer (also part of `default`)',
+              ),
+            }
+          : {}),
       },
       examples: Object.fromEntries(
         (Object.keys(PROBLEM_CODES) as ProblemCode[]).map((code) => [
@@ -223,7 +250,8 @@ function operationOf(route: GatewayRoute): OpenApiOperation {
     summary: doc.summary,
     ...(doc.description ? { description: doc.description } : {}),
     tags: [tag],
-    ...(route.signed ? { security: [{ [SIGNATURE_SCHEME]: [], [NONCE_SCHEME]: [] }] } : {}),
+    // `[]`: public, no signature needed (an operation without `security` would leave it unsaid).
+    security: route.signed ? [{ [SIGNATURE_SCHEME]: [], [NONCE_SCHEME]: [] }] : [],
     ...(parameters.length > 0 ? { parameters } : {}),
     responses: {},
   };
@@ -255,6 +283,10 @@ function operationOf(route: GatewayRoute): OpenApiOperation {
       throw new Error(`${route.method.toUpperCase()} ${route.path}: ${status} is both a reply and a problem`);
     operation.responses[String(status)] = problemResponse(list, doc.x402 === true && status === 402);
   }
+  // Routes with no client error of their own (health, this document) still meet the ones any
+  // route may answer (a malformed or slow request, headers too large): say so as `4XX`.
+  if (!Object.keys(operation.responses).some((status) => status.startsWith('4')))
+    operation.responses['4XX'] = { $ref: '#/components/responses/AnyRouteClientProblem' };
   operation.responses['default'] = { $ref: '#/components/responses/AnyRouteProblem' };
   return operation;
 }
@@ -268,17 +300,95 @@ function successResponse(route: GatewayRoute, doc: ApiRouteDoc, status: number, 
   for (const name of doc.replyHeaders ?? []) headers[name] = headerRef(name);
   if (doc.x402 && status === 201)
     for (const name of ['X-PAYMENT-RESPONSE', 'PAYMENT-RESPONSE']) headers[name] = headerRef(name);
-  const response: Json = { description: description || (status === 201 ? 'Created' : 'OK'), headers };
+  const text = description || (status === 201 ? 'Created' : 'OK');
+  const response: Json = { description: text, headers };
   if (status === 204 || status === 304) return response;
   const mediaType = route.contentType ?? doc.produces ?? JSON_TYPE;
   if (mediaType === JSON_TYPE) {
     if (doc.reply) response['content'] = { [mediaType]: { schema: replySchema(doc.reply) } };
+  } else if (mediaType === EVENT_STREAM_TYPE) {
+    // The wire form as text; the schema (and its example) model the messages as OpenAPI 3.2 does.
+    if (doc.example) response['description'] = `${text}\n\n\`\`\`\n${doc.example}\`\`\``;
+    response['content'] = {
+      [mediaType]: {
+        schema: EVENT_STREAM_SCHEMA,
+        ...(doc.example ? { example: eventStreamMessages(doc.example) } : {}),
+      },
+    };
   } else {
     response['content'] = {
       [mediaType]: { schema: { type: 'string' }, ...(doc.example ? { example: doc.example } : {}) },
     };
   }
   return response;
+}
+
+/**
+ * The live stream as OpenAPI 3.2 models `text/event-stream` in `schema` (3.1 says nothing of
+ * it): an array of its messages, each an object of its SSE fields, comments left out. `data`
+ * is the CloudEvent JSON, or what a `history.cut` message says.
+ */
+const EVENT_STREAM_SCHEMA: Json = {
+  type: 'array',
+  description:
+    'The messages of the stream, in order (OpenAPI 3.2 models an event stream so); `: keep-alive` comments are left out',
+  items: {
+    type: 'object',
+    properties: {
+      id: { type: 'string', description: 'The stream sequence: resume after it with `Last-Event-ID`' },
+      event: {
+        type: 'string',
+        description: 'The CloudEvent `type`, e.g. `townhall.stage.posted`, or `history.cut`',
+      },
+      data: {
+        type: 'string',
+        contentMediaType: JSON_TYPE,
+        contentSchema: {
+          anyOf: [
+            { $ref: '#/components/schemas/CloudEvent' },
+            {
+              type: 'object',
+              description:
+                '`event: history.cut`: the resume went beyond the replay limit; read the lists again',
+              required: ['lastEventId', 'resumedAfter', 'skipped'],
+              properties: {
+                lastEventId: { type: 'string', description: 'The Last-Event-ID the client resumed from' },
+                resumedAfter: {
+                  type: 'string',
+                  description: "Replay goes on after this id (the message's own `id`)",
+                },
+                skipped: {
+                  type: 'integer',
+                  description: 'Stream messages between the two that were not sent',
+                },
+              },
+            },
+          ],
+        },
+      },
+      retry: { type: 'integer', minimum: 0, description: 'Reconnection delay in ms (the first message)' },
+    },
+  },
+};
+
+/** An SSE text as the messages it dispatches (HTML's event-stream parsing, minus the edge cases). */
+function eventStreamMessages(text: string): Array<Record<string, string | number>> {
+  const messages: Array<Record<string, string | number>> = [];
+  for (const block of text.split(/\r?\n\r?\n/)) {
+    const message: Record<string, string | number> = {};
+    for (const line of block.split(/\r?\n/)) {
+      if (line === '' || line.startsWith(':')) continue;
+      const colon = line.indexOf(':');
+      const field = colon === -1 ? line : line.slice(0, colon);
+      const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
+      if (field === 'retry') message['retry'] = Number(value);
+      else if (field === 'data')
+        message['data'] = message['data'] === undefined ? value : `${String(message['data'])}\n${value}`;
+      else if (field === 'id' || field === 'event') message[field] = value;
+    }
+    if (Object.keys(message).length > 0) messages.push(message);
+  }
+  return messages;
 }
 
 function replySchema(schema: z.ZodType): Json {
@@ -374,7 +484,7 @@ function parametersOf(schema: z.ZodObject | undefined, location: 'path' | 'query
       in: location,
       required: location === 'path' || required.has(name),
       ...(typeof description === 'string' ? { description } : {}),
-      schema: rest,
+      schema: location === 'header' ? { ...rest, ...(ENCODED_JSON_HEADERS[name] ?? {}) } : rest,
     };
   });
 }
@@ -434,6 +544,28 @@ function headerRef(name: string): Json {
   return { $ref: `#/components/headers/${name}` };
 }
 
+/**
+ * x402 headers carry standard base64 of a JSON document: JSON Schema's content keywords say so,
+ * and `contentSchema` names the document's schema where this server defines one.
+ */
+function base64Json(schemaId?: string): Json {
+  return {
+    contentEncoding: 'base64',
+    contentMediaType: JSON_TYPE,
+    ...(schemaId ? { contentSchema: { $ref: `#/components/schemas/${schemaId}` } } : {}),
+  };
+}
+
+const ENCODED_JSON_HEADERS: Record<string, Json> = {
+  // x402 v1: on the built-in ledger the payload is a LedgerPayment.
+  'X-PAYMENT': base64Json('LedgerPayment'),
+  // x402 v2 payloads (with `accepted`): no schema of this server's own.
+  'PAYMENT-SIGNATURE': base64Json(),
+  'PAYMENT-REQUIRED': base64Json(),
+  'X-PAYMENT-RESPONSE': base64Json('PaymentResponse'),
+  'PAYMENT-RESPONSE': base64Json('PaymentResponse'),
+};
+
 const HEADERS: Record<string, Json> = {
   'X-Request-Id': {
     description: 'The request id (yours, if you sent a sane `x-request-id`); also `requestId` in problems',
@@ -444,11 +576,17 @@ const HEADERS: Record<string, Json> = {
     schema: { type: 'string' },
   },
   'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
-  'PAYMENT-REQUIRED': { description: PAYMENT_REQUIRED_HEADER_DESCRIPTION, schema: { type: 'string' } },
-  'X-PAYMENT-RESPONSE': { description: PAYMENT_RESPONSE_HEADER_DESCRIPTION, schema: { type: 'string' } },
+  'PAYMENT-REQUIRED': {
+    description: PAYMENT_REQUIRED_HEADER_DESCRIPTION,
+    schema: { type: 'string', ...ENCODED_JSON_HEADERS['PAYMENT-REQUIRED'] },
+  },
+  'X-PAYMENT-RESPONSE': {
+    description: PAYMENT_RESPONSE_HEADER_DESCRIPTION,
+    schema: { type: 'string', ...ENCODED_JSON_HEADERS['X-PAYMENT-RESPONSE'] },
+  },
   'PAYMENT-RESPONSE': {
     description: `The same as X-PAYMENT-RESPONSE (x402 v2 name). ${PAYMENT_RESPONSE_HEADER_DESCRIPTION}`,
-    schema: { type: 'string' },
+    schema: { type: 'string', ...ENCODED_JSON_HEADERS['PAYMENT-RESPONSE'] },
   },
   'Content-Disposition': {
     description: '`attachment; filename="<name>.ics"`',

@@ -254,7 +254,7 @@ export const ReadinessSchema = reply(
   'Readiness',
 );
 
-// ---- problem+json (PROTOCOL.md section 3) ----
+// ---- problem+json (docs/protocol/errors.md section 3) ----
 
 const PROBLEM_CODE_LIST = Object.keys(PROBLEM_CODES) as [ProblemCode, ...ProblemCode[]];
 
@@ -279,7 +279,7 @@ export const ProblemSchema = reply(
   'Problem',
 );
 
-// ---- x402 (PROTOCOL.md section 4) ----
+// ---- x402 (docs/protocol/payments.md section 4) ----
 
 export const PaymentRequirementsSchema = reply(
   z.object({
@@ -366,7 +366,7 @@ export const CloudEventSchema = reply(
     data: z.unknown().describe('The resource after the change, e.g. the Event or the StageMessage'),
   }),
   'CloudEvent',
-  'The `data:` of each live-stream message (CloudEvents 1.0 JSON)',
+  'The `data:` of each live-stream message (CloudEvents 1.0 JSON; docs/protocol/domain-events.md section 5)',
 );
 
 /** Assignable both ways and with the same keys (an extra optional field would pass the first test). */

@@ -22,7 +22,12 @@ export default {
   testTimeout: 60_000,
   reporters: ['default', '<rootDir>/tools/jest-summary-reporter.mjs'],
   projects: [
-    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/*/src/**/*.spec.ts'] },
+    {
+      ...shared,
+      displayName: 'unit',
+      // test/docs: checks of the repository's own text (citations, Markdown links); no server.
+      testMatch: ['<rootDir>/{apps,libs}/*/src/**/*.spec.ts', '<rootDir>/test/docs/**/*.spec.ts'],
+    },
     {
       ...shared,
       displayName: 'integration',

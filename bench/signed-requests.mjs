@@ -14,7 +14,7 @@ export function nodeKey(secretKey) {
   });
 }
 
-/** Authorization and X-Nonce for one request (PROTOCOL.md section 2). */
+/** Authorization and X-Nonce for one request (docs/protocol/signing.md). */
 export function signedHeaders({ privateKey, agentId, audience, method, target, body = '' }) {
   const [path, query = ''] = target.split(/\?(.*)/s);
   const timestamp = new Date().toISOString();

@@ -15,7 +15,7 @@ const { services, gateway } = JSON.parse(
 export const SERVICES = services;
 export const GATEWAY = gateway;
 
-/** The servers of ENVIRONMENT.md, for variables the operator did not set. */
+/** The servers of docs/development.md, for variables the operator did not set. */
 export const LOCAL_DEFAULTS = {
   DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/townhall',
   NATS_URL: 'nats://127.0.0.1:4222',

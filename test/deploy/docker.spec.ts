@@ -23,12 +23,12 @@ describe('docker/Dockerfile', () => {
     expect(diagnostics).toEqual([]);
   });
 
-  it('builds from a base pinned to an exact Node 20 release of Debian bookworm slim', () => {
+  it('builds from a base pinned to an exact Node 24 (LTS) release of Debian bookworm slim', () => {
     const stageNames = new Set<string>();
     for (const stage of dockerfile.stages) {
       if (!stageNames.has(stage.base)) {
-        // No :latest, no floating major: node:20.x.y-bookworm-slim (or the same pinned by digest).
-        expect(stage.base).toMatch(/^node:20\.\d+\.\d+-bookworm-slim(@sha256:[0-9a-f]{64})?$/);
+        // No :latest, no floating major: node:24.x.y-bookworm-slim (or the same pinned by digest).
+        expect(stage.base).toMatch(/^node:24\.\d+\.\d+-bookworm-slim(@sha256:[0-9a-f]{64})?$/);
       }
       if (stage.name) stageNames.add(stage.name);
     }

@@ -6,9 +6,9 @@
 // /readyz (and /metrics) on its operators' port (the gateway on its public port too), pass the
 // image's HEALTHCHECK, and exit 0 on SIGTERM. Needs `npm run build`.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, readFileSync } from 'node:fs';
+import { createWriteStream, existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { parse } from 'yaml';
 import {
   APPS,
@@ -172,7 +172,8 @@ it('every app started by the image CMD becomes live and ready, and passes the HE
       // What the Prometheus annotations point at: /metrics on the operators' port.
       expect([app, await status(`${urls[0]}/metrics`)]).toEqual([app, 200]);
       // `exec` in the CMD: the process started is node itself, as PID 1 of a container would be.
-      expect(readFileSync(`/proc/${process.pid}/comm`, 'utf8').trim()).toBe('node');
+      // (The executable, not /proc/<pid>/comm: Node 24 names its main thread "MainThread".)
+      expect(basename(readlinkSync(`/proc/${process.pid}/exe`))).toBe('node');
       // The image's HEALTHCHECK, with the container's environment.
       const healthcheck = new ContainerProcess(
         `${app}-healthcheck`,

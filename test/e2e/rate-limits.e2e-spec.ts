@@ -3,7 +3,7 @@ import { generateAgentKey, signRequest, type AgentKey } from '@townhall/auth';
 import { PrivateRedis, Topology, waitFor } from '@townhall/testing';
 
 /**
- * Rate limits across two gateway replicas sharing one Redis (PRODUCT.md "Limits"), with limits
+ * Rate limits across two gateway replicas sharing one Redis (docs/product.md "Limits"), with limits
  * small enough to reach quickly: 5 writes per agent per second with bursts to 10, 20 public
  * reads per client IP per second. The gateways trust X-Forwarded-For from loopback, so each
  * test picks the client address its reads come from.

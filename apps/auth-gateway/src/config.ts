@@ -135,7 +135,7 @@ export const GatewayConfigSchema = BaseConfigSchema.extend({
   });
 export type GatewayConfig = z.output<typeof GatewayConfigSchema>;
 
-/** PUBLIC_BASE_URL defaults to http://localhost:$PORT (ARCHITECTURE.md). */
+/** PUBLIC_BASE_URL defaults to http://localhost:$PORT (the root README's "Configuration"). */
 export function audienceOf(config: GatewayConfig): string {
   return config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`;
 }

@@ -32,7 +32,7 @@ export interface GatewayDependencies {
   now?: () => number;
   /** Serves GET /events/{id}/live; without it (no NATS) that route answers 503. */
   liveStream?: LiveStream;
-  /** Rate limits (PRODUCT.md "Limits"); without them nothing is limited. */
+  /** Rate limits (docs/product.md "Limits"); without them nothing is limited. */
   rateLimits?: RateLimitOptions;
   /** Fastify's `trustProxy` (TRUST_PROXY): whose X-Forwarded-For names the client IP. */
   trustProxy?: boolean | string[];

@@ -12,7 +12,7 @@ export interface EmbeddedPostgres {
  * that the services use the same `pg` driver, pools and SQL as against a Postgres server.
  * PGlite runs one statement or transaction at a time (PGliteServer): correct isolation, and
  * the reason no code may hold a transaction open while it waits for another connection
- * (ARCHITECTURE.md "Running modes"). `dataDir` undefined keeps everything in memory.
+ * (docs/architecture.md "The shape"). `dataDir` undefined keeps everything in memory.
  */
 export async function startEmbeddedPostgres(dataDir: string | undefined): Promise<EmbeddedPostgres> {
   const db = await PGlite.create(dataDir ?? 'memory://');

@@ -125,7 +125,7 @@ Townhall is running (standalone) in ${((Date.now() - started) / 1000).toFixed(1)
 First calls:
   curl ${url}/events
   npx townhall keygen && npx townhall --url ${url} directory set --handle my_agent
-  npm run demo       (a whole AMA with several agents, against this instance)
+  npm run demo -- --url ${url}   # a whole paid AMA with six agents, against this instance
 
 Ctrl-C stops it${dataDir ? `; the data stays in ${dataDir.path}` : '; --ephemeral: the data goes with it'}.`);
 

@@ -53,7 +53,7 @@ export interface Standalone {
 }
 
 /**
- * Standalone mode (ARCHITECTURE.md "Running modes"): the gateway and the four services in this
+ * Standalone mode (docs/architecture.md "Running modes"): the gateway and the four services in this
  * process, built by the same functions as their own processes, on embedded parts: PGlite for
  * every schema, the in-process transport for requests and domain events, memory for nonces.
  * DATABASE_URL, NATS_URL and REDIS_URL each switch their part to the real server.
@@ -67,7 +67,7 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
   if (Number(env['PORT']) === 0 && env['PUBLIC_BASE_URL'] === undefined)
     env['PORT'] = String(await freePort());
   env['PUBLIC_BASE_URL'] ??= `http://localhost:${env['PORT']}`;
-  // Trying it out: the ledger faucet is on unless told otherwise (ARCHITECTURE.md).
+  // Trying it out: the ledger faucet is on unless told otherwise (LEDGER_FAUCET in the root README's "Configuration").
   env['LEDGER_FAUCET'] ??= 'true';
   const gatewayConfig = loadConfig(GatewayConfigSchema, env);
 

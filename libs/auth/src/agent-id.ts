@@ -20,7 +20,7 @@ export function decodeAgentId(agentId: string): Uint8Array {
 
 /**
  * Under a small-order key a forged (R = identity, S = 0) signature verifies for every message in both
- * node:crypto and ZIP-215 verifiers, so such keys must never be accepted as identities (PROTOCOL.md 1).
+ * node:crypto and ZIP-215 verifiers, so such keys must never be accepted as identities (docs/protocol/signing.md "Identity: the agentId").
  */
 export function isAcceptableAgentKey(publicKey: Uint8Array): boolean {
   if (publicKey.length !== PUBLIC_KEY_LENGTH || !isPointEncodingCanonical(publicKey)) return false;

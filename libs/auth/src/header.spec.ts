@@ -27,7 +27,7 @@ function failureCode(fn: () => unknown): AuthFailureCode | 'ok' {
 }
 
 describe('patterns', () => {
-  it('are exactly the ones in PROTOCOL.md', () => {
+  it('are exactly the ones in docs/protocol/signing.md', () => {
     expect(AUTHORIZATION_PATTERN.source).toBe(
       '^service ([1-9A-HJ-NP-Za-km-z]{32,44}):([1-9A-HJ-NP-Za-km-z]{64,88}):(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z)$',
     );

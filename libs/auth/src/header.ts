@@ -1,6 +1,6 @@
 import { AuthError } from './errors.js';
 
-/** PROTOCOL.md section 2, verbatim. The timestamp contains colons, so the header is never split on ':'. */
+/** docs/protocol/signing.md "The two headers", verbatim. The timestamp contains colons, so the header is never split on ':'. */
 export const AUTHORIZATION_PATTERN =
   /^service ([1-9A-HJ-NP-Za-km-z]{32,44}):([1-9A-HJ-NP-Za-km-z]{64,88}):(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z)$/;
 

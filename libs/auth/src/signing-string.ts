@@ -17,7 +17,7 @@ export interface SigningFields {
 }
 
 /**
- * PROTOCOL.md section 2. Fields are used verbatim: the verifier rejects CR/LF and bad paths before
+ * docs/protocol/signing.md "The signing string". Fields are used verbatim: the verifier rejects CR/LF and bad paths before
  * calling this, and the signer must be able to produce exactly what a (possibly hostile) client sends.
  */
 export function buildSigningString(f: SigningFields): string {

@@ -1,5 +1,5 @@
 /**
- * Domain events (PROTOCOL.md section 5): every committed state change, as a CloudEvents
+ * Domain events (docs/protocol/domain-events.md): every committed state change, as a CloudEvents
  * 1.0 JSON envelope on subject `townhall.<aggregate>.<verb>`, kept by the JetStream stream
  * TOWNHALL. The `type` is the subject. Consumers dedupe on `id`.
  */

@@ -5,7 +5,7 @@ import { EventIdSchema, type AgendaItem } from './events.js';
 import { PagingSchema, SequenceQuerySchema, type Page } from './page.js';
 import { InstantSchema } from './time.js';
 
-// ---- Live stage (PRODUCT.md "Live stage, Q&A, polls") ----
+// ---- Live stage (docs/product.md "Live stage, Q&A, polls") ----
 
 export interface StageMessageView {
   id: string;

@@ -58,7 +58,7 @@ const AgentList = z
   .max(50)
   .transform((ids) => [...new Set(ids)]);
 
-/** The editable fields of an event (PRODUCT.md "Event lifecycle"), each validated on its own. */
+/** The editable fields of an event (docs/product.md "Event lifecycle"), each validated on its own. */
 export const EventFieldsSchema = z.strictObject({
   title: z.string().trim().min(1, 'must not be empty').max(200),
   description: z.string().max(5000).default(''),

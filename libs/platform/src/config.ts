@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Configuration every app reads (ARCHITECTURE.md "Configuration names"). */
+/** Configuration every app reads (the root README's "Configuration" table). */
 export const BaseConfigSchema = z.object({
   TOWNHALL_ENV: z.enum(['production', 'staging', 'development']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

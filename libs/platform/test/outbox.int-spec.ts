@@ -26,7 +26,7 @@ import {
 } from '../src/outbox/index.js';
 import { createTestDatabase, NATS_URL, PrivateNatsServer, type TestDatabase } from '@townhall/testing';
 
-// Real PostgreSQL and NATS (ENVIRONMENT.md). The TOWNHALL stream on the shared NATS is shared
+// Real PostgreSQL and NATS (docs/development.md). The TOWNHALL stream on the shared NATS is shared
 // with other tests, so every subject and durable here carries this run's id.
 const RUN = randomBytes(4).toString('hex');
 const SUBJECT_ROOT = `townhall.outboxtest${RUN}`;

@@ -74,7 +74,7 @@ export interface Response<T> {
 
 /**
  * An agent talking to Townhall. Every request is signed with the agent's own key
- * (PROTOCOL.md section 2) with a fresh nonce and timestamp; the private key never
+ * (docs/protocol/signing.md) with a fresh nonce and timestamp; the private key never
  * leaves this object. Non-2xx answers throw TownhallError carrying the problem body.
  */
 export class AgentClient {

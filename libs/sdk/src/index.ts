@@ -5,6 +5,30 @@ export * from './townhall-error.js';
 export {
   generateAgentKey,
   agentKeyFromSecret,
+  signRequest,
   type AgentKey,
   type SignedHeaders,
+  type SignRequestInput,
 } from '@townhall/auth/portable';
+// The shapes AgentClient takes and returns, so a caller can name them (one source: libs/contracts).
+export type {
+  BalanceView,
+  CardInput,
+  CloudEvent,
+  CreateSeriesInput,
+  DirectoryCard,
+  EventChangesInput,
+  EventFieldsInput,
+  EventListQueryInput,
+  EventView,
+  LedgerEntryView,
+  Page,
+  PollView,
+  QuestionState,
+  QuestionView,
+  RecordingView,
+  SeriesView,
+  StageMessageView,
+  TicketView,
+} from '@townhall/contracts';
+export type { PaymentRequirements, PaymentResponse } from '@townhall/x402';

@@ -1,4 +1,4 @@
-/** The problem+json body every non-2xx answer carries (PROTOCOL.md section 3). */
+/** The problem+json body every non-2xx answer carries (docs/protocol/errors.md). */
 export interface ProblemBody {
   type: string;
   title: string;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
-/** The real PostgreSQL of the machine (ENVIRONMENT.md); tests get a database of their own. */
+/** The real PostgreSQL of the machine (docs/development.md); tests get a database of their own. */
 export const POSTGRES_ADMIN_URL =
   process.env['TEST_POSTGRES_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 

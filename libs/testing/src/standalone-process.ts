@@ -4,7 +4,8 @@ import { REPO_ROOT } from './app-process.js';
 /**
  * `npm start` as a laptop with only Node.js runs it: the built standalone process with every part
  * embedded (no DATABASE_URL, NATS_URL or REDIS_URL from the test machine), `--ephemeral --port 0`,
- * its own process stopped by pid. `env` is laid over that laptop environment.
+ * its own process stopped by pid. `env` is laid over that laptop environment. `port` fixes the port
+ * instead (a test that must know the audience, `http://127.0.0.1:<port>`, before the start).
  */
 export class StandaloneProcess {
   private output = '';
@@ -16,12 +17,16 @@ export class StandaloneProcess {
     public baseUrl = '',
   ) {}
 
-  static async start(env: Record<string, string> = {}): Promise<StandaloneProcess> {
-    const child = spawn(process.execPath, ['apps/standalone/dist/main.js', '--ephemeral', '--port', '0'], {
-      cwd: REPO_ROOT,
-      env: { ...laptopEnv(), ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+  static async start(env: Record<string, string> = {}, port = 0): Promise<StandaloneProcess> {
+    const child = spawn(
+      process.execPath,
+      ['apps/standalone/dist/main.js', '--ephemeral', '--port', String(port)],
+      {
+        cwd: REPO_ROOT,
+        env: { ...laptopEnv(), ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const running = new StandaloneProcess(child, exited);
     running.baseUrl = await new Promise<string>((resolve, reject) => {

@@ -255,7 +255,7 @@ export class HttpFacilitator implements Facilitator {
     };
     if (payer !== undefined) result.payer = payer;
     if (!success) {
-      // `success: false` is a failure whatever the HTTP status (PROTOCOL.md section 4).
+      // `success: false` is a failure whatever the HTTP status (docs/protocol/payments.md "The `http` facilitator").
       result.errorReason = errorReason ?? FACILITATOR_FAILURES.settleRefused;
       if (errorMessage !== undefined) result.errorMessage = errorMessage;
     }

@@ -32,15 +32,16 @@ const LedgerPayloadSchema = z.strictObject({
 });
 
 export interface LedgerCheckContext {
-  /** The agentId that signed the request (PROTOCOL.md section 2): only it may pay from its balance. */
+  /** The agentId that signed the request (docs/protocol/signing.md): only it may pay from its balance. */
   caller: string;
   now: Date;
   verify: (agentId: string, message: string, signature: string) => boolean;
 }
 
 /**
- * Every PROTOCOL.md section 4 check that needs no database, in a fixed order so that a given payload always
- * fails for the same reason. What is left for the settlement transaction: the nonce claim and the balance.
+ * Every check of docs/protocol/payments.md "What the server checks, in order" that needs no database, in
+ * a fixed order so that a given payload always fails for the same reason. What is left for the settlement
+ * transaction: the nonce claim and the balance.
  * The v2 `accepted` echo is not compared: it is unsigned, and the signed authorization decides.
  */
 export function checkLedgerPayment(

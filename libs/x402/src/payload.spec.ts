@@ -59,7 +59,7 @@ describe('signLedgerPayment', () => {
 });
 
 describe('ledgerAuthorizationMessage', () => {
-  it('is the ten lines of PROTOCOL.md section 4 joined by LF', () => {
+  it('is the ten lines of docs/protocol/payments.md joined by LF', () => {
     const a = ledger.authorization;
     expect(ledgerAuthorizationMessage('ledger:staging', a).split('\n')).toEqual([
       'x402-ledger-v1',

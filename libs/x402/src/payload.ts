@@ -142,7 +142,7 @@ export function encodePaymentHeader(payload: PaymentPayload): string {
   return encodeBase64Json(toWirePaymentPayload(payload));
 }
 
-/** PROTOCOL.md section 4: these ten lines joined by LF, no trailing LF. */
+/** docs/protocol/payments.md "The signed message": these ten lines joined by LF, no trailing LF. */
 export function ledgerAuthorizationMessage(network: string, a: LedgerAuthorization): string {
   const lines = [
     LEDGER_SIGNING_VERSION,

@@ -2,7 +2,7 @@ import { PaymentRequiredV2Schema } from '@x402/core/schemas';
 import type { PaymentRequiredV2, PaymentRequirementsV2, ResourceInfo } from '@x402/core/schemas';
 import { encodeBase64Json } from './base64-json.js';
 
-/** One way to pay for one tier, in x402 v1 field names (PROTOCOL.md section 4). */
+/** One way to pay for one tier, in x402 v1 field names (docs/protocol/payments.md "The 402 answer"). */
 export interface PaymentRequirements {
   scheme: 'exact';
   network: string;

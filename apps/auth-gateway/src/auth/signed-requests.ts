@@ -33,7 +33,8 @@ export interface SignedRequestOptions {
 const EMPTY = Buffer.alloc(0);
 
 /**
- * The auth guard, as two Fastify hooks so that the checks run in PROTOCOL.md order:
+ * The auth guard, as two Fastify hooks so that the checks run in the order of
+ * docs/protocol/signing.md "Verification order":
  * headers, timestamp and agentId before the body is read (onRequest); then the body
  * (capped), the signature and the nonce claim (preHandler). Only a request whose
  * signature verified may claim a nonce, so a forged request never burns one. The

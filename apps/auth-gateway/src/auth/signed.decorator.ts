@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The route needs a signed request (PROTOCOL.md section 2). */
+    /** The route needs a signed request (docs/protocol/signing.md). */
     signed?: boolean;
   }
 }

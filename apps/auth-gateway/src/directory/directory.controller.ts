@@ -8,7 +8,7 @@ import { AgentPath, HandlePath } from '../openapi/route-params.js';
 import { DirectoryCardSchema } from '../openapi/view-schemas.js';
 import { metaOf } from '../request-context.js';
 
-/** Directory routes (PRODUCT.md "Directory"); the directory service owns the data. */
+/** Directory routes (docs/product.md "Directory"); the directory service owns the data. */
 @Controller('directory')
 export class DirectoryController {
   constructor(@Inject(SERVICE_CLIENT) private readonly services: ServiceClient) {}

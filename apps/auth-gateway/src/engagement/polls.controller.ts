@@ -9,7 +9,7 @@ import { PollPageSchema, PollViewSchema } from '../openapi/view-schemas.js';
 import { metaOf } from '../request-context.js';
 import { bodyWith } from './request-body.js';
 
-/** Polls (PRODUCT.md "Live stage, Q&A, polls"); owned by the engagement service. */
+/** Polls (docs/product.md "Live stage, Q&A, polls"); owned by the engagement service. */
 @Controller('events/:id/polls')
 export class PollsController {
   constructor(@Inject(SERVICE_CLIENT) private readonly services: ServiceClient) {}

@@ -27,7 +27,7 @@ const MODERATION_CODES = [
   'question.invalid_transition',
 ] as const;
 
-/** Q&A (PRODUCT.md "Live stage, Q&A, polls"); owned by the engagement service. */
+/** Q&A (docs/product.md "Live stage, Q&A, polls"); owned by the engagement service. */
 @Controller('events/:id/questions')
 export class QuestionsController {
   constructor(@Inject(SERVICE_CLIENT) private readonly services: ServiceClient) {}

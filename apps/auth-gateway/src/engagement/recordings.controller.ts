@@ -10,7 +10,7 @@ import { metaOf } from '../request-context.js';
 import { bodyWith } from './request-body.js';
 
 /**
- * Recordings (PRODUCT.md "Recordings"); owned by the engagement service. A route is either
+ * Recordings (docs/product.md "Recordings"); owned by the engagement service. A route is either
  * signed or public here, so the host's read before publication has a signed path of its own
  * (`/recording/draft`) and `/recording` stays public; the service decides by `meta.caller`.
  */

@@ -9,7 +9,7 @@ import { StageMessagePageSchema, StageMessageViewSchema } from '../openapi/view-
 import { metaOf } from '../request-context.js';
 import { bodyWith } from './request-body.js';
 
-/** The live stage (PRODUCT.md "Live stage, Q&A, polls"); owned by the engagement service. */
+/** The live stage (docs/product.md "Live stage, Q&A, polls"); owned by the engagement service. */
 @Controller('events/:id/stage')
 export class StageController {
   constructor(@Inject(SERVICE_CLIENT) private readonly services: ServiceClient) {}

@@ -31,7 +31,7 @@ import { metaOf } from '../request-context.js';
 
 export const CALENDAR_CONTENT_TYPE = 'text/calendar; charset=utf-8';
 
-/** Events routes (PRODUCT.md "Event lifecycle"); the events service owns the data. */
+/** Events routes (docs/product.md "Event lifecycle"); the events service owns the data. */
 @Controller('events')
 export class EventsController {
   constructor(@Inject(SERVICE_CLIENT) private readonly services: ServiceClient) {}

@@ -23,7 +23,7 @@ import { SeriesViewSchema } from '../openapi/view-schemas.js';
 import { metaOf } from '../request-context.js';
 import { CALENDAR_CONTENT_TYPE } from './events.controller.js';
 
-/** Recurring series (PRODUCT.md "Series"); owned by the events service. */
+/** Recurring series (docs/product.md "Series"); owned by the events service. */
 @Controller('events/series')
 export class SeriesController {
   constructor(@Inject(SERVICE_CLIENT) private readonly services: ServiceClient) {}

@@ -17,7 +17,7 @@ import { SseConnection } from './sse-connection.js';
 export const LIVE_RETRY_MS = 2_000;
 
 /**
- * `GET /events/{id}/live` (PRODUCT.md "Live stage, Q&A, polls"): a Server-Sent Events stream
+ * `GET /events/{id}/live` (docs/product.md "Live stage, Q&A, polls"): a Server-Sent Events stream
  * of every public domain event about one event, resumable with Last-Event-ID. Public, like the
  * other reads. The gateway serves it from its own hub; no service is involved past the check
  * that the event exists.

@@ -4,7 +4,7 @@ import { encodePaymentRequiredHeader, type PaymentRequiredBody } from '@townhall
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authFailures } from '../http-metrics.js';
 
-/** RFC 9457 problem details, as PROTOCOL.md section 3 shapes them. */
+/** RFC 9457 problem details, as docs/protocol/errors.md shapes them. */
 export interface Problem {
   type: string;
   title: string;

@@ -2,7 +2,7 @@ import { loadConfig } from '@townhall/platform';
 import { GatewayConfigSchema } from '../config.js';
 
 describe('rate-limit configuration', () => {
-  it('defaults to PRODUCT.md: 20 writes/s per agent, bursts of 40, 200 reads/s; no proxy trusted', () => {
+  it('defaults to docs/product.md "Limits": 20 writes/s per agent, bursts of 40, 200 reads/s; no proxy trusted', () => {
     expect(loadConfig(GatewayConfigSchema, {})).toMatchObject({
       RATE_LIMIT_WRITES_PER_SECOND: 20,
       RATE_LIMIT_WRITE_BURST: 40,

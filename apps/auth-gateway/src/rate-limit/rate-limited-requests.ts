@@ -39,7 +39,7 @@ export interface InstalledRateLimits {
 }
 
 /**
- * Rate limits (PRODUCT.md "Limits") as hooks:
+ * Rate limits (docs/product.md "Limits") as hooks:
  * - an unsigned request (public reads, unknown routes) counts against its client IP's read
  *   quota in onRequest, before any other work;
  * - a signed request counts against its agent's quota once verified: GET/HEAD against the read

@@ -32,7 +32,7 @@ function paymentHeader(request: FastifyRequest): string | undefined {
   return v1 ?? v2;
 }
 
-/** RSVP, tickets and attendee lists (PRODUCT.md "Tickets, payments, ledger"); owned by ticketing. */
+/** RSVP, tickets and attendee lists (docs/product.md "Tickets, payments, ledger"); owned by ticketing. */
 @Controller()
 export class TicketsController {
   constructor(@Inject(SERVICE_CLIENT) private readonly services: ServiceClient) {}

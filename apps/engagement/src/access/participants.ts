@@ -22,8 +22,8 @@ export interface Participant {
 }
 
 /**
- * Who may do what in an event (PRODUCT.md "Roles"). Every answer comes from the service that
- * owns the fact, over NATS, and is asked before any transaction opens (ARCHITECTURE.md: never
+ * Who may do what in an event (docs/product.md "Roles"). Every answer comes from the service that
+ * owns the fact, over NATS, and is asked before any transaction opens (docs/architecture.md "The shape": never
  * hold a transaction across a message to another service): roles and status from events,
  * tickets from ticketing.
  */

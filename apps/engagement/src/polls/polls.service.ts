@@ -20,7 +20,7 @@ import { POLL_COLUMNS, POLL_OPTION_COLUMNS, toPoll, type PollOptionRow, type Pol
 
 type PollOpening = ParsedRequestOf<typeof Polls.open>;
 
-/** Polls (PRODUCT.md "Live stage, Q&A, polls"): opened while live, one ballot per agent. */
+/** Polls (docs/product.md "Live stage, Q&A, polls"): opened while live, one ballot per agent. */
 @Injectable()
 export class PollsService {
   constructor(

@@ -38,7 +38,7 @@ export interface QuestionListQuery {
   cursor?: string | undefined;
 }
 
-/** Q&A (PRODUCT.md "Live stage, Q&A, polls"). */
+/** Q&A (docs/product.md "Live stage, Q&A, polls"). */
 @Injectable()
 export class QuestionsService {
   constructor(
@@ -240,7 +240,7 @@ export class QuestionsService {
   }
 
   /**
-   * At most `questionsPerMinute` per agent per event in any minute (PRODUCT.md "Limits"). The
+   * At most `questionsPerMinute` per agent per event in any minute (docs/product.md "Limits"). The
    * advisory lock makes the count and the insert one step per (event, agent), so concurrent
    * submissions cannot all slip under the limit.
    */

@@ -24,7 +24,7 @@ import {
 } from './recording-row.js';
 
 /**
- * Recordings (PRODUCT.md "Recordings"): assembled when the event ends, read by the host alone
+ * Recordings (docs/product.md "Recordings"): assembled when the event ends, read by the host alone
  * until the host publishes it, public after.
  */
 @Injectable()

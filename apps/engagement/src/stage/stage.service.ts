@@ -22,7 +22,7 @@ export interface StageDraft {
   questionId: string | null;
 }
 
-/** The live stage (PRODUCT.md "Live stage"): open exactly while the event is live. */
+/** The live stage (docs/product.md "Live stage, Q&A, polls"): open exactly while the event is live. */
 @Injectable()
 export class StageService {
   constructor(

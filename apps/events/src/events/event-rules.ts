@@ -3,7 +3,7 @@ import { DomainError, type FieldError, type EventFields } from '@townhall/contra
 const MAX_DURATION_MS = 31 * 24 * 60 * 60_000;
 
 /**
- * The rules that span fields (PRODUCT.md "Event lifecycle"), checked on the whole event:
+ * The rules that span fields (docs/product.md "Event lifecycle"), checked on the whole event:
  * on create, and on the merged result of a PATCH. Every broken rule is reported.
  */
 export function checkEventRules(

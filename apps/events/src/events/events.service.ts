@@ -22,7 +22,7 @@ import { decodeCursor, encodeCursor } from './cursor.js';
 import { checkEventRules } from './event-rules.js';
 import { EVENT_COLUMNS, toEventView, type EventRow } from './event-row.js';
 
-/** Each lifecycle action is a compare-and-set from exactly one state (PRODUCT.md "Event lifecycle"). */
+/** Each lifecycle action is a compare-and-set from exactly one state (docs/product.md "Event lifecycle"). */
 const TRANSITIONS = {
   start: { from: 'scheduled', to: 'live', stamp: 'started_at', topic: EventTopics.started },
   end: { from: 'live', to: 'past', stamp: 'ended_at', topic: EventTopics.ended },

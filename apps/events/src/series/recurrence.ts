@@ -1,5 +1,5 @@
 // Recurrence rules for event series: validation of the request shape, RRULE normalisation for
-// storage, and expansion into concrete occurrences (PRODUCT.md, "Series").
+// storage, and expansion into concrete occurrences (docs/product.md "Series").
 //
 // Expansion is delegated to rrule-temporal, which computes every occurrence as a ZonedDateTime in
 // the series time zone, so occurrences keep their local wall-clock time across DST changes.
@@ -425,7 +425,7 @@ function toOccurrence(zdt: TemporalZonedDateTime, index: number): Occurrence {
 // ---------------------------------------------------------------------------------------------
 // Public API.
 
-/** The request shape (PRODUCT.md: recurrence {startsAt (local date-time without offset), timezone, rrule}). */
+/** The request shape (docs/product.md "API shapes": recurrence {startsAt (local date-time without offset), timezone, rrule}). */
 export const RecurrenceSchema = z
   .strictObject({ startsAt: z.string(), timezone: z.string(), rrule: z.string() })
   .superRefine((value, ctx) => {

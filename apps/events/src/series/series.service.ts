@@ -29,7 +29,7 @@ import { SERIES_COLUMNS, toSeriesView, type SeriesRow } from './series-row.js';
 const RecurrenceField = z.strictObject({ recurrence: RecurrenceSchema });
 
 /**
- * Recurring series (PRODUCT.md "Series"). Occurrences are ordinary events with a
+ * Recurring series (docs/product.md "Series"). Occurrences are ordinary events with a
  * `series_id` and a stable `occurrence_index`, created ahead up to the horizon; the
  * unique (series_id, occurrence_index) makes creating them idempotent, so any replica
  * may extend any series at any time.

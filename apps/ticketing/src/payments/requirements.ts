@@ -2,7 +2,7 @@ import type { PaymentRequirements } from '@townhall/x402';
 import { assetOf, tiersOf, type EventRow } from '../projection/event-row.js';
 import type { TicketingSettings } from '../tokens.js';
 
-/** The resource a payment for one tier pays for: `<audience>/events/<id>/rsvp?tier=<tierId>` (PROTOCOL.md 4). */
+/** The resource a payment for one tier pays for: `<audience>/events/<id>/rsvp?tier=<tierId>` (docs/protocol/payments.md "The 402 answer"). */
 export function resourceOf(settings: TicketingSettings, eventId: string, tierId: string): string {
   return `${settings.publicBaseUrl}/events/${eventId}/rsvp?tier=${encodeURIComponent(tierId)}`;
 }

@@ -50,7 +50,7 @@ class AlreadyPaid extends Error {
 }
 
 /**
- * RSVP and ticket purchase (PRODUCT.md "Tickets, payments, ledger"; PROTOCOL.md 4). A paid
+ * RSVP and ticket purchase (docs/product.md "Tickets, payments, ledger"; docs/protocol/payments.md). A paid
  * RSVP on the ledger is one transaction: claim (payer, nonce), take the seat, move the
  * money, write the entries, issue the ticket. Any failure rolls all of it back.
  */

@@ -20,9 +20,22 @@ interface Validatable {
 }
 type ModelClass = new (data: unknown) => Validatable;
 
+/**
+ * The package with the models of an API group: Kubernetes' own, or the CRDs the manifests use
+ * (the same generator's packages for the Prometheus Operator and the Gateway API).
+ */
+const CRD_MODELS: Record<string, string> = {
+  'monitoring.coreos.com': '@kubernetes-models/prometheus-operator',
+  'gateway.networking.k8s.io': '@kubernetes-models/gateway-api',
+};
+function modelsModule(apiVersion: string): string {
+  const group = apiVersion.includes('/') ? apiVersion.split('/')[0]! : '';
+  return `${CRD_MODELS[group] ?? 'kubernetes-models'}/${apiVersion}`;
+}
+
 /** The kubernetes-models class for an object's apiVersion and kind, e.g. apps/v1 Deployment. */
 async function modelOf(object: KubernetesObject): Promise<ModelClass> {
-  const group = (await import(`kubernetes-models/${object.apiVersion}`)) as Record<string, unknown>;
+  const group = (await import(modelsModule(object.apiVersion))) as Record<string, unknown>;
   const model = group[object.kind];
   if (typeof model !== 'function')
     throw new Error(`kubernetes-models has no ${object.apiVersion} ${object.kind}`);
@@ -49,12 +62,12 @@ export class UnknownFieldChecker {
 
   /** Loads the declarations of the given kinds (one TypeScript program for all of them). */
   static create(root: string, objects: KubernetesObject[]): UnknownFieldChecker {
-    const kinds = [...new Map(objects.map((o) => [`${o.apiVersion}/${o.kind}`, o])).keys()];
+    const kinds = [...new Map(objects.map((o) => [`${o.apiVersion}/${o.kind}`, o])).values()];
     const file = join(root, 'test/deploy/__kubernetes-types__.ts');
     const source = kinds
-      .map((key, index) => {
-        const kind = key.split('/').pop();
-        return `import type { I${kind} as T${index} } from 'kubernetes-models/${key}';\nexport declare const v${index}: T${index};`;
+      .map(({ apiVersion, kind }, index) => {
+        const module = `${modelsModule(apiVersion)}/${kind}`;
+        return `import type { I${kind} as T${index} } from '${module}';\nexport declare const v${index}: T${index};`;
       })
       .join('\n');
     const options: ts.CompilerOptions = {
@@ -84,8 +97,8 @@ export class UnknownFieldChecker {
       const index = Number(declaration.name.getText(sourceFile).slice(1));
       const type = checker.getTypeAtLocation(declaration.name);
       if (checker.getPropertiesOfType(type).length === 0)
-        throw new Error(`no type found for ${kinds[index]}`);
-      types.set(kinds[index]!, type);
+        throw new Error(`no type found for ${kinds[index]!.apiVersion} ${kinds[index]!.kind}`);
+      types.set(`${kinds[index]!.apiVersion}/${kinds[index]!.kind}`, type);
     }
     return new UnknownFieldChecker(checker, types);
   }

@@ -6,6 +6,7 @@ import { parse } from 'yaml';
 import { APPS, REPO_ROOT } from '@townhall/testing';
 import { findKubectl, render } from './kustomize.js';
 import { schemaErrors, UnknownFieldChecker, type KubernetesObject } from './kubernetes-schema.js';
+import { alertRules, parsePromql, PROMETHEUS_RULE_FILE } from './promql.js';
 
 const OVERLAYS = {
   staging: { namespace: 'townhall-staging', env: 'staging' },
@@ -20,7 +21,8 @@ const AUTOSCALED = [GATEWAY, 'engagement'];
 const PROBE_PORT = 9464;
 const GATEWAY_PORT = 3000;
 const SECRET = 'townhall-secrets';
-const SECRET_KEYS = ['database-url', 'redis-url', 'x402-facilitator-url'];
+const SECRET_KEYS = ['database-migrate-url', 'database-url', 'redis-url', 'x402-facilitator-url'];
+const RUNBOOK = 'https://github.com/townhall-agents/townhall/blob/main/k8s/README.md';
 
 // Loose shapes of what the assertions read (the schemas above check the real shapes).
 interface Probe {
@@ -53,7 +55,7 @@ interface PodSpec {
   containers: Container[];
   restartPolicy?: string;
   automountServiceAccountToken?: boolean;
-  securityContext?: { runAsNonRoot?: boolean; runAsUser?: number };
+  securityContext?: { runAsNonRoot?: boolean; runAsUser?: number; seccompProfile?: { type: string } };
   topologySpreadConstraints?: {
     topologyKey: string;
     labelSelector?: { matchLabels?: Record<string, string> };
@@ -115,9 +117,14 @@ describe.each(Object.keys(OVERLAYS) as Overlay[])('k8s/overlays/%s', (overlay) =
   const expected = OVERLAYS[overlay];
   const objects = () => rendered[overlay];
 
-  it('renders, every object in the overlay namespace', () => {
+  it('renders, every object in the overlay namespace, which it creates with Pod Security "restricted"', () => {
     expect(objects().length).toBeGreaterThan(20);
-    for (const object of objects())
+    const namespaces = objects().filter((object) => object.kind === 'Namespace');
+    expect(namespaces.map((namespace) => namespace.metadata.name)).toEqual([expected.namespace]);
+    expect(namespaces[0]!.metadata.labels).toMatchObject({
+      'pod-security.kubernetes.io/enforce': 'restricted',
+    });
+    for (const object of objects().filter((candidate) => candidate.kind !== 'Namespace'))
       expect([object.kind, object.metadata.namespace]).toEqual([object.kind, expected.namespace]);
   });
 
@@ -189,7 +196,13 @@ describe.each(Object.keys(OVERLAYS) as Overlay[])('k8s/overlays/%s', (overlay) =
     expect(workloads).toHaveLength(ALL_APPS.length + SERVICES.length);
     for (const workload of workloads) {
       const pod = template(workload).spec;
-      expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
+      // Pod Security "restricted" (the namespace enforces it): non-root, RuntimeDefault seccomp,
+      // no privilege escalation, every capability dropped.
+      expect(pod.securityContext).toMatchObject({
+        runAsNonRoot: true,
+        runAsUser: 1000,
+        seccompProfile: { type: 'RuntimeDefault' },
+      });
       expect(pod.automountServiceAccountToken).toBe(false);
       for (const each of pod.containers) {
         expect(each.securityContext).toMatchObject({
@@ -262,9 +275,12 @@ describe.each(Object.keys(OVERLAYS) as Overlay[])('k8s/overlays/%s', (overlay) =
     for (const ref of refs) expect(SECRET_KEYS).toContain(ref.key);
     const byApp = (app: string) => refs.filter((ref) => ref.app === app).map((ref) => ref.key);
     expect(byApp(GATEWAY)).toEqual(['redis-url']);
+    // Two database roles: the migration Jobs own the schemas, the apps may only read and write
+    // rows (k8s/postgres-roles.sql; test/e2e/database-roles.e2e-spec.ts runs the product that way).
     for (const service of SERVICES) {
       expect(byApp(service)).toContain('database-url');
-      expect(byApp(`${service}-migrate`)).toEqual(['database-url']);
+      expect(byApp(service)).not.toContain('database-migrate-url');
+      expect(byApp(`${service}-migrate`)).toEqual(['database-migrate-url']);
     }
     const config = configOf(objects());
     for (const key of Object.keys(config))
@@ -300,6 +316,129 @@ describe.each(Object.keys(OVERLAYS) as Overlay[])('k8s/overlays/%s', (overlay) =
       ]);
     }
   });
+
+  it('routes the public origin to the gateway port "http", live streams without a proxy timeout', () => {
+    const routes = objects().filter((object) => object.kind === 'HTTPRoute');
+    expect(routes.map((route) => route.metadata.name)).toEqual([GATEWAY]);
+    interface Rule {
+      matches: { path: { type: string; value: string }; headers?: { name: string; value: string }[] }[];
+      backendRefs: { kind?: string; name: string; port: number }[];
+      timeouts?: { request?: string };
+    }
+    const route = spec<{ hostnames: string[]; parentRefs: { kind: string }[]; rules: Rule[] }>(routes[0]!);
+    // Clients sign for PUBLIC_BASE_URL: the route serves exactly that host.
+    expect(route.hostnames).toEqual([new URL(configOf(objects())['PUBLIC_BASE_URL']!).host]);
+    expect(route.parentRefs.map((parent) => parent.kind)).toEqual(['Gateway']);
+    const service = spec<{ ports: { name: string; port: number }[] }>(find(objects(), 'Service', GATEWAY));
+    const http = service.ports.find((port) => port.name === 'http')!;
+    expect(http.port).toBe(GATEWAY_PORT);
+    for (const rule of route.rules)
+      expect(rule.backendRefs).toEqual([{ kind: 'Service', name: GATEWAY, port: http.port }]);
+    const live = route.rules.find((rule) =>
+      rule.matches.some((match) =>
+        match.headers?.some((header) => header.name === 'Accept' && header.value === 'text/event-stream'),
+      ),
+    );
+    expect(live?.timeouts?.request).toBe('0s');
+    const rest = route.rules.find((rule) => rule !== live)!;
+    expect(rest.matches).toEqual([{ path: { type: 'PathPrefix', value: '/' } }]);
+    expect(rest.timeouts?.request).toMatch(/^[1-9]\d*s$/);
+  });
+
+  it('scrapes every app with one ServiceMonitor, on the port the NetworkPolicies open to monitoring', () => {
+    const monitors = objects().filter((object) => object.kind === 'ServiceMonitor');
+    expect(monitors).toHaveLength(1);
+    const monitor = spec<{
+      selector: { matchLabels: Record<string, string> };
+      endpoints: { port: string; path: string }[];
+      targetLabels: string[];
+    }>(monitors[0]!);
+    const services = objects().filter((object) => object.kind === 'Service');
+    const selected = services.filter((service) =>
+      matches(monitor.selector.matchLabels, service.metadata.labels ?? {}),
+    );
+    expect(selected.map((service) => service.metadata.name).sort()).toEqual([...ALL_APPS].sort());
+    expect(monitor.endpoints).toEqual([
+      expect.objectContaining({ port: 'probe', path: '/metrics', honorLabels: true }),
+    ]);
+    for (const service of selected) {
+      const port = spec<{ ports: { name: string; port: number }[] }>(service).ports.find(
+        (candidate) => candidate.name === 'probe',
+      );
+      expect(port?.port).toBe(PROBE_PORT);
+    }
+    // The alerts select on the label this carries over (app_kubernetes_io_part_of).
+    expect(monitor.targetLabels).toEqual(['app.kubernetes.io/part-of']);
+  });
+
+  it('alerts with rules whose every runbook entry exists', () => {
+    const rules = objects().filter((object) => object.kind === 'PrometheusRule');
+    expect(rules).toHaveLength(1);
+    const rendered = spec<{ groups: { rules: { alert: string }[] }[] }>(rules[0]!).groups.flatMap(
+      (group) => group.rules,
+    );
+    expect(rendered.map((rule) => rule.alert)).toEqual(alertRules(REPO_ROOT).map((rule) => rule.alert));
+  });
+});
+
+describe('the alerts (' + PROMETHEUS_RULE_FILE + ')', () => {
+  const rules = alertRules(REPO_ROOT);
+  const readme = readFileSync(join(REPO_ROOT, 'k8s/README.md'), 'utf8');
+  // GitHub's anchors: the heading, lower-cased, without punctuation, spaces as hyphens.
+  const anchors = new Set(
+    [...readme.matchAll(/^#{1,6} (.+)$/gm)].map((match) =>
+      match[1]!
+        .trim()
+        .toLowerCase()
+        .replace(/[^\w\- ]/g, '')
+        .replace(/ /g, '-'),
+    ),
+  );
+  const runbook = readme.slice(readme.indexOf('## Runbook'));
+
+  it('are named, unique, with a severity, a summary, a description and a runbook entry', () => {
+    expect(rules.length).toBeGreaterThanOrEqual(8);
+    expect(new Set(rules.map((rule) => rule.alert)).size).toBe(rules.length);
+    for (const rule of rules) {
+      expect(rule.alert).toMatch(/^Townhall[A-Z]\w+$/);
+      expect(['critical', 'warning']).toContain(rule.labels?.['severity']);
+      expect(rule.for).toMatch(/^\d+m$/);
+      expect(rule.annotations?.['summary']).toBeTruthy();
+      expect(rule.annotations?.['description']).toBeTruthy();
+      const url = rule.annotations?.['runbook_url'] ?? '';
+      expect(url).toBe(`${RUNBOOK}#${rule.alert.toLowerCase()}`);
+      expect([rule.alert, anchors.has(rule.alert.toLowerCase())]).toEqual([rule.alert, true]);
+    }
+    // And the runbook has no entry for an alert that does not exist.
+    const entries = [...runbook.matchAll(/^#### (Townhall\w+)$/gm)].map((match) => match[1]);
+    expect(entries.sort()).toEqual(rules.map((rule) => rule.alert).sort());
+  });
+
+  it('parse as PromQL and select Townhall series only', () => {
+    for (const rule of rules) {
+      const parsed = parsePromql(rule.expr);
+      expect([rule.alert, parsed.errors]).toEqual([rule.alert, []]);
+      expect(parsed.selectors.length).toBeGreaterThan(0);
+      for (const selector of parsed.selectors) {
+        expect(selector.matchers).toContainEqual({
+          label: 'app_kubernetes_io_part_of',
+          op: '=',
+          value: 'townhall',
+        });
+      }
+    }
+  });
+
+  it('the parser itself catches a broken expression', () => {
+    expect(parsePromql('sum by (namespace (rate(up[5m])').errors.length).toBeGreaterThan(0);
+    expect(parsePromql('rate(x{a="b"}[5m]) > 0').selectors).toEqual([
+      { metric: 'x', matchers: [{ label: 'a', op: '=', value: 'b' }] },
+    ]);
+  });
+});
+
+describe.each(Object.keys(OVERLAYS) as Overlay[])('k8s/overlays/%s, network', (overlay) => {
+  const objects = () => rendered[overlay];
 
   it('denies by default; only the gateway accepts traffic from anywhere, on 3000', () => {
     const policies = objects().filter((object) => object.kind === 'NetworkPolicy');
@@ -381,6 +520,25 @@ describe('the validation itself', () => {
       'imagePullPolicy must be equal to one of the allowed values',
     );
     expect(unknown.unknownFields(broken)).toEqual(['.spec.template.spec.containers[0].readinesProbe']);
+  });
+});
+
+describe('the validation of the CRDs (Prometheus Operator, Gateway API)', () => {
+  it('catches a misspelt field and a wrong value', async () => {
+    const monitor: KubernetesObject = {
+      apiVersion: 'monitoring.coreos.com/v1',
+      kind: 'ServiceMonitor',
+      metadata: { name: 'broken' },
+      spec: { selector: {}, endpoints: [{ port: 'probe', intervall: '30s' }] },
+    };
+    expect(unknown.unknownFields(monitor)).toEqual(['.spec.endpoints[0].intervall']);
+    const route: KubernetesObject = {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'HTTPRoute',
+      metadata: { name: 'broken' },
+      spec: { rules: [{ timeouts: { request: 'soon' } }] },
+    };
+    expect((await schemaErrors(route)).join()).toMatch(/timeouts\/request must match pattern/);
   });
 });
 

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Events, Tickets, type EventFieldsInput } from '@townhall/contracts';
 import type { AgentClient } from '@townhall/sdk';
-import { Topology, waitFor, type AppProcess } from '@townhall/testing';
+import { REPO_ROOT, Topology, waitFor, type AppProcess } from '@townhall/testing';
+import { alertRules, parsePromql } from '../deploy/promql.js';
 
 const HOUR = 3_600_000;
 
@@ -151,5 +152,66 @@ describe('observability: request ids through NATS, Prometheus metrics on every a
     expect(events).toMatch(
       /townhall_domain_events_handled_total\{service="events",durable="[^"]+",outcome="ok"\} \d+/,
     );
+  });
+
+  it('serves every metric and label the Kubernetes alerts use (k8s/components/prometheus-operator)', async () => {
+    // A live stream's series (the gateway-slow alert leaves its route out by name).
+    const live = await fetch(`${topology.baseUrl}/events/${randomUUID()}/live`, {
+      headers: { accept: 'text/event-stream' },
+    });
+    expect(live.status).toBe(404);
+    await live.body?.cancel();
+    const scraped = await Promise.all([topology.gateway, ...topology.services].map((app) => metricsOf(app)));
+    const exposition = scraped.join('\n');
+    const types = new Set([...exposition.matchAll(/^# TYPE (\S+) (\w+)$/gm)].map((match) => match[1]!));
+    /** The labels and values of every sample of a family (a histogram's _bucket, _count and _sum too). */
+    const samples = (metric: string) =>
+      [...exposition.matchAll(/^(\w+)(?:\{([^}]*)\})? /gm)]
+        .filter((match) => match[1] === metric)
+        .map((match) =>
+          Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1]!, l[2]!])),
+        );
+    // Labels Prometheus adds to every series of a target (the ServiceMonitor's targetLabels too).
+    const targetLabels = new Set(['namespace', 'job', 'pod', 'instance', 'app_kubernetes_io_part_of']);
+
+    const checked: string[] = [];
+    for (const rule of alertRules(REPO_ROOT)) {
+      const parsed = parsePromql(rule.expr);
+      const served = new Set<string>();
+      for (const { metric, matchers } of parsed.selectors) {
+        if (metric === 'up') continue; // Prometheus' own, per target
+        const family = metric.replace(/_(bucket|count|sum)$/, '');
+        expect([rule.alert, metric, types.has(metric) || types.has(family)]).toEqual([
+          rule.alert,
+          metric,
+          true,
+        ]);
+        const rows = samples(metric);
+        expect([rule.alert, metric, rows.length > 0]).toEqual([rule.alert, metric, true]);
+        for (const { label, op, value } of matchers) {
+          if (targetLabels.has(label)) continue;
+          expect([rule.alert, metric, label, rows.some((row) => label in row)]).toEqual([
+            rule.alert,
+            metric,
+            label,
+            true,
+          ]);
+          // A route is a pattern the gateway really serves (a renamed route must not silence an alert).
+          if (label === 'route' && (op === '=' || op === '!='))
+            expect([rule.alert, value, rows.some((row) => row[label] === value)]).toEqual([
+              rule.alert,
+              value,
+              true,
+            ]);
+        }
+        for (const row of rows) for (const label of Object.keys(row)) served.add(label);
+        checked.push(metric);
+      }
+      for (const label of parsed.groupingLabels) {
+        if (targetLabels.has(label)) continue;
+        expect([rule.alert, label, served.has(label)]).toEqual([rule.alert, label, true]);
+      }
+    }
+    expect(new Set(checked).size).toBeGreaterThanOrEqual(7);
   });
 });

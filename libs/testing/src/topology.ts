@@ -5,7 +5,7 @@ import type { AgentKey } from '@townhall/auth';
 import { AppProcess, REPO_ROOT } from './app-process.js';
 import { PrivateNatsServer } from './nats-server.js';
 import { freePort, waitFor } from './ports.js';
-import { createTestDatabase, type TestDatabase } from './postgres.js';
+import { createTestDatabase, withDatabaseRoles, type DatabaseRoles, type TestDatabase } from './postgres.js';
 
 export const NATS_URL = process.env['TEST_NATS_URL'] ?? 'nats://127.0.0.1:4222';
 export const REDIS_URL = process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
@@ -32,6 +32,11 @@ export interface TopologyOptions {
   env?: Record<string, string>;
   /** Extra environment for one service, by name. */
   serviceEnv?: Record<string, Record<string, string>>;
+  /**
+   * The database split as in production (k8s/postgres-roles.sql): migrations run as the role
+   * that owns the schemas, apps connect as the role that may only read and write rows.
+   */
+  databaseRoles?: boolean;
 }
 
 /**
@@ -45,7 +50,8 @@ export class Topology {
     /** The NATS (JetStream) this topology's apps use. */
     readonly natsUrl: string,
     private readonly nats: PrivateNatsServer | undefined,
-    readonly database: TestDatabase,
+    /** Its URL is the administrator's; with `databaseRoles`, also the migrator's and the apps'. */
+    readonly database: TestDatabase & Partial<DatabaseRoles>,
     readonly gateway: AppProcess,
     readonly services: AppProcess[],
     private readonly serviceEnv: Record<string, string>,
@@ -56,7 +62,10 @@ export class Topology {
   readonly extraGateways: AppProcess[] = [];
 
   static async start(options: TopologyOptions = {}): Promise<Topology> {
-    const database = await createTestDatabase();
+    const created = await createTestDatabase();
+    const database: TestDatabase & Partial<DatabaseRoles> = options.databaseRoles
+      ? await withDatabaseRoles(created)
+      : created;
     // By default a nats-server of its own: durable consumers, the TOWNHALL stream and every
     // subject belong to this topology alone, so no test sees another's domain events.
     const nats = options.sharedNats ? undefined : await PrivateNatsServer.start();
@@ -67,12 +76,13 @@ export class Topology {
       const baseUrl = `http://127.0.0.1:${port}`;
       const common = {
         NATS_URL: natsUrl,
-        DATABASE_URL: database.url,
+        DATABASE_URL: database.appUrl ?? database.url,
         PUBLIC_BASE_URL: baseUrl,
         ...options.env,
       };
       // Each service migrates its own schema: the four commands run at once, as the Jobs do in k8s.
-      await Promise.all(APPS.services.map((service) => AppProcess.run(service, 'migrate.js', common)));
+      const migrate = { ...common, DATABASE_URL: database.migrateUrl ?? database.url };
+      await Promise.all(APPS.services.map((service) => AppProcess.run(service, 'migrate.js', migrate)));
 
       const services = await Promise.all(
         APPS.services.map((service) =>

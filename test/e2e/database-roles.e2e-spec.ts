@@ -139,9 +139,14 @@ describe('database roles: migrations own the schemas, apps only read and write r
     // The migrate command again as the migrator: nothing to do, and no error.
     await AppProcess.run('events', 'migrate.js', { DATABASE_URL: urls.migrateUrl });
     expect(
-      await failureAs(urls.migrateUrl, 'CREATE TABLE events.added_later (id bigserial PRIMARY KEY, note text)'),
+      await failureAs(
+        urls.migrateUrl,
+        'CREATE TABLE events.added_later (id bigserial PRIMARY KEY, note text)',
+      ),
     ).toBeUndefined();
-    expect(await failureAs(urls.appUrl, `INSERT INTO events.added_later (note) VALUES ('ok')`)).toBeUndefined();
+    expect(
+      await failureAs(urls.appUrl, `INSERT INTO events.added_later (note) VALUES ('ok')`),
+    ).toBeUndefined();
     expect(await failureAs(urls.appUrl, 'DELETE FROM events.added_later')).toBeUndefined();
     // Running the roles file again (as a password rotation does) changes nothing that works.
     const { stderr } = await promisify(execFile)('psql', [

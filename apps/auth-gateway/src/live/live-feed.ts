@@ -14,6 +14,12 @@ export interface LiveFeedOptions {
 }
 
 const BATCH = 256;
+/**
+ * How long one pull waits. The client also uses it as its heartbeat (half of it) and as the
+ * longest pause between its checks of the consumer after NATS comes back (a random wait up to
+ * this): with the default 30 s, live streams could stall for half a minute after a NATS restart.
+ */
+const PULL_EXPIRES_MS = 5_000;
 
 /**
  * The one JetStream consumer of a gateway process: an ordered consumer on `townhall.>` that
@@ -78,7 +84,7 @@ export class LiveFeed {
       opt_start_seq: from,
     });
     this.consumer = consumer;
-    const messages = await consumer.consume({ max_messages: BATCH });
+    const messages = await consumer.consume({ max_messages: BATCH, expires: PULL_EXPIRES_MS });
     this.messages = messages;
     if (this.stopped) await messages.close();
     this.failures = 0;

@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import townhall from './tools/eslint/package-boundaries.mjs';
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'coverage/**', '.nx/**', '.townhall/**'] },
@@ -17,5 +18,12 @@ export default tseslint.config(
   {
     files: ['**/*.mjs', '**/*.js'],
     languageOptions: { globals: globals.node },
+  },
+  {
+    // Which package may import which, and every package declares what it imports
+    // (tools/eslint/package-boundaries.mjs; README "Architecture").
+    files: ['**/*.ts', '**/*.mts', '**/*.mjs', '**/*.js'],
+    plugins: { townhall },
+    rules: { 'townhall/package-boundaries': 'error' },
   },
 );

@@ -25,8 +25,12 @@ export default {
     {
       ...shared,
       displayName: 'unit',
-      // test/docs: checks of the repository's own text (citations, Markdown links); no server.
-      testMatch: ['<rootDir>/{apps,libs}/*/src/**/*.spec.ts', '<rootDir>/test/docs/**/*.spec.ts'],
+      // test/docs and test/lint: checks of the repository itself (citations, links, lint rules); no server.
+      testMatch: [
+        '<rootDir>/{apps,libs}/*/src/**/*.spec.ts',
+        '<rootDir>/test/docs/**/*.spec.ts',
+        '<rootDir>/test/lint/**/*.spec.ts',
+      ],
     },
     {
       ...shared,

@@ -38,6 +38,13 @@ export default {
       testMatch: ['<rootDir>/{apps,libs}/*/test/**/*.int-spec.ts'],
     },
     {
+      // One service's ServiceDefinition on the in-process transport against real PostgreSQL
+      // (libs/testing/src/service.ts): its handlers' rules and races, no HTTP or NATS.
+      ...shared,
+      displayName: 'service',
+      testMatch: ['<rootDir>/apps/*/test/**/*.service-spec.ts'],
+    },
+    {
       ...shared,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],

@@ -11,6 +11,7 @@ export { OutboxRelay, type OutboxRelayOptions } from './relay.js';
 export {
   consumeDomainEvents,
   consumeSubscriptions,
+  subjectMatches,
   type Subscription,
   type DomainEventConsumer,
   type DomainEventConsumerOptions,

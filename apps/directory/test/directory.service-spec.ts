@@ -1,0 +1,109 @@
+// The directory service on its own (the service tier: libs/testing/src/service.ts).
+import { generateAgentKey } from '@townhall/auth';
+import { Directory, DomainError, type CardInput } from '@townhall/contracts';
+import { ServiceHarness } from '@townhall/testing/service';
+import { DirectoryConfigSchema, directoryService, migrateDirectory } from '../src/service.js';
+
+const agent = () => generateAgentKey().agentId;
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof DomainError) return error.code;
+    throw error;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('directory service', () => {
+  let directory: ServiceHarness;
+
+  beforeAll(async () => {
+    directory = await ServiceHarness.start({
+      name: 'directory',
+      configSchema: DirectoryConfigSchema,
+      define: directoryService,
+      migrate: migrateDirectory,
+    });
+  });
+  afterAll(async () => {
+    await directory?.stop();
+  });
+
+  const put = (caller: string | null, card: CardInput) => directory.send(Directory.putCard, card, caller);
+  const cardsOf = async (agentId: string) =>
+    (
+      await directory.query<{ count: number }>(
+        `SELECT count(*)::int AS count FROM directory.cards WHERE agent_id = $1`,
+        [agentId],
+      )
+    )[0]!.count;
+
+  it('creates a card, replaces it, and serves it by agent and by handle (any case)', async () => {
+    const alice = agent();
+    const created = await put(alice, { handle: 'Alice_1', displayName: 'Alice', links: [] });
+    expect(created.created).toBe(true);
+    expect(created.card).toMatchObject({ agentId: alice, handle: 'alice_1', displayName: 'Alice' });
+
+    const replaced = await put(alice, { handle: 'alice_1', bio: 'Agents only' });
+    expect(replaced.created).toBe(false);
+    // Fields left out are cleared: a PUT replaces the whole card.
+    expect(replaced.card).toMatchObject({ displayName: null, bio: 'Agents only' });
+    expect(replaced.card.createdAt).toBe(created.card.createdAt);
+
+    expect(await directory.send(Directory.getCard, { agentId: alice })).toEqual(replaced.card);
+    expect(await directory.send(Directory.resolveHandle, { handle: 'ALICE_1' })).toEqual(replaced.card);
+  });
+
+  it('frees a handle its holder gives up, and refuses one another agent holds', async () => {
+    const [bob, carol] = [agent(), agent()];
+    await put(bob, { handle: 'bob_handle' });
+    expect(await codeOf(put(carol, { handle: 'BOB_HANDLE' }))).toBe('directory.handle_taken');
+    expect(await cardsOf(carol)).toBe(0);
+    await put(bob, { handle: 'bob_renamed' });
+    expect((await put(carol, { handle: 'bob_handle' })).card.agentId).toBe(carol);
+    expect(await codeOf(directory.send(Directory.resolveHandle, { handle: 'nobody_here' }))).toBe(
+      'directory.handle_not_found',
+    );
+    expect(await codeOf(directory.send(Directory.getCard, { agentId: agent() }))).toBe(
+      'directory.card_not_found',
+    );
+  });
+
+  it('gives a handle that twenty agents claim at once to exactly one of them', async () => {
+    const claimants = Array.from({ length: 20 }, agent);
+    const outcomes = await Promise.allSettled(
+      claimants.map((claimant) => put(claimant, { handle: 'the_one' })),
+    );
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+    for (const outcome of outcomes)
+      if (outcome.status === 'rejected')
+        expect((outcome.reason as DomainError).code).toBe('directory.handle_taken');
+    const rows = await directory.query<{ count: number }>(
+      `SELECT count(*)::int AS count FROM directory.cards WHERE lower(handle) = 'the_one'`,
+    );
+    expect(rows[0]!.count).toBe(1);
+  });
+
+  it('refuses bad input with validation.failed before anything is written, and an unsigned write', async () => {
+    const dave = agent();
+    const tooManyLinks = Array.from({ length: 11 }, () => ({ label: 'x', url: 'https://x.test' }));
+    for (const card of [
+      { handle: 'my-agent' },
+      { handle: 'ab' },
+      { handle: 'ok\u0000handle' },
+      { handle: 'ok_handle', avatarUrl: 'javascript:alert(1)' },
+      { handle: 'ok_handle', extra: true },
+      { handle: 'ok_handle', links: tooManyLinks },
+      { handle: 'ok_handle', bio: 'x'.repeat(1001) },
+    ] as CardInput[]) {
+      expect([card, await codeOf(put(dave, card))]).toEqual([card, 'validation.failed']);
+    }
+    expect(await codeOf(put(null, { handle: 'unsigned' }))).toBe('auth.malformed');
+    expect(await codeOf(directory.send(Directory.getCard, { agentId: 'not-an-agent' }))).toBe(
+      'validation.failed',
+    );
+    expect(await cardsOf(dave)).toBe(0);
+  });
+});

@@ -1,0 +1,268 @@
+// The ticketing service on its own (the service tier: libs/testing/src/service.ts). The events
+// service is not running: a stand-in answers Events.access from `known`, and domain events are
+// delivered to ticketing's consumers directly.
+import { randomUUID } from 'node:crypto';
+import { generateAgentKey, type AgentKey } from '@townhall/auth';
+import {
+  DomainError,
+  EventTopics,
+  Events,
+  Inventory,
+  Ledger,
+  TicketTopics,
+  Tickets,
+  type CloudEvent,
+  type EventAccess,
+  type EventView,
+  type Ticketing,
+} from '@townhall/contracts';
+import { waitFor } from '@townhall/testing';
+import { ServiceHarness } from '@townhall/testing/service';
+import { encodePaymentHeader, signLedgerPayment, type PaymentRequirements } from '@townhall/x402';
+import { migrateTicketing, TicketingConfigSchema, ticketingService } from '../src/service.js';
+
+const HOUR = 3_600_000;
+
+async function refusal(promise: Promise<unknown>): Promise<DomainError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof DomainError) return error;
+    throw error;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('ticketing service', () => {
+  let ticketing: ServiceHarness;
+  /** What the stand-in events service knows. */
+  const known = new Map<string, EventAccess>();
+  const host = generateAgentKey();
+
+  beforeAll(async () => {
+    ticketing = await ServiceHarness.start(
+      {
+        name: 'ticketing',
+        configSchema: TicketingConfigSchema,
+        define: ticketingService,
+        migrate: migrateTicketing,
+      },
+      { LEDGER_FAUCET: 'true' },
+    );
+    ticketing.answer(Events.access, ({ eventId, agentId }) => {
+      const event = known.get(eventId);
+      if (!event) throw new DomainError('event.not_found', `No event ${eventId}`);
+      return { ...event, role: agentId === event.hostId ? ('host' as const) : null };
+    });
+  });
+  afterAll(async () => {
+    await ticketing?.stop();
+  });
+
+  function anEvent(capacity: number, ticketingMode: Ticketing = { mode: 'free' }): EventAccess {
+    const startsAt = new Date(Date.now() + 24 * HOUR);
+    const event: EventAccess = {
+      eventId: randomUUID(),
+      status: 'scheduled',
+      hostId: host.agentId,
+      role: null,
+      startsAt: startsAt.toISOString(),
+      endsAt: new Date(startsAt.getTime() + HOUR).toISOString(),
+      capacity,
+      ticketing: ticketingMode,
+      moderators: [],
+      seriesId: null,
+      version: 1,
+      updatedAt: new Date().toISOString(),
+    };
+    known.set(event.eventId, event);
+    return event;
+  }
+  const paid = (price: string): Ticketing => ({ mode: 'single', price, asset: 'USDC' });
+
+  const rsvp = (buyer: AgentKey, eventId: string, payment?: string) =>
+    ticketing.send(Tickets.rsvp, { eventId, ...(payment ? { payment } : {}) }, buyer.agentId);
+  async function funded(amount: string): Promise<AgentKey> {
+    const buyer = generateAgentKey();
+    await ticketing.send(Ledger.faucet, { amount }, buyer.agentId);
+    return buyer;
+  }
+  const balanceOf = async (agent: AgentKey) =>
+    (await ticketing.send(Ledger.balance, {}, agent.agentId)).balances.find((b) => b.asset === 'USDC')
+      ?.amount ?? '0';
+  async function offerOf(buyer: AgentKey, eventId: string): Promise<PaymentRequirements> {
+    const error = await refusal(rsvp(buyer, eventId));
+    expect(error.code).toBe('payment.required');
+    const body = error.extensions?.['x402'] as { accepts: PaymentRequirements[] };
+    return body.accepts[0]!;
+  }
+  const payment = (buyer: AgentKey, offer: PaymentRequirements) =>
+    encodePaymentHeader(signLedgerPayment(buyer, offer));
+
+  it('issues a free ticket once, gives it back, and shows attendees to the host only', async () => {
+    const event = anEvent(2);
+    const guest = generateAgentKey();
+    const first = await rsvp(guest, event.eventId);
+    expect(first).toMatchObject({
+      created: true,
+      settlement: null,
+      ticket: { holderId: guest.agentId, price: '0' },
+    });
+    const again = await rsvp(guest, event.eventId);
+    expect(again).toMatchObject({ created: false, ticket: { id: first.ticket.id } });
+
+    const list = await ticketing.send(Tickets.attendees, { eventId: event.eventId }, host.agentId);
+    expect(list.items.map((ticket) => ticket.holderId)).toEqual([guest.agentId]);
+    expect(
+      (await refusal(ticketing.send(Tickets.attendees, { eventId: event.eventId }, guest.agentId))).code,
+    ).toBe('role.forbidden');
+
+    const released = await ticketing.send(Tickets.release, { eventId: event.eventId }, guest.agentId);
+    expect(released.status).toBe('cancelled');
+    expect(
+      (await refusal(ticketing.send(Tickets.release, { eventId: event.eventId }, guest.agentId))).code,
+    ).toBe('ticket.not_found');
+    const [row] = await ticketing.query<{ sold: number }>(
+      `SELECT sold FROM ticketing.events WHERE event_id = $1`,
+      [event.eventId],
+    );
+    expect(row!.sold).toBe(0);
+    // The issue and the release went out as domain events, through the outbox.
+    await waitFor('the domain events', async () =>
+      [TicketTopics.issued, TicketTopics.cancelled].every((type) =>
+        ticketing.published.some(
+          (published) => published.type === type && published.subject === event.eventId,
+        ),
+      )
+        ? true
+        : undefined,
+    );
+  });
+
+  it('sells a paid ticket for a ledger payment, once, however often the same payment is sent', async () => {
+    const event = anEvent(10, paid('300'));
+    const buyer = await funded('1000');
+    const offer = await offerOf(buyer, event.eventId);
+    expect(offer).toMatchObject({ maxAmountRequired: '300', asset: 'USDC', payTo: host.agentId });
+
+    const header = payment(buyer, offer);
+    const replies = await Promise.all(Array.from({ length: 8 }, () => rsvp(buyer, event.eventId, header)));
+    expect(new Set(replies.map((reply) => reply.ticket.id)).size).toBe(1);
+    expect(replies.filter((reply) => reply.created)).toHaveLength(1);
+    expect(await balanceOf(buyer)).toBe('700');
+    expect(await balanceOf(host)).toBe('300');
+    const [debits] = await ticketing.query<{ count: number }>(
+      `SELECT count(*)::int AS count FROM ticketing.ledger_entries WHERE event_id = $1 AND amount < 0`,
+      [event.eventId],
+    );
+    expect(debits!.count).toBe(1);
+  });
+
+  it('refuses a payment it cannot take, writing nothing', async () => {
+    const event = anEvent(10, paid('500'));
+    const poor = await funded('499');
+    const offer = await offerOf(poor, event.eventId);
+    expect((await refusal(rsvp(poor, event.eventId, payment(poor, offer)))).code).toBe(
+      'payment.insufficient_funds',
+    );
+    const thief = await funded('1000');
+    // Signed by the thief, for the poor agent's account.
+    const signed = signLedgerPayment(thief, offer);
+    const inner = signed.payload as { authorization: Record<string, string> };
+    const forged = encodePaymentHeader({
+      ...signed,
+      payload: { ...inner, authorization: { ...inner.authorization, from: poor.agentId } },
+    });
+    expect((await refusal(rsvp(thief, event.eventId, forged))).code).toBe('payment.invalid');
+    for (const garbage of ['not base64!', 'e30', 'x'.repeat(10_000)])
+      expect((await refusal(rsvp(thief, event.eventId, garbage))).code).toBe('payment.invalid');
+    expect(await balanceOf(poor)).toBe('499');
+    expect(await balanceOf(thief)).toBe('1000');
+    const [tickets] = await ticketing.query<{ count: number }>(
+      `SELECT count(*)::int AS count FROM ticketing.tickets WHERE event_id = $1`,
+      [event.eventId],
+    );
+    expect(tickets!.count).toBe(0);
+  });
+
+  it('sells exactly the seats there are when forty agents want five at once', async () => {
+    const event = anEvent(5);
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 40 }, () => rsvp(generateAgentKey(), event.eventId)),
+    );
+    const sold = outcomes.filter((outcome) => outcome.status === 'fulfilled');
+    expect(sold).toHaveLength(5);
+    for (const outcome of outcomes)
+      if (outcome.status === 'rejected')
+        expect((outcome.reason as DomainError).code).toBe('capacity.sold_out');
+    const [row] = await ticketing.query<{ sold: number; active: number }>(
+      `SELECT e.sold, (SELECT count(*)::int FROM ticketing.tickets t WHERE t.event_id = e.event_id AND t.status = 'active') AS active
+       FROM ticketing.events e WHERE e.event_id = $1`,
+      [event.eventId],
+    );
+    expect(row).toEqual({ sold: 5, active: 5 });
+  });
+
+  it('decides a capacity change next to the seats: never below what is sold', async () => {
+    const event = anEvent(3);
+    await Promise.all([generateAgentKey(), generateAgentKey()].map((guest) => rsvp(guest, event.eventId)));
+    const change = (capacity: number, version: number) =>
+      ticketing.send(
+        Inventory.changeCapacity,
+        { eventId: event.eventId, version, capacity, ticketing: { mode: 'free' } },
+        host.agentId,
+      );
+    expect((await refusal(change(1, 2))).code).toBe('event.capacity_below_sold');
+    expect(await change(2, 2)).toEqual({ eventId: event.eventId, applied: true });
+    expect((await refusal(rsvp(generateAgentKey(), event.eventId))).code).toBe('capacity.sold_out');
+    // An older version never overwrites a newer one.
+    expect(await change(50, 1)).toEqual({ eventId: event.eventId, applied: false });
+  });
+
+  it('refunds every paid ticket of a cancelled event exactly once, even when the cancellation comes twice', async () => {
+    const event = anEvent(10, paid('200'));
+    const buyers = await Promise.all([funded('1000'), funded('1000'), funded('1000')]);
+    const hostBefore = BigInt(await balanceOf(host));
+    for (const buyer of buyers)
+      await rsvp(buyer, event.eventId, payment(buyer, await offerOf(buyer, event.eventId)));
+    expect(BigInt(await balanceOf(host)) - hostBefore).toBe(600n);
+
+    const cancelled: CloudEvent = {
+      specversion: '1.0',
+      id: randomUUID(),
+      source: 'townhall/events',
+      type: EventTopics.cancelled,
+      subject: event.eventId,
+      time: new Date().toISOString(),
+      datacontenttype: 'application/json',
+      data: { ...viewOf(event), status: 'cancelled', version: 2 },
+    };
+    await ticketing.deliver(cancelled);
+    await ticketing.redeliver(cancelled); // as JetStream does when an acknowledgement was lost
+    for (const buyer of buyers) expect(await balanceOf(buyer)).toBe('1000');
+    expect(BigInt(await balanceOf(host))).toBe(hostBefore);
+    const [refunds] = await ticketing.query<{ count: number }>(
+      `SELECT count(*)::int AS count FROM ticketing.ledger_entries WHERE event_id = $1 AND type = 'EVENT_TICKET_REFUND' AND amount > 0`,
+      [event.eventId],
+    );
+    expect(refunds!.count).toBe(3);
+    expect((await refusal(rsvp(generateAgentKey(), event.eventId))).code).toBe('ticket.not_on_sale');
+  });
+});
+
+/** The parts of the EventView a domain event carries that ticketing reads, from what the stand-in knows. */
+function viewOf(event: EventAccess): Partial<EventView> {
+  return {
+    id: event.eventId,
+    hostId: event.hostId,
+    moderators: event.moderators,
+    status: event.status,
+    seriesId: event.seriesId,
+    startsAt: event.startsAt,
+    endsAt: event.endsAt,
+    capacity: event.capacity,
+    ticketing: event.ticketing,
+    version: event.version,
+    updatedAt: event.updatedAt,
+  };
+}

@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import type { CloudEvent, Contract, Envelope, MessageMeta, ReplyOf, RequestOf } from '@townhall/contracts';
+import {
+  createLogger,
+  InProcessBroker,
+  InProcessEventLog,
+  inProcessTransport,
+  loadConfig,
+  startService,
+  subjectMatches,
+  type Logger,
+  type ServiceClient,
+  type ServiceDefinition,
+  type StartedService,
+} from '@townhall/platform/service';
+import pg from 'pg';
+import type { z } from 'zod';
+import { createTestDatabase, type TestDatabase } from './postgres.js';
+
+/** A domain service as its package exports it (`apps/<service>/src/service.ts`). */
+export interface ServiceUnderTest<S extends z.ZodType> {
+  name: string;
+  configSchema: S;
+  define(config: z.output<S>, logger: Logger): Promise<ServiceDefinition>;
+  migrate(databaseUrl: string): Promise<string[]>;
+}
+
+type AnyContract = Contract<z.ZodType, unknown>;
+
+/**
+ * The service tier of tests, between unit and e2e: one service's real ServiceDefinition (its
+ * Nest module, handlers, pipes, filters, outbox and domain-event consumers) on the in-process
+ * transport, against a PostgreSQL database of its own, migrated once. Tests send its contracts
+ * as the gateway does (a caller, or none for public reads), stand in for the other services'
+ * contracts it calls (`answer`), deliver domain events to its consumers (`deliver`), read what
+ * it published (`published`) and query its tables. No HTTP, no NATS, no other service.
+ */
+export class ServiceHarness {
+  private readonly stubs: Array<{ close(): Promise<void> }> = [];
+
+  private constructor(
+    /** The domain events the service published (relayed from its outbox), oldest first. */
+    readonly published: CloudEvent[],
+    readonly database: TestDatabase,
+    private readonly definition: ServiceDefinition,
+    private readonly service: StartedService,
+    private readonly broker: InProcessBroker,
+    private readonly log: InProcessEventLog,
+    private readonly client: ServiceClient,
+    private readonly pool: pg.Pool,
+    private readonly unfollow: () => void,
+  ) {}
+
+  static async start<S extends z.ZodType>(
+    service: ServiceUnderTest<S>,
+    env: Record<string, string> = {},
+  ): Promise<ServiceHarness> {
+    const database = await createTestDatabase(`townhall_${service.name}`);
+    try {
+      await service.migrate(database.url);
+      const config = loadConfig(service.configSchema, {
+        DATABASE_URL: database.url,
+        LOG_LEVEL: process.env['TOWNHALL_TEST_SERVICE_LOG_LEVEL'] ?? 'silent',
+        OUTBOX_POLL_INTERVAL_MS: '50',
+        ...env,
+      });
+      const logger = createLogger(service.name, (config as { LOG_LEVEL?: 'silent' }).LOG_LEVEL ?? 'silent');
+      const broker = new InProcessBroker();
+      const log = new InProcessEventLog();
+      const published: CloudEvent[] = [];
+      const unfollow = log.follow((event) => published.push(JSON.parse(event.payload) as CloudEvent));
+      const definition = await service.define(config, logger);
+      const started = await startService(definition, inProcessTransport(broker, log), { logger });
+      return new ServiceHarness(
+        published,
+        database,
+        definition,
+        started,
+        broker,
+        log,
+        broker.client(10_000),
+        new pg.Pool({ connectionString: database.url, max: 4 }),
+        unfollow,
+      );
+    } catch (error) {
+      await database.drop();
+      throw error;
+    }
+  }
+
+  /** A request as the gateway sends it: signed by `caller`, or a public read (`null`). */
+  send<C extends AnyContract>(
+    contract: C,
+    data: RequestOf<C>,
+    caller: string | null = null,
+  ): Promise<ReplyOf<C>> {
+    return this.client.send(contract, data, { requestId: randomUUID(), caller });
+  }
+
+  /** Stands in for another service: `handler` answers `contract` (throw a DomainError to refuse). */
+  answer<C extends AnyContract>(
+    contract: C,
+    handler: (data: RequestOf<C>, meta: MessageMeta) => ReplyOf<C> | Promise<ReplyOf<C>>,
+  ): void {
+    const server = this.broker.strategy(`stand-in for ${contract.pattern}`);
+    server.addHandler(
+      contract.pattern,
+      async (envelope: Envelope<RequestOf<C>>) => handler(envelope.data, envelope.meta),
+      false,
+    );
+    server.listen(() => undefined);
+    this.stubs.push(server);
+  }
+
+  /** Delivers a domain event as the stream does; resolves once the service's consumers handled it. */
+  deliver(event: CloudEvent): Promise<void> {
+    return this.log.publish(event);
+  }
+
+  /**
+   * Hands `event` to the service's consumers again, as JetStream does when an acknowledgement
+   * was lost (the stream itself would not store the same id twice: `deliver` cannot do this).
+   */
+  async redeliver(event: CloudEvent): Promise<void> {
+    const subscriptions = this.definition.subscriptions?.(this.service.app) ?? [];
+    for (const subscription of subscriptions)
+      if (subscription.subjects.some((subject) => subjectMatches(subject, event.type)))
+        await subscription.handle(event);
+  }
+
+  async query<Row extends object>(sql: string, params: unknown[] = []): Promise<Row[]> {
+    return (await this.pool.query<Row>(sql, params)).rows;
+  }
+
+  async stop(): Promise<void> {
+    this.unfollow();
+    await Promise.all(this.stubs.map((stub) => stub.close()));
+    await this.service.stop();
+    await this.pool.end();
+    await this.database.drop();
+  }
+}

@@ -1,4 +1,4 @@
-// One root jest config, three projects. ESM TypeScript is compiled by @swc/jest with the
+// One root jest config, five projects. ESM TypeScript is compiled by @swc/jest with the
 // same settings as the build (.swcrc); jest runs native ESM (--experimental-vm-modules).
 import { readFileSync } from 'node:fs';
 
@@ -9,6 +9,8 @@ const shared = {
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', { ...swcrc, swcrc: false }] },
   moduleNameMapper: {
+    // The apps' entry points (`@townhall/events/service`, `@townhall/auth-gateway/embedded`).
+    '^@townhall/(auth-gateway|directory|events|ticketing|engagement)/(.+)$': '<rootDir>/apps/$1/src/$2.ts',
     '^@townhall/([a-z0-9-]+)$': '<rootDir>/libs/$1/src/index.ts',
     '^@townhall/([a-z0-9-]+)/(.+)$': '<rootDir>/libs/$1/src/$2.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',

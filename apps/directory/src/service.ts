@@ -1,15 +1,17 @@
 import {
+  domainService,
   migrateSchema,
   openDataSource,
+  type DomainService,
   type Logger,
   type ServiceDefinition,
 } from '@townhall/platform/service';
-import type { DirectoryConfig } from './config.js';
-import { createDirectoryDataSource } from './data-source.js';
+import { DirectoryConfigSchema, type DirectoryConfig } from './config.js';
+import { createDirectoryDataSource, DIRECTORY_SCHEMA } from './data-source.js';
 import { DirectoryModule } from './directory.module.js';
 
 /** The directory service, whatever runs it (its own process, or standalone mode). */
-export async function directoryService(config: DirectoryConfig, _logger: Logger): Promise<ServiceDefinition> {
+async function defineDirectory(config: DirectoryConfig, _logger: Logger): Promise<ServiceDefinition> {
   const dataSource = await openDataSource(createDirectoryDataSource, config);
   return {
     name: 'directory',
@@ -19,9 +21,13 @@ export async function directoryService(config: DirectoryConfig, _logger: Logger)
   };
 }
 
-/** Applies the directory schema's pending migrations (what `migrate.js` runs); returns their names. */
-export function migrateDirectory(databaseUrl: string): Promise<string[]> {
-  return migrateSchema(createDirectoryDataSource(databaseUrl, 1));
-}
+/** The directory service, as its process, its migrate command, standalone mode and its service tests run it. */
+export const directory: DomainService<DirectoryConfig> = domainService({
+  name: 'directory',
+  schema: DIRECTORY_SCHEMA,
+  configSchema: DirectoryConfigSchema,
+  define: defineDirectory,
+  migrate: (databaseUrl) => migrateSchema(createDirectoryDataSource(databaseUrl, 1)),
+});
 
 export { DirectoryConfigSchema, type DirectoryConfig } from './config.js';

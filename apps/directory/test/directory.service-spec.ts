@@ -2,7 +2,7 @@
 import { generateAgentKey } from '@townhall/auth';
 import { Directory, DomainError, type CardInput } from '@townhall/contracts';
 import { ServiceHarness } from '@townhall/testing/service';
-import { DirectoryConfigSchema, directoryService, migrateDirectory } from '../src/service.js';
+import { directory as directoryService } from '../src/service.js';
 
 const agent = () => generateAgentKey().agentId;
 
@@ -20,12 +20,7 @@ describe('directory service', () => {
   let directory: ServiceHarness;
 
   beforeAll(async () => {
-    directory = await ServiceHarness.start({
-      name: 'directory',
-      configSchema: DirectoryConfigSchema,
-      define: directoryService,
-      migrate: migrateDirectory,
-    });
+    directory = await ServiceHarness.start(directoryService);
   });
   afterAll(async () => {
     await directory?.stop();

@@ -1,10 +1,12 @@
 import {
+  domainService,
   migrateSchema,
   openDataSource,
+  type DomainService,
   type Logger,
   type ServiceDefinition,
 } from '@townhall/platform/service';
-import type { EngagementConfig } from './config.js';
+import { EngagementConfigSchema, type EngagementConfig } from './config.js';
 import { createEngagementDataSource, ENGAGEMENT_SCHEMA } from './data-source.js';
 import { EngagementModule } from './engagement.module.js';
 import { EVENT_ENDINGS_CONSUMER, EVENT_SUBJECTS, EventEndings } from './projection/event-endings.js';
@@ -15,10 +17,7 @@ import {
 } from './projection/ticket-attendance.js';
 
 /** The engagement service, whatever runs it (its own process, or standalone mode). */
-export async function engagementService(
-  config: EngagementConfig,
-  logger: Logger,
-): Promise<ServiceDefinition> {
+async function defineEngagement(config: EngagementConfig, logger: Logger): Promise<ServiceDefinition> {
   const dataSource = await openDataSource(createEngagementDataSource, config);
   return {
     name: 'engagement',
@@ -57,9 +56,13 @@ export async function engagementService(
   };
 }
 
-/** Applies the engagement schema's pending migrations (what `migrate.js` runs); returns their names. */
-export function migrateEngagement(databaseUrl: string): Promise<string[]> {
-  return migrateSchema(createEngagementDataSource(databaseUrl, 1));
-}
+/** The engagement service, as its process, its migrate command, standalone mode and its service tests run it. */
+export const engagement: DomainService<EngagementConfig> = domainService({
+  name: 'engagement',
+  schema: ENGAGEMENT_SCHEMA,
+  configSchema: EngagementConfigSchema,
+  define: defineEngagement,
+  migrate: (databaseUrl) => migrateSchema(createEngagementDataSource(databaseUrl, 1)),
+});
 
 export { EngagementConfigSchema, type EngagementConfig } from './config.js';

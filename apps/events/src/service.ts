@@ -1,21 +1,28 @@
 import {
+  domainService,
   migrateSchema,
   openDataSource,
+  type DomainService,
   type Logger,
   type ServiceDefinition,
 } from '@townhall/platform/service';
-import type { EventsConfig } from './config.js';
+import { EventsConfigSchema, type EventsConfig } from './config.js';
 import { COUNT_SUBSCRIPTIONS, EventCounts } from './counts/event-counts.js';
 import { createEventsDataSource, EVENTS_SCHEMA } from './data-source.js';
 import { EventsModule } from './events.module.js';
 
 /** The events service, whatever runs it (its own process, or standalone mode). */
-export async function eventsService(config: EventsConfig, logger: Logger): Promise<ServiceDefinition> {
+async function defineEvents(config: EventsConfig, logger: Logger): Promise<ServiceDefinition> {
   const dataSource = await openDataSource(createEventsDataSource, config);
   return {
     name: 'events',
     dataSource,
-    outbox: { schema: EVENTS_SCHEMA, pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS },
+    outbox: {
+      schema: EVENTS_SCHEMA,
+      pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
+      // off only to test recovery: domain events then wait in the outbox
+      held: config.OUTBOX_RELAY === 'off',
+    },
     serviceTimeoutMs: config.SERVICE_TIMEOUT_MS,
     module: ({ relay, services }) =>
       EventsModule.register({
@@ -37,9 +44,13 @@ export async function eventsService(config: EventsConfig, logger: Logger): Promi
   };
 }
 
-/** Applies the events schema's pending migrations (what `migrate.js` runs); returns their names. */
-export function migrateEvents(databaseUrl: string): Promise<string[]> {
-  return migrateSchema(createEventsDataSource(databaseUrl, 1));
-}
+/** The events service, as its process, its migrate command, standalone mode and its service tests run it. */
+export const events: DomainService<EventsConfig> = domainService({
+  name: 'events',
+  schema: EVENTS_SCHEMA,
+  configSchema: EventsConfigSchema,
+  define: defineEvents,
+  migrate: (databaseUrl) => migrateSchema(createEventsDataSource(databaseUrl, 1)),
+});
 
 export { EventsConfigSchema, type EventsConfig } from './config.js';

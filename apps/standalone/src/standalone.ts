@@ -15,9 +15,9 @@ import {
   type LiveStream,
   type NonceStore,
 } from '@townhall/auth-gateway/embedded';
-import { DirectoryConfigSchema, directoryService, migrateDirectory } from '@townhall/directory/service';
-import { EngagementConfigSchema, engagementService, migrateEngagement } from '@townhall/engagement/service';
-import { EventsConfigSchema, eventsService, migrateEvents } from '@townhall/events/service';
+import { directory } from '@townhall/directory/service';
+import { engagement } from '@townhall/engagement/service';
+import { events } from '@townhall/events/service';
 import {
   InProcessBroker,
   InProcessEventLog,
@@ -26,14 +26,21 @@ import {
   NatsServiceClient,
   openNatsTransport,
   startService,
+  type AnyDomainService,
   type Logger,
   type ReadinessCheck,
   type ServiceClient,
   type ServiceTransport,
   type StartedService,
 } from '@townhall/platform/service';
-import { migrateTicketing, TicketingConfigSchema, ticketingService } from '@townhall/ticketing/service';
+import { ticketing } from '@townhall/ticketing/service';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.js';
+
+/**
+ * The domain services, in the order they start (the list package.json "townhall.services" names
+ * for the launcher and the tests; domain-services.spec.ts holds them equal).
+ */
+export const DOMAIN_SERVICES: readonly AnyDomainService[] = [directory, events, ticketing, engagement];
 
 export interface StandaloneOptions {
   env: NodeJS.ProcessEnv;
@@ -86,9 +93,7 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
       env['DATABASE_POOL_SIZE'] = '1';
     }
     const databaseUrl = env['DATABASE_URL'];
-    for (const migrate of [migrateDirectory, migrateEvents, migrateTicketing, migrateEngagement]) {
-      await migrate(databaseUrl);
-    }
+    for (const service of DOMAIN_SERVICES) await service.migrate(databaseUrl);
 
     const natsUrl = env['NATS_URL'];
     const broker = new InProcessBroker();
@@ -97,16 +102,10 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
       natsUrl ? openNatsTransport(name, natsUrl) : Promise.resolve(inProcessTransport(broker, eventLog));
 
     const child = (app: string) => logger.child({ app });
-    const definitions = [
-      () => directoryService(loadConfig(DirectoryConfigSchema, env), child('directory')),
-      () => eventsService(loadConfig(EventsConfigSchema, env), child('events')),
-      () => ticketingService(loadConfig(TicketingConfigSchema, env), child('ticketing')),
-      () => engagementService(loadConfig(EngagementConfigSchema, env), child('engagement')),
-    ];
     const services: StartedService[] = [];
     const readiness: Record<string, ReadinessCheck> = {};
-    for (const define of definitions) {
-      const definition = await define();
+    for (const domain of DOMAIN_SERVICES) {
+      const definition = await domain.defineFrom(env, child(domain.name));
       readiness[`${definition.name}-database`] = async () =>
         void (await definition.dataSource.query('SELECT 1'));
       const service = await startService(definition, await transportFor(definition.name), {

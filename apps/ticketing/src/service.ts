@@ -1,19 +1,21 @@
 import { SignatureVerifier } from '@townhall/auth';
 import {
   ConfigError,
+  domainService,
   migrateSchema,
   openDataSource,
+  type DomainService,
   type Logger,
   type ServiceDefinition,
 } from '@townhall/platform/service';
 import { HttpFacilitator, ledgerNetwork } from '@townhall/x402';
-import type { TicketingConfig } from './config.js';
+import { TicketingConfigSchema, type TicketingConfig } from './config.js';
 import { createTicketingDataSource, TICKETING_SCHEMA } from './data-source.js';
 import { DomainEventHandler, SUBSCRIPTIONS } from './projection/domain-event-handler.js';
 import { TicketingModule } from './ticketing.module.js';
 
 /** The ticketing service, whatever runs it (its own process, or standalone mode). */
-export async function ticketingService(config: TicketingConfig, logger: Logger): Promise<ServiceDefinition> {
+async function defineTicketing(config: TicketingConfig, logger: Logger): Promise<ServiceDefinition> {
   if (config.X402_FACILITATOR === 'http' && (!config.X402_FACILITATOR_URL || !config.X402_NETWORK)) {
     throw new ConfigError(
       'Invalid configuration:\n  X402_FACILITATOR_URL, X402_NETWORK: required when X402_FACILITATOR=http',
@@ -55,9 +57,13 @@ export async function ticketingService(config: TicketingConfig, logger: Logger):
   };
 }
 
-/** Applies the ticketing schema's pending migrations (what `migrate.js` runs); returns their names. */
-export function migrateTicketing(databaseUrl: string): Promise<string[]> {
-  return migrateSchema(createTicketingDataSource(databaseUrl, 1));
-}
+/** The ticketing service, as its process, its migrate command, standalone mode and its service tests run it. */
+export const ticketing: DomainService<TicketingConfig> = domainService({
+  name: 'ticketing',
+  schema: TICKETING_SCHEMA,
+  configSchema: TicketingConfigSchema,
+  define: defineTicketing,
+  migrate: (databaseUrl) => migrateSchema(createTicketingDataSource(databaseUrl, 1)),
+});
 
 export { TicketingConfigSchema, type TicketingConfig } from './config.js';

@@ -19,7 +19,7 @@ import {
 import { waitFor } from '@townhall/testing';
 import { ServiceHarness } from '@townhall/testing/service';
 import { encodePaymentHeader, signLedgerPayment, type PaymentRequirements } from '@townhall/x402';
-import { migrateTicketing, TicketingConfigSchema, ticketingService } from '../src/service.js';
+import { ticketing as ticketingService } from '../src/service.js';
 
 const HOUR = 3_600_000;
 
@@ -40,15 +40,7 @@ describe('ticketing service', () => {
   const host = generateAgentKey();
 
   beforeAll(async () => {
-    ticketing = await ServiceHarness.start(
-      {
-        name: 'ticketing',
-        configSchema: TicketingConfigSchema,
-        define: ticketingService,
-        migrate: migrateTicketing,
-      },
-      { LEDGER_FAUCET: 'true' },
-    );
+    ticketing = await ServiceHarness.start(ticketingService, { LEDGER_FAUCET: 'true' });
     ticketing.answer(Events.access, ({ eventId, agentId }) => {
       const event = known.get(eventId);
       if (!event) throw new DomainError('event.not_found', `No event ${eventId}`);

@@ -6,7 +6,11 @@ import type { DataSource } from 'typeorm';
 import type { Subscription } from './outbox/consumer.js';
 import { OutboxRelay } from './outbox/relay.js';
 import { stopGracefullyOnSignal } from './graceful-stop.js';
-import { NestPinoLogger, type Logger } from './logger.js';
+import { createLogger, NestPinoLogger, type Logger } from './logger.js';
+import { loadConfig } from './config.js';
+import type { LevelWithSilent } from 'pino';
+import type { z } from 'zod';
+import { openNatsTransport } from './transport/nats-transport.js';
 import { startProbeServer } from './probes.js';
 import { RemoteErrorFilter } from './remote-error.filter.js';
 import { MessageInterceptor } from './observability/message-interceptor.js';
@@ -37,8 +41,11 @@ export interface ServiceDefinition {
   name: string;
   /** Initialised; closed last on stop. */
   dataSource: DataSource;
-  /** The schema whose outbox holds the service's domain events; absent if it publishes none. */
-  outbox?: { schema: string; pollIntervalMs: number };
+  /**
+   * The schema whose outbox holds the service's domain events; absent if it publishes none.
+   * `held`: the relay never starts (only to test recovery: domain events wait in the outbox).
+   */
+  outbox?: { schema: string; pollIntervalMs: number; held?: boolean };
   /** How long its requests to other services may take. */
   serviceTimeoutMs: number;
   module(link: ServiceLink): DynamicModule;
@@ -106,7 +113,10 @@ export async function startService(
     ...(pool ? [observePool(definition.name, pool)] : []),
     ...(relay ? [observeOutbox(definition.name, () => relay.stats())] : []),
   ];
-  if (options.relay !== false) relay?.start();
+  const startRelay = () => {
+    if (!definition.outbox?.held) relay?.start();
+  };
+  if (options.relay !== false) startRelay();
 
   let probes: Server | undefined;
   if (options.probePort !== undefined) {
@@ -119,7 +129,7 @@ export async function startService(
   return {
     name: definition.name,
     app,
-    startRelay: () => relay?.start(),
+    startRelay,
     stop: async () => {
       for (const stopObserving of unobserve) stopObserving();
       await consumers?.stop();
@@ -146,6 +156,73 @@ function counted(service: string, subscription: Subscription): Subscription {
       }
     },
   };
+}
+
+/**
+ * One domain service as its package exports it (`apps/<service>/src/service.ts`, made with
+ * `domainService`), whatever runs it: its own process (`runServiceMain`, `runMigrateMain`),
+ * standalone mode, or the service tier of tests (`ServiceHarness`). Lists of services hold this
+ * shape; the configuration type is each service's own business.
+ */
+export interface AnyDomainService {
+  /** Also its NATS queue group and its log name. */
+  name: string;
+  /** The PostgreSQL schema it owns. */
+  schema: string;
+  /** Applies the schema's pending migrations; returns their names. */
+  migrate(databaseUrl: string): Promise<string[]>;
+  /** Its configuration read from `env` (a ConfigError names what is wrong), then its definition. */
+  defineFrom(env: NodeJS.ProcessEnv, logger: Logger): Promise<ServiceDefinition>;
+}
+
+export interface DomainService<Config extends ServiceConfig> extends AnyDomainService {
+  configSchema: z.ZodType<Config, unknown>;
+  define(config: Config, logger: Logger): Promise<ServiceDefinition>;
+}
+
+/** A domain service from its parts. */
+export function domainService<Config extends ServiceConfig>(
+  parts: Omit<DomainService<Config>, 'defineFrom'>,
+): DomainService<Config> {
+  return { ...parts, defineFrom: (env, logger) => parts.define(loadConfig(parts.configSchema, env), logger) };
+}
+
+/** What every domain service's configuration has (BaseConfigSchema, DatabaseConfigSchema). */
+export interface ServiceConfig {
+  LOG_LEVEL: LevelWithSilent;
+  NATS_URL?: string | undefined;
+  DATABASE_URL?: string | undefined;
+  PROBE_PORT?: number | undefined;
+}
+
+/**
+ * A service's `main.ts`: the service alone on NATS (distributed mode), its probes on PROBE_PORT,
+ * stopped in order on SIGTERM/SIGINT. `config` is loaded by the caller with NATS_URL and
+ * DATABASE_URL required (`loadConfigOrExit(schema.required(...))`), so a missing one exits 78.
+ */
+export async function runServiceMain<Config extends ServiceConfig>(
+  service: DomainService<Config>,
+  config: Config & { NATS_URL: string },
+): Promise<void> {
+  const logger = createLogger(service.name, config.LOG_LEVEL);
+  const definition = await service.define(config, logger);
+  await runService(definition, await openNatsTransport(service.name, config.NATS_URL), {
+    logger,
+    probePort: config.PROBE_PORT,
+  });
+}
+
+/** A service's `migrate.ts`: the explicit migrate command (`npm run migrate`, the Kubernetes Job). */
+export async function runMigrateMain<Config extends ServiceConfig>(
+  service: DomainService<Config>,
+  config: Config & { DATABASE_URL: string },
+): Promise<void> {
+  const logger = createLogger(`${service.name}-migrate`, config.LOG_LEVEL);
+  const applied = await service.migrate(config.DATABASE_URL);
+  logger.info(
+    { applied },
+    applied.length ? `applied ${applied.length} migration(s)` : `schema ${service.schema} is up to date`,
+  );
 }
 
 /** Runs one service as its own process: started, then stopped in order on SIGTERM/SIGINT. */

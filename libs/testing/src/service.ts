@@ -5,25 +5,17 @@ import {
   InProcessBroker,
   InProcessEventLog,
   inProcessTransport,
-  loadConfig,
   startService,
   subjectMatches,
-  type Logger,
+  type AnyDomainService,
   type ServiceClient,
   type ServiceDefinition,
   type StartedService,
 } from '@townhall/platform/service';
 import pg from 'pg';
+import type { LevelWithSilent } from 'pino';
 import type { z } from 'zod';
 import { createTestDatabase, type TestDatabase } from './postgres.js';
-
-/** A domain service as its package exports it (`apps/<service>/src/service.ts`). */
-export interface ServiceUnderTest<S extends z.ZodType> {
-  name: string;
-  configSchema: S;
-  define(config: z.output<S>, logger: Logger): Promise<ServiceDefinition>;
-  migrate(databaseUrl: string): Promise<string[]>;
-}
 
 type AnyContract = Contract<z.ZodType, unknown>;
 
@@ -51,25 +43,20 @@ export class ServiceHarness {
     private readonly unfollow: () => void,
   ) {}
 
-  static async start<S extends z.ZodType>(
-    service: ServiceUnderTest<S>,
-    env: Record<string, string> = {},
-  ): Promise<ServiceHarness> {
+  static async start(service: AnyDomainService, env: Record<string, string> = {}): Promise<ServiceHarness> {
     const database = await createTestDatabase(`townhall_${service.name}`);
     try {
       await service.migrate(database.url);
-      const config = loadConfig(service.configSchema, {
-        DATABASE_URL: database.url,
-        LOG_LEVEL: process.env['TOWNHALL_TEST_SERVICE_LOG_LEVEL'] ?? 'silent',
-        OUTBOX_POLL_INTERVAL_MS: '50',
-        ...env,
-      });
-      const logger = createLogger(service.name, (config as { LOG_LEVEL?: 'silent' }).LOG_LEVEL ?? 'silent');
+      const level = (process.env['TOWNHALL_TEST_SERVICE_LOG_LEVEL'] ?? 'silent') as LevelWithSilent;
+      const logger = createLogger(service.name, level);
       const broker = new InProcessBroker();
       const log = new InProcessEventLog();
       const published: CloudEvent[] = [];
       const unfollow = log.follow((event) => published.push(JSON.parse(event.payload) as CloudEvent));
-      const definition = await service.define(config, logger);
+      const definition = await service.defineFrom(
+        { DATABASE_URL: database.url, LOG_LEVEL: level, OUTBOX_POLL_INTERVAL_MS: '50', ...env },
+        logger,
+      );
       const started = await startService(definition, inProcessTransport(broker, log), { logger });
       return new ServiceHarness(
         published,

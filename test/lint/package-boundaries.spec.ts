@@ -1,10 +1,12 @@
 // The package boundaries are enforced by lint (tools/eslint/package-boundaries.mjs): the rule on
 // its own, case by case, and the repository's real ESLint configuration refusing a wrong import.
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ESLint, RuleTester } from 'eslint';
+import ts from 'typescript';
 import tseslint from 'typescript-eslint';
 import { REPO_ROOT } from '@townhall/testing';
-import { packageBoundaries } from '../../tools/eslint/package-boundaries.mjs';
+import { loadWorkspace, packageBoundaries, packageOf } from '../../tools/eslint/package-boundaries.mjs';
 
 const at = (path: string) => join(REPO_ROOT, path);
 const code = (specifier: string) => `import { thing } from '${specifier}';\nexport { thing };\n`;
@@ -109,5 +111,38 @@ describe("the repository's ESLint configuration", () => {
     expect(await messages('apps/standalone/src/right-import.ts', code('@townhall/events/service'))).toEqual(
       [],
     );
+  });
+});
+
+describe('the workspace manifests', () => {
+  /** Every package a workspace package's files import, by name (no relative or node: imports). */
+  function importsOf(dir: string): Set<string> {
+    const found = new Set<string>();
+    const walk = (folder: string) => {
+      for (const entry of readdirSync(folder, { withFileTypes: true })) {
+        if (['node_modules', 'dist'].includes(entry.name) || entry.name.startsWith('.')) continue;
+        const path = join(folder, entry.name);
+        if (entry.isDirectory()) walk(path);
+        else if (/\.(ts|mts|mjs|js)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) {
+          for (const { fileName } of ts.preProcessFile(readFileSync(path, 'utf8'), true, true).importedFiles)
+            if (!fileName.startsWith('.') && !fileName.startsWith('node:')) found.add(packageOf(fileName));
+        }
+      }
+    };
+    walk(dir);
+    return found;
+  }
+
+  it('declare no dependency their package does not import (the lint rule checks the other way)', () => {
+    const unused: string[] = [];
+    for (const pkg of loadWorkspace(REPO_ROOT).packages) {
+      const imported = importsOf(pkg.dir);
+      const declared = [
+        ...Object.keys(pkg.manifest.dependencies ?? {}),
+        ...Object.keys(pkg.manifest.devDependencies ?? {}),
+      ];
+      for (const name of declared) if (!imported.has(name)) unused.push(`${pkg.name}: ${name}`);
+    }
+    expect(unused).toEqual([]);
   });
 });

@@ -109,6 +109,17 @@ try {
   process.exit(1);
 }
 
+// Before the banner, which tells the user Ctrl-C stops it: a signal right after it must find the handler.
+stopGracefullyOnSignal('townhall', logger, async () => {
+  try {
+    await townhall.stop();
+    probes?.close();
+    console.log(`Townhall stopped${dataDir ? `; the data is in ${dataDir.path}` : ''}.`);
+  } finally {
+    dataDir?.release();
+  }
+});
+
 const { url, parts } = townhall;
 const probeAddress = probes?.address();
 const probeLine =
@@ -128,16 +139,6 @@ First calls:
   npm run demo -- --url ${url}   # a whole paid AMA with six agents, against this instance
 
 Ctrl-C stops it${dataDir ? `; the data stays in ${dataDir.path}` : '; --ephemeral: the data goes with it'}.`);
-
-stopGracefullyOnSignal('townhall', logger, async () => {
-  try {
-    await townhall.stop();
-    probes?.close();
-    console.log(`Townhall stopped${dataDir ? `; the data is in ${dataDir.path}` : ''}.`);
-  } finally {
-    dataDir?.release();
-  }
-});
 
 /** Whether nothing listens on the port, on every interface (where the probe server listens). */
 function isFree(port: number): Promise<boolean> {

@@ -1,19 +1,10 @@
 import { createServer } from 'node:net';
-import { connect } from '@nats-io/transport-node';
-import { SignatureVerifier } from '@townhall/auth';
 import {
-  audienceOf,
-  connectRedis,
-  createGateway,
   GatewayConfigSchema,
-  MemoryNonceStore,
-  RedisNonceStore,
-  startInProcessLiveStream,
-  startLiveStream,
-  liveStreamSettingsOf,
-  serverTimeoutsOf,
-  type LiveStream,
-  type NonceStore,
+  inProcessGatewayTransport,
+  natsGatewayTransport,
+  openNonces,
+  startGateway,
 } from '@townhall/auth-gateway/embedded';
 import { directory } from '@townhall/directory/service';
 import { engagement } from '@townhall/engagement/service';
@@ -23,13 +14,11 @@ import {
   InProcessEventLog,
   inProcessTransport,
   loadConfig,
-  NatsServiceClient,
   openNatsTransport,
   startService,
   type AnyDomainService,
   type Logger,
   type ReadinessCheck,
-  type ServiceClient,
   type ServiceTransport,
   type StartedService,
 } from '@townhall/platform/service';
@@ -119,53 +108,25 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
     for (const service of services) service.startRelay();
 
     const gatewayLogger = child('auth-gateway');
-    let client: ServiceClient;
-    let liveStream: LiveStream;
-    if (natsUrl) {
-      const nats = await connect({ servers: natsUrl, name: 'auth-gateway', maxReconnectAttempts: -1 });
-      stops.push(() => nats.drain());
-      client = new NatsServiceClient(nats, gatewayConfig.SERVICE_TIMEOUT_MS);
-      liveStream = startLiveStream({
-        nc: nats,
-        logger: gatewayLogger,
-        ...liveStreamSettingsOf(gatewayConfig),
-      });
-      readiness['nats'] = async () => void (await nats.flush());
-    } else {
-      client = broker.client(gatewayConfig.SERVICE_TIMEOUT_MS);
-      liveStream = startInProcessLiveStream(eventLog, liveStreamSettingsOf(gatewayConfig));
-    }
-    stops.push(() => liveStream.stop());
-
-    const redis = env['REDIS_URL'] ? connectRedis(env['REDIS_URL'], gatewayLogger) : undefined;
-    let nonces: NonceStore;
-    if (redis) {
-      nonces = new RedisNonceStore(redis, gatewayConfig.TOWNHALL_ENV);
-      readiness['redis'] = async () => void (await redis.ping());
-    } else {
-      nonces = new MemoryNonceStore();
-    }
-    stops.push(() => nonces.close());
-
-    const app = await createGateway({
-      audience: audienceOf(gatewayConfig),
-      bodyLimit: gatewayConfig.BODY_LIMIT_BYTES,
-      logger: gatewayLogger,
-      services: client,
+    const transport = natsUrl
+      ? await natsGatewayTransport(natsUrl, gatewayConfig, gatewayLogger)
+      : inProcessGatewayTransport(broker, eventLog, gatewayConfig);
+    // In this process's memory unless REDIS_URL is set.
+    const nonces = openNonces(env['REDIS_URL'], gatewayConfig, gatewayLogger);
+    const gateway = await startGateway({
+      config: gatewayConfig,
+      transport,
       nonces,
-      verifier: new SignatureVerifier(),
+      logger: gatewayLogger,
       readiness,
-      liveStream,
-      // In this process's memory unless REDIS_URL is set.
-      rateLimits: { config: gatewayConfig, redis },
-      trustProxy: gatewayConfig.TRUST_PROXY,
-      serverTimeouts: serverTimeoutsOf(gatewayConfig),
+    }).catch(async (error: unknown) => {
+      await transport.close();
+      await nonces.store.close();
+      throw error;
     });
-    await app.listen({ port: gatewayConfig.PORT, host: gatewayConfig.HOST });
-    // Closing the gateway first: no new requests, live streams ended, in-flight ones finish.
-    stops.push(() => app.close());
-    const address = app.getHttpServer().address();
-    const port = typeof address === 'object' && address ? address.port : gatewayConfig.PORT;
+    // Stopping the gateway first: no new requests, live streams ended, in-flight ones finish.
+    stops.push(() => gateway.stop());
+    const port = gateway.port;
     return {
       url: `http://localhost:${port}`,
       parts: {
@@ -177,7 +138,7 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
         messaging: natsUrl ? `NATS at ${natsUrl}` : 'in-process',
         nonces: env['REDIS_URL'] ? `Redis at ${env['REDIS_URL']}` : 'in memory',
       },
-      readiness,
+      readiness: gateway.readiness,
       stop,
     };
   } catch (error) {

@@ -31,7 +31,7 @@ import type { Problem } from '../problem/problem.js';
  * The replies of the gateway as zod schemas, for the OpenAPI document only. The TypeScript
  * interfaces in @townhall/contracts stay the source of truth: `ReplySchemaChecks` below fails
  * to compile if a schema's output type and its interface differ in any field, so the two
- * cannot drift apart. (Why not generate these from the interfaces: see the gateway README.)
+ * cannot drift apart.
  */
 
 /** Every schema here becomes `#/components/schemas/<id>`; references between them stay references. */

@@ -7,7 +7,13 @@ import { LedgerBook } from './ledger/ledger-book.js';
 import { DomainEventHandler } from './projection/domain-event-handler.js';
 import { EventsProjection } from './projection/events-projection.js';
 import { TicketsHandler } from './tickets/tickets.handler.js';
-import { TicketsService } from './tickets/tickets.service.js';
+import { CancelEventTickets } from './tickets/cancel-event-tickets.js';
+import { ReleaseSeat } from './tickets/release-seat.js';
+import { Rsvp } from './tickets/rsvp.js';
+import { SettleFacilitatorPayment } from './tickets/settle-facilitator-payment.js';
+import { SettleLedgerPayment } from './tickets/settle-ledger-payment.js';
+import { TakeSeat } from './tickets/take-seat.js';
+import { TicketBook } from './tickets/ticket-book.js';
 import {
   CLOCK,
   FACILITATOR,
@@ -53,7 +59,13 @@ export class TicketingModule {
         { provide: CLOCK, useValue: options.clock ?? (() => new Date()) },
         EventsProjection,
         LedgerBook,
-        TicketsService,
+        TicketBook,
+        TakeSeat,
+        SettleLedgerPayment,
+        SettleFacilitatorPayment,
+        Rsvp,
+        ReleaseSeat,
+        CancelEventTickets,
         DomainEventHandler,
       ],
       exports: [DomainEventHandler],

@@ -56,7 +56,7 @@ export interface Transfer {
   ticketId: string;
   /** A purchase needs the payer's funds; a refund always goes through (the host may go below zero). */
   requireFunds: boolean;
-  /** Runs between the debit and the credit (a purchase takes its seat there: see TicketsService). */
+  /** Runs between the debit and the credit (a purchase takes its seat there: see SettleLedgerPayment). */
   beforeCredit?: () => Promise<void>;
 }
 

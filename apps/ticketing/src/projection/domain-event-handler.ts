@@ -2,16 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   EventTopics,
   SeriesTopics,
-  TicketTopics,
   type CloudEvent,
   type EventView,
   type SeriesFollowChange,
 } from '@townhall/contracts';
 import { Changes, claimEventOnce, queryRows } from '@townhall/platform/service';
 import type { EntityManager } from 'typeorm';
-import { LedgerBook } from '../ledger/ledger-book.js';
-import { TicketsService } from '../tickets/tickets.service.js';
-import { TICKET_COLUMNS, toTicket, type TicketRow } from '../tickets/ticket-row.js';
+import { CancelEventTickets } from '../tickets/cancel-event-tickets.js';
+import { TakeSeat } from '../tickets/take-seat.js';
 import { CLOCK, LOGGER, type Clock, type Logger } from '../tokens.js';
 import { EVENT_COLUMNS, type EventRow } from './event-row.js';
 import { EventsProjection } from './events-projection.js';
@@ -37,8 +35,8 @@ export class DomainEventHandler {
   constructor(
     private readonly changes: Changes,
     private readonly events: EventsProjection,
-    private readonly tickets: TicketsService,
-    private readonly ledger: LedgerBook,
+    private readonly takeSeat: TakeSeat,
+    private readonly cancelTickets: CancelEventTickets,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -83,42 +81,7 @@ export class DomainEventHandler {
     await queryRows(manager, `UPDATE ticketing.events SET status = 'cancelled' WHERE event_id = $1`, [
       view.id,
     ]);
-    const live = await queryRows<TicketRow>(
-      manager,
-      `SELECT ${TICKET_COLUMNS} FROM ticketing.tickets WHERE event_id = $1 AND status <> 'cancelled' FOR UPDATE`,
-      [view.id],
-    );
-    const cancelled = await queryRows<TicketRow>(
-      manager,
-      `UPDATE ticketing.tickets SET status = 'cancelled', cancelled_at = now()
-       WHERE event_id = $1 AND status <> 'cancelled' RETURNING ${TICKET_COLUMNS}`,
-      [view.id],
-    );
-    // A pending ticket (an http settlement in flight) was never issued: no refund, no announcement.
-    const issued = new Set(live.filter((row) => row.status === 'active').map((row) => row.id));
-    const refunded = cancelled.filter((row) => issued.has(row.id));
-    for (const row of refunded) {
-      if (row.price !== '0' && row.asset) {
-        await this.ledger.transfer(manager, {
-          type: 'EVENT_TICKET_REFUND',
-          from: view.hostId,
-          to: row.holder_id,
-          amount: row.price,
-          asset: row.asset,
-          eventId: view.id,
-          ticketId: row.id,
-          requireFunds: false,
-        });
-      }
-    }
-    await this.changes.announce(
-      manager,
-      refunded.map((row) => ({ type: TicketTopics.cancelled, subject: view.id, data: toTicket(row) })),
-    );
-    this.logger.info(
-      { eventId: view.id, tickets: cancelled.length },
-      'event cancelled: tickets cancelled and refunded',
-    );
+    await this.cancelTickets.cancel(manager, view);
   }
 
   /** A new follower gets a ticket for every future free occurrence that has a seat. */
@@ -152,7 +115,7 @@ export class DomainEventHandler {
   private async rsvpFollower(manager: EntityManager, event: EventRow, agentId: string): Promise<void> {
     await manager.query('SAVEPOINT follower_rsvp');
     try {
-      await this.tickets.issueFreeIn(manager, event, agentId);
+      await this.takeSeat.freeIn(manager, event, agentId);
       await manager.query('RELEASE SAVEPOINT follower_rsvp');
     } catch (error) {
       await manager.query('ROLLBACK TO SAVEPOINT follower_rsvp');

@@ -2,7 +2,7 @@ import { DomainError } from '@townhall/contracts';
 import { columnInstant, hostileCursorText, isColumnInstant, isColumnUuid } from '@townhall/testing';
 import fc from 'fast-check';
 import type { DataSource } from 'typeorm';
-import { TicketsService } from './tickets.service.js';
+import { TicketBook } from './ticket-book.js';
 import type { TicketRow } from './ticket-row.js';
 
 /**
@@ -18,17 +18,7 @@ function serviceWith(rows: TicketRow[]) {
       return rows;
     },
   };
-  const none = null as never;
-  const service = new TicketsService(
-    dataSource as unknown as DataSource,
-    none,
-    none,
-    none,
-    none,
-    none,
-    none,
-    null,
-  );
+  const service = new TicketBook(dataSource as unknown as DataSource, null as never);
   return { service, bound };
 }
 

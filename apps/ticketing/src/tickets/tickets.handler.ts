@@ -11,13 +11,17 @@ import {
 import { Handle } from '@townhall/platform/service';
 import { LedgerBook } from '../ledger/ledger-book.js';
 import { EventsProjection } from '../projection/events-projection.js';
-import { TicketsService } from './tickets.service.js';
+import { ReleaseSeat } from './release-seat.js';
+import { Rsvp } from './rsvp.js';
+import { TicketBook } from './ticket-book.js';
 
 /** Ticketing's message handlers: one per contract in libs/contracts/src/ticketing.ts. */
 @Controller()
 export class TicketsHandler {
   constructor(
-    private readonly tickets: TicketsService,
+    private readonly rsvps: Rsvp,
+    private readonly releases: ReleaseSeat,
+    private readonly tickets: TicketBook,
     private readonly ledger: LedgerBook,
     private readonly events: EventsProjection,
   ) {}
@@ -31,12 +35,12 @@ export class TicketsHandler {
 
   @Handle(Tickets.rsvp)
   rsvp(data: ParsedRequestOf<typeof Tickets.rsvp>, meta: MessageMeta) {
-    return this.tickets.rsvp(signedMeta(meta), data.eventId, data.tierId, data.payment);
+    return this.rsvps.rsvp(signedMeta(meta), data.eventId, data.tierId, data.payment);
   }
 
   @Handle(Tickets.release)
   release(data: ParsedRequestOf<typeof Tickets.release>, meta: MessageMeta) {
-    return this.tickets.release(signedMeta(meta).caller, data.eventId);
+    return this.releases.release(signedMeta(meta).caller, data.eventId);
   }
 
   @Handle(Tickets.mine)
@@ -53,7 +57,7 @@ export class TicketsHandler {
   /** Whether an agent holds a live ticket (engagement asks before letting an attendee act). */
   @Handle(Attendance.get)
   async attendance(data: ParsedRequestOf<typeof Attendance.get>) {
-    const held = await this.tickets.activeTicket(this.tickets.manager, data.eventId, data.agentId);
+    const held = await this.tickets.activeTicket(data.eventId, data.agentId);
     return { eventId: data.eventId, agentId: data.agentId, holdsTicket: held !== undefined };
   }
 

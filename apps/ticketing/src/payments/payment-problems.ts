@@ -1,0 +1,29 @@
+import { DomainError, type SettlementView } from '@townhall/contracts';
+import { paymentRequiredBody, PaymentError, type PaymentRequirements } from '@townhall/x402';
+
+/**
+ * A 402 (or 409) whose body also carries the x402 v1 fields, so x402 clients can pay again. With
+ * no tier left to buy there is no way to pay: that is 409 `capacity.sold_out`, whatever was sent.
+ */
+export function paymentRequired(
+  code: 'payment.required' | 'payment.invalid' | 'payment.insufficient_funds',
+  detail: string,
+  reason: string,
+  accepts: PaymentRequirements[],
+): DomainError {
+  if (accepts.length === 0) return new DomainError('capacity.sold_out', 'No seat is left in this event');
+  return new DomainError(code, detail, undefined, { x402: paymentRequiredBody(reason, accepts) });
+}
+
+/** A payment the x402 library refused, as the 402 that lets the client pay again. */
+export function asPaymentProblem(error: unknown, accepts: PaymentRequirements[]): DomainError {
+  if (error instanceof PaymentError)
+    return paymentRequired('payment.invalid', error.message, error.reason, accepts);
+  if (error instanceof DomainError) return error;
+  throw error;
+}
+
+/** The X-PAYMENT-RESPONSE of a ledger settlement. */
+export function ledgerSettlement(network: string, transaction: string, payer: string): SettlementView {
+  return { success: true, transaction, network, payer };
+}

@@ -1,0 +1,111 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError, type MessageMeta, type RsvpReply } from '@townhall/contracts';
+import { queryRows } from '@townhall/platform/service';
+import { decodePaymentHeader, type PaymentPayload } from '@townhall/x402';
+import { DataSource } from 'typeorm';
+import { asPaymentProblem, paymentRequired } from '../payments/payment-problems.js';
+import { requirementsFor, tierOfResource } from '../payments/requirements.js';
+import { tiersOf, type EventRow } from '../projection/event-row.js';
+import { EventsProjection } from '../projection/events-projection.js';
+import { paymentsSettled, ticketsSold } from '../ticketing-metrics.js';
+import { SETTINGS, type TicketingSettings } from '../tokens.js';
+import { SettleFacilitatorPayment } from './settle-facilitator-payment.js';
+import { SettleLedgerPayment } from './settle-ledger-payment.js';
+import { TakeSeat } from './take-seat.js';
+import { TicketBook } from './ticket-book.js';
+import { toTicket } from './ticket-row.js';
+
+const ON_SALE = new Set(['scheduled', 'live']);
+
+/**
+ * An RSVP (docs/product.md "Tickets, payments, ledger"; docs/protocol/payments.md): the ticket the
+ * caller holds already, a free ticket, or for a paid event the 402 with what to pay and then the
+ * settlement of the payment sent, on the ledger or through a facilitator.
+ */
+@Injectable()
+export class Rsvp {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly events: EventsProjection,
+    private readonly book: TicketBook,
+    private readonly takeSeat: TakeSeat,
+    private readonly ledgerPayment: SettleLedgerPayment,
+    private readonly facilitatorPayment: SettleFacilitatorPayment,
+    @Inject(SETTINGS) private readonly settings: TicketingSettings,
+  ) {}
+
+  async rsvp(
+    meta: MessageMeta & { caller: string },
+    eventId: string,
+    tierId: string | undefined,
+    header: string | undefined,
+  ): Promise<RsvpReply> {
+    const reply = await this.takeTicket(meta, eventId, tierId, header);
+    if (reply.created) {
+      ticketsSold.inc({ mode: reply.ticket.price !== '0' && reply.settlement ? 'paid' : 'free' });
+      if (reply.settlement && reply.ticket.asset) {
+        paymentsSettled.inc({ facilitator: this.settings.facilitator, asset: reply.ticket.asset });
+      }
+    }
+    return reply;
+  }
+
+  private async takeTicket(
+    meta: MessageMeta & { caller: string },
+    eventId: string,
+    tierId: string | undefined,
+    header: string | undefined,
+  ): Promise<RsvpReply> {
+    const event = await this.events.ensure(eventId, meta.caller, meta.requestId);
+    const held = await this.book.activeTicket(event.event_id, meta.caller);
+    if (held) return { ticket: toTicket(held), created: false, settlement: null };
+    if (!ON_SALE.has(event.status))
+      throw new DomainError('ticket.not_on_sale', `The event is ${event.status}`);
+
+    if (event.ticketing.mode === 'free') return this.takeSeat.free(event, meta.caller);
+
+    const accepts = requirementsFor(this.settings, event, await this.availableTiers(event));
+    if (header === undefined) {
+      throw paymentRequired(
+        'payment.required',
+        'This event sells paid tickets: pay with X-PAYMENT',
+        'X-PAYMENT header is required',
+        accepts,
+      );
+    }
+    let payload: PaymentPayload;
+    try {
+      payload = decodePaymentHeader(header);
+    } catch (error) {
+      throw asPaymentProblem(error, accepts);
+    }
+    const wanted =
+      tierId ?? tierOfPayload(payload) ?? (event.ticketing.mode === 'single' ? 'general' : undefined);
+    const tiers = tiersOf(event.ticketing, event.capacity);
+    const tier = tiers.find((offer) => offer.tierId === wanted);
+    if (!tier) {
+      throw new DomainError('validation.failed', 'tierId: name one of the event tiers', [
+        { field: 'tierId', message: `must be one of ${tiers.map((t) => t.tierId).join(', ')}` },
+      ]);
+    }
+    const requirements = accepts.find((entry) => entry.extra.tierId === tier.tierId);
+    if (!requirements) throw new DomainError('capacity.sold_out', `No seat is left in tier ${tier.tierId}`);
+    const settle = this.settings.facilitator === 'ledger' ? this.ledgerPayment : this.facilitatorPayment;
+    return settle.settle(event, meta.caller, payload, requirements, accepts);
+  }
+
+  private async availableTiers(event: EventRow): Promise<Set<string>> {
+    const rows = await queryRows<{ tier_id: string }>(
+      this.dataSource,
+      `SELECT i.tier_id FROM ticketing.inventory i JOIN ticketing.events e USING (event_id)
+       WHERE i.event_id = $1 AND i.sold < i.capacity AND e.sold < e.capacity`,
+      [event.event_id],
+    );
+    return new Set(rows.map((row) => row.tier_id));
+  }
+}
+
+function tierOfPayload(payload: PaymentPayload): string | undefined {
+  const authorization = (payload.payload as { authorization?: { resource?: unknown } }).authorization;
+  return typeof authorization?.resource === 'string' ? tierOfResource(authorization.resource) : undefined;
+}

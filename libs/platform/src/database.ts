@@ -26,7 +26,10 @@ export function createSchemaDataSource(options: SchemaDataSourceOptions): DataSo
     migrationsTransactionMode: 'each',
     synchronize: false,
     migrationsRun: false,
-    logging: ['error'],
+    // TypeORM's own logger writes coloured multi-line SQL to stdout, which breaks the JSON-lines
+    // logs, and most failed queries are expected (a unique violation is a 409). An unexpected one
+    // reaches RemoteErrorFilter, which logs it as internal.error with its stack.
+    logging: false,
     poolSize: options.poolSize ?? 10,
     extra: { application_name: `townhall-${options.schema}`, connectionTimeoutMillis: 5_000 },
   });

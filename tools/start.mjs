@@ -15,6 +15,9 @@ for (const [name, value] of Object.entries(LOCAL_DEFAULTS)) {
   }
 }
 env.PORT ??= '3000';
+// Every app must name the same public origin: the gateway's audience, ticketing's x402 resources
+// and the events service's calendar links (each app alone would default to port 3000).
+env.PUBLIC_BASE_URL ??= `http://localhost:${env.PORT}`;
 // The faucet stays off unless LEDGER_FAUCET=true is set: this is the production shape.
 
 const names = [...SERVICES, GATEWAY];

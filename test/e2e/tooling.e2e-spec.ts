@@ -1,11 +1,13 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import pg from 'pg';
+import { AgentClient } from '@townhall/sdk';
 import {
   APPS,
   createTestDatabase,
   freePort,
   PrivateNatsServer,
+  problemOf,
   REDIS_URL,
   REPO_ROOT,
   waitFor,
@@ -253,7 +255,7 @@ describe('npm run start:distributed (tools/start.mjs): a probe port per app', ()
     await nats.destroy();
   });
 
-  it('prints each probe URL, serves metrics on each, and stops every app on SIGTERM', async () => {
+  it('prints each probe URL, serves metrics on each, gives every app the gateway origin, and stops every app on SIGTERM', async () => {
     const apps = [...APPS.services, APPS.gateway];
     const port = await freePort();
     const probeBase = await freePortRange(apps.length);
@@ -295,6 +297,24 @@ describe('npm run start:distributed (tools/start.mjs): a probe port per app', ()
       expect(metrics.status).toBe(200);
       expect(metrics.body).toMatch(/^townhall_\w+/m);
     }
+
+    // Every app names the same public origin, the gateway's PORT (not 3000): the x402 resource
+    // ticketing asks a buyer to sign is under it.
+    const origin = `http://localhost:${port}`;
+    const client = () => new AgentClient({ baseUrl: `http://127.0.0.1:${port}`, audience: origin });
+    const startsAt = new Date(Date.now() + 86_400_000);
+    const event = await client().events.create({
+      title: 'Origins',
+      startsAt: startsAt.toISOString(),
+      endsAt: new Date(startsAt.getTime() + 3_600_000).toISOString(),
+      timezone: 'UTC',
+      capacity: 5,
+      ticketing: { mode: 'single', price: '100', asset: 'USDC' },
+    });
+    const payment = await problemOf(client().tickets.rsvp(event.id));
+    expect(payment.status).toBe(402);
+    const [offer] = payment.problem['accepts'] as { resource: string }[];
+    expect(offer!.resource.startsWith(`${origin}/`)).toBe(true);
 
     expect(await launcher.stop()).toBe(0);
     expect(launcher.stdout).toContain(`SIGTERM: stopping ${apps.join(', ')}`);

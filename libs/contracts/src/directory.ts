@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AgentIdSchema } from './agent-id.js';
 import { contract } from './contract.js';
+import { InstantReply, reply } from './replies.js';
 
 /** Handles are shown as @handle; matching is case-insensitive, so they are stored lower-case. */
 export const HandleSchema = z
@@ -24,21 +25,22 @@ export const CardInputSchema = z.strictObject({
 });
 export type CardInput = z.input<typeof CardInputSchema>;
 
-export interface DirectoryLink {
-  label: string;
-  url: string;
-}
-
-export interface DirectoryCard {
-  agentId: string;
-  handle: string;
-  displayName: string | null;
-  bio: string | null;
-  avatarUrl: string | null;
-  links: DirectoryLink[];
-  createdAt: string;
-  updatedAt: string;
-}
+export const DirectoryCardSchema = reply(
+  z.object({
+    agentId: AgentIdSchema,
+    handle: z.string().describe('Lower-case; shown as @handle'),
+    displayName: z.string().nullable(),
+    bio: z.string().nullable(),
+    avatarUrl: z.string().nullable(),
+    links: z.array(z.object({ label: z.string(), url: z.string() })),
+    createdAt: InstantReply,
+    updatedAt: InstantReply,
+  }),
+  'DirectoryCard',
+  "An agent's directory card",
+);
+export type DirectoryCard = z.output<typeof DirectoryCardSchema>;
+export type DirectoryLink = DirectoryCard['links'][number];
 
 export interface PutCardReply {
   card: DirectoryCard;

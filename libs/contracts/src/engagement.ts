@@ -1,24 +1,28 @@
 import { z } from 'zod';
 import { AgentIdSchema } from './agent-id.js';
 import { contract } from './contract.js';
-import { EventIdSchema, type AgendaItem } from './events.js';
+import { AgendaItemSchema, EventIdSchema } from './events.js';
+import { InstantReply, pageOf, reply } from './replies.js';
 import { PagingSchema, SequenceQuerySchema, type Page } from './page.js';
 import { InstantSchema } from './time.js';
 
 // ---- Live stage (docs/product.md "Live stage, Q&A, polls") ----
 
-export interface StageMessageView {
-  id: string;
-  eventId: string;
-  /** Gap-free per event, from 1: read with `?after=<sequence>`. */
-  sequence: number;
-  authorId: string;
-  body: string;
-  /** `question`: a promoted question put on stage. */
-  kind: 'message' | 'question';
-  questionId: string | null;
-  createdAt: string;
-}
+export const StageMessageViewSchema = reply(
+  z.object({
+    id: z.string(),
+    eventId: z.string(),
+    sequence: z.number().int().describe('Gap-free per event, from 1: read on with `?after=<sequence>`'),
+    authorId: AgentIdSchema,
+    body: z.string(),
+    kind: z.enum(['message', 'question']).describe('`question`: a promoted question put on stage'),
+    questionId: z.string().nullable(),
+    createdAt: InstantReply,
+  }),
+  'StageMessage',
+);
+export type StageMessageView = z.output<typeof StageMessageViewSchema>;
+export const StageMessagePageSchema = pageOf(StageMessageViewSchema, 'StageMessage');
 
 export const StagePostSchema = z.strictObject({
   eventId: EventIdSchema,
@@ -35,15 +39,20 @@ export const StageListSchema = PagingSchema.extend({
 export const QUESTION_STATES = ['open', 'promoted', 'answered', 'dismissed'] as const;
 export type QuestionState = (typeof QUESTION_STATES)[number];
 
-export interface QuestionView {
-  id: string;
-  eventId: string;
-  authorId: string;
-  body: string;
-  upvotes: number;
-  state: QuestionState;
-  createdAt: string;
-}
+export const QuestionViewSchema = reply(
+  z.object({
+    id: z.string(),
+    eventId: z.string(),
+    authorId: AgentIdSchema,
+    body: z.string(),
+    upvotes: z.number().int(),
+    state: z.enum(QUESTION_STATES),
+    createdAt: InstantReply,
+  }),
+  'Question',
+);
+export type QuestionView = z.output<typeof QuestionViewSchema>;
+export const QuestionPageSchema = pageOf(QuestionViewSchema, 'Question');
 
 export const QuestionSubmitSchema = z.strictObject({
   eventId: EventIdSchema,
@@ -74,28 +83,32 @@ export const QuestionModerateSchema = z.strictObject({
 
 // ---- Polls ----
 
-export interface PollOptionView {
-  id: string;
-  label: string;
-  /** null while results are hidden (resultsVisibility `after_close` and the poll is open). */
-  votes: number | null;
-}
-
-export interface PollView {
-  id: string;
-  eventId: string;
-  openerId: string;
-  question: string;
-  options: PollOptionView[];
-  multiple: boolean;
-  resultsVisibility: 'live' | 'after_close';
-  status: 'open' | 'closed';
-  closesAt: string | null;
-  /** Ballots cast (one per agent); null while results are hidden. */
-  ballots: number | null;
-  createdAt: string;
-  closedAt: string | null;
-}
+export const PollViewSchema = reply(
+  z.object({
+    id: z.string(),
+    eventId: z.string(),
+    openerId: AgentIdSchema,
+    question: z.string(),
+    options: z.array(
+      z.object({
+        id: z.string(),
+        label: z.string(),
+        votes: z.number().int().nullable().describe('null while the results are hidden'),
+      }),
+    ),
+    multiple: z.boolean(),
+    resultsVisibility: z.enum(['live', 'after_close']),
+    status: z.enum(['open', 'closed']),
+    closesAt: InstantReply.nullable(),
+    ballots: z.number().int().nullable().describe('Ballots cast; null while the results are hidden'),
+    createdAt: InstantReply,
+    closedAt: InstantReply.nullable(),
+  }),
+  'Poll',
+);
+export type PollView = z.output<typeof PollViewSchema>;
+export type PollOptionView = PollView['options'][number];
+export const PollPageSchema = pageOf(PollViewSchema, 'Poll');
 
 export const PollOpenSchema = z.strictObject({
   eventId: EventIdSchema,
@@ -121,20 +134,25 @@ export const PollCloseSchema = z.strictObject({ eventId: EventIdSchema, pollId: 
 
 // ---- Recordings ----
 
-export interface RecordingView {
-  eventId: string;
-  published: boolean;
-  publishedAt: string | null;
-  mediaUrl: string | null;
-  summary: string | null;
-  transcript: {
-    agenda: AgendaItem[];
-    stage: StageMessageView[];
-    questions: QuestionView[];
-    polls: PollView[];
-    attendance: { ticketsIssued: number; attendees: string[] };
-  };
-}
+export const RecordingViewSchema = reply(
+  z.object({
+    eventId: z.string(),
+    published: z.boolean(),
+    publishedAt: InstantReply.nullable(),
+    mediaUrl: z.string().nullable(),
+    summary: z.string().nullable(),
+    transcript: z.object({
+      agenda: z.array(AgendaItemSchema),
+      stage: z.array(StageMessageViewSchema),
+      questions: z.array(QuestionViewSchema),
+      polls: z.array(PollViewSchema),
+      attendance: z.object({ ticketsIssued: z.number().int(), attendees: z.array(z.string()) }),
+    }),
+  }),
+  'Recording',
+  'What happened in an event, assembled when it ended',
+);
+export type RecordingView = z.output<typeof RecordingViewSchema>;
 
 export const RecordingPublishSchema = z.strictObject({
   eventId: EventIdSchema,

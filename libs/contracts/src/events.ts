@@ -3,6 +3,7 @@ import { AgentIdSchema } from './agent-id.js';
 import { contract } from './contract.js';
 import { PagingSchema, type Page } from './page.js';
 import { InstantSchema, TimeZoneSchema } from './time.js';
+import { InstantReply, pageOf, reply } from './replies.js';
 
 export const EVENT_STATUSES = ['scheduled', 'live', 'past', 'cancelled'] as const;
 export type EventStatus = (typeof EVENT_STATUSES)[number];
@@ -92,37 +93,43 @@ export type EventChangesInput = z.input<typeof EventChangesSchema>;
 
 export const EventIdSchema = z.string().min(1).max(100);
 
-export interface EventCounts {
-  /** Tickets sold per tier id (`general` for free and single-price events). */
-  ticketsSold: Record<string, number>;
-  questions: number;
-  polls: number;
-}
-
-export interface EventView {
-  id: string;
-  title: string;
-  description: string;
-  agenda: AgendaItem[];
-  startsAt: string;
-  endsAt: string;
-  timezone: string;
-  hostId: string;
-  moderators: string[];
-  speakers: string[];
-  capacity: number;
-  ticketing: Ticketing;
-  status: EventStatus;
-  seriesId: string | null;
-  counts: EventCounts;
-  /** Grows with every change of the event: a newer view always has a higher version. */
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-  startedAt: string | null;
-  endedAt: string | null;
-  cancelledAt: string | null;
-}
+export const EventViewSchema = reply(
+  z.object({
+    id: z.string(),
+    title: z.string(),
+    description: z.string(),
+    agenda: z.array(AgendaItemSchema),
+    startsAt: InstantReply,
+    endsAt: InstantReply,
+    timezone: z.string().describe('IANA time zone'),
+    hostId: AgentIdSchema,
+    moderators: z.array(z.string()),
+    speakers: z.array(z.string()),
+    capacity: z.number().int(),
+    ticketing: TicketingSchema,
+    status: z.enum(EVENT_STATUSES),
+    seriesId: z.string().nullable(),
+    counts: z.object({
+      ticketsSold: z
+        .record(z.string(), z.number().int())
+        .describe('Tickets sold per tier id (`general` for free and single-price events)'),
+      questions: z.number().int(),
+      polls: z.number().int(),
+    }),
+    version: z.number().int().describe('Grows with every change of the event'),
+    createdAt: InstantReply,
+    updatedAt: InstantReply,
+    startedAt: InstantReply.nullable(),
+    endedAt: InstantReply.nullable(),
+    cancelledAt: InstantReply.nullable(),
+  }),
+  'Event',
+  'An event: `scheduled -> live -> past`, or `scheduled -> cancelled`',
+);
+/** An event; `version` grows with every change, so a newer view always has a higher one. */
+export type EventView = z.output<typeof EventViewSchema>;
+export type EventCounts = EventView['counts'];
+export const EventPageSchema = pageOf(EventViewSchema, 'Event');
 
 export const EventListQuerySchema = PagingSchema.extend({
   status: z.enum(EVENT_STATUSES).optional(),
@@ -186,25 +193,30 @@ export const CreateSeriesSchema = z.strictObject({
 export type CreateSeries = z.output<typeof CreateSeriesSchema>;
 export type CreateSeriesInput = z.input<typeof CreateSeriesSchema>;
 
-export interface SeriesOccurrence {
-  eventId: string;
-  startsAt: string;
-  status: EventStatus;
-}
-
-export interface SeriesView {
-  id: string;
-  title: string;
-  description: string;
-  hostId: string;
-  recurrence: { startsAt: string; timezone: string; rrule: string };
-  template: SeriesTemplate;
-  followerCount: number;
-  /** The next occurrences that are scheduled or live (up to 10). */
-  upcoming: SeriesOccurrence[];
-  createdAt: string;
-  updatedAt: string;
-}
+export const SeriesViewSchema = reply(
+  z.object({
+    id: z.string(),
+    title: z.string(),
+    description: z.string(),
+    hostId: AgentIdSchema,
+    recurrence: z.object({
+      startsAt: z.string().describe('Local date-time without offset, e.g. 2027-03-04T19:00'),
+      timezone: z.string(),
+      rrule: z.string().describe('RFC 5545 RRULE subset, e.g. FREQ=WEEKLY;BYDAY=TH;COUNT=10'),
+    }),
+    template: SeriesTemplateSchema.extend({ moderators: z.array(z.string()), speakers: z.array(z.string()) }),
+    followerCount: z.number().int(),
+    upcoming: z
+      .array(z.object({ eventId: z.string(), startsAt: InstantReply, status: z.enum(EVENT_STATUSES) }))
+      .describe('The next occurrences that are scheduled or live (up to 10)'),
+    createdAt: InstantReply,
+    updatedAt: InstantReply,
+  }),
+  'Series',
+  'A recurring series; its occurrences are ordinary events with `seriesId`',
+);
+export type SeriesView = z.output<typeof SeriesViewSchema>;
+export type SeriesOccurrence = SeriesView['upcoming'][number];
 
 export interface CalendarFile {
   filename: string;

@@ -7,6 +7,7 @@ export * from './agent-id.js';
 export * from './time.js';
 export * from './cursor.js';
 export * from './page.js';
+export * from './replies.js';
 export * from './directory.js';
 export * from './events.js';
 export * from './ticketing.js';

@@ -1,43 +1,57 @@
 import { z } from 'zod';
 import { AssetSchema, CapacitySchema, EventIdSchema, TicketingSchema } from './events.js';
+import { AgentIdSchema } from './agent-id.js';
 import { contract } from './contract.js';
+import { AmountReply, InstantReply, pageOf, reply } from './replies.js';
 import { PagingSchema, type Page } from './page.js';
 
-export type TicketStatus = 'pending' | 'active' | 'cancelled';
-
-export interface TicketView {
-  id: string;
-  eventId: string;
-  tierId: string;
-  holderId: string;
-  status: TicketStatus;
-  /** Integer string of atomic units; "0" for free tickets. */
-  price: string;
-  asset: string | null;
-  createdAt: string;
-  cancelledAt: string | null;
-}
+export const TicketViewSchema = reply(
+  z.object({
+    id: z.string(),
+    eventId: z.string(),
+    tierId: z.string(),
+    holderId: AgentIdSchema,
+    status: z.enum(['pending', 'active', 'cancelled']),
+    price: AmountReply.describe('Integer string of atomic units; "0" for free tickets'),
+    asset: z.string().nullable(),
+    createdAt: InstantReply,
+    cancelledAt: InstantReply.nullable(),
+  }),
+  'Ticket',
+);
+export type TicketView = z.output<typeof TicketViewSchema>;
+export type TicketStatus = TicketView['status'];
+export const TicketPageSchema = pageOf(TicketViewSchema, 'Ticket');
 
 export const LEDGER_ENTRY_TYPES = ['EVENT_TICKET', 'EVENT_TICKET_REFUND', 'FAUCET'] as const;
 export type LedgerEntryType = (typeof LEDGER_ENTRY_TYPES)[number];
 
-export interface LedgerEntryView {
-  id: string;
-  type: LedgerEntryType;
-  agentId: string;
-  /** Signed integer string: negative is money out. */
-  amount: string;
-  asset: string;
-  eventId: string | null;
-  ticketId: string | null;
-  counterpartyId: string | null;
-  createdAt: string;
-}
+export const LedgerEntryViewSchema = reply(
+  z.object({
+    id: z.string(),
+    type: z.enum(LEDGER_ENTRY_TYPES),
+    agentId: AgentIdSchema,
+    amount: AmountReply.describe('Signed integer string of atomic units: negative is money out'),
+    asset: z.string(),
+    eventId: z.string().nullable(),
+    ticketId: z.string().nullable(),
+    counterpartyId: z.string().nullable(),
+    createdAt: InstantReply,
+  }),
+  'LedgerEntry',
+  'One immutable money movement; both sides of every transfer are recorded',
+);
+export type LedgerEntryView = z.output<typeof LedgerEntryViewSchema>;
+export const LedgerEntryPageSchema = pageOf(LedgerEntryViewSchema, 'LedgerEntry');
 
-export interface BalanceView {
-  agentId: string;
-  balances: Array<{ asset: string; amount: string }>;
-}
+export const BalanceViewSchema = reply(
+  z.object({
+    agentId: AgentIdSchema,
+    balances: z.array(z.object({ asset: z.string(), amount: AmountReply })),
+  }),
+  'Balance',
+);
+export type BalanceView = z.output<typeof BalanceViewSchema>;
 
 /** The x402 settlement answer, for the X-PAYMENT-RESPONSE header. */
 export interface SettlementView {

@@ -1,11 +1,10 @@
 import { Body, Controller, Get, Inject, Param, Put, Req, Res } from '@nestjs/common';
-import { Directory, type CardInput, type DirectoryCard } from '@townhall/contracts';
+import { Directory, type CardInput, type DirectoryCard, DirectoryCardSchema } from '@townhall/contracts';
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Signed } from '../auth/signed.decorator.js';
 import { ApiRoute } from '../openapi/api-route.decorator.js';
 import { AgentPath, HandlePath } from '../openapi/route-params.js';
-import { DirectoryCardSchema } from '../openapi/view-schemas.js';
 import { metaOf } from '../request-context.js';
 
 /** Directory routes (docs/product.md "Directory"); the directory service owns the data. */

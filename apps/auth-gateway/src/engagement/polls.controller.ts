@@ -1,11 +1,10 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
-import { Polls, type Page, type PollView } from '@townhall/contracts';
+import { Polls, type Page, type PollView, PollPageSchema, PollViewSchema } from '@townhall/contracts';
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import type { FastifyRequest } from 'fastify';
 import { Signed } from '../auth/signed.decorator.js';
 import { ApiRoute } from '../openapi/api-route.decorator.js';
 import { EventPath, PollPath } from '../openapi/route-params.js';
-import { PollPageSchema, PollViewSchema } from '../openapi/view-schemas.js';
 import { metaOf } from '../request-context.js';
 import { bodyWith } from './request-body.js';
 

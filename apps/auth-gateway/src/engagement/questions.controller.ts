@@ -1,11 +1,17 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
-import { Questions, type Page, type QuestionAction, type QuestionView } from '@townhall/contracts';
+import {
+  Questions,
+  type Page,
+  type QuestionAction,
+  type QuestionView,
+  QuestionPageSchema,
+  QuestionViewSchema,
+} from '@townhall/contracts';
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import type { FastifyRequest } from 'fastify';
 import { Signed } from '../auth/signed.decorator.js';
 import { ApiRoute } from '../openapi/api-route.decorator.js';
 import { EventPath, QuestionPath } from '../openapi/route-params.js';
-import { QuestionPageSchema, QuestionViewSchema } from '../openapi/view-schemas.js';
 import { metaOf } from '../request-context.js';
 import { bodyWith } from './request-body.js';
 

@@ -1,11 +1,16 @@
 import { Body, Controller, Get, Inject, Param, Post, Query, Req } from '@nestjs/common';
-import { Stage, type Page, type StageMessageView } from '@townhall/contracts';
+import {
+  Stage,
+  type Page,
+  type StageMessageView,
+  StageMessagePageSchema,
+  StageMessageViewSchema,
+} from '@townhall/contracts';
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import type { FastifyRequest } from 'fastify';
 import { Signed } from '../auth/signed.decorator.js';
 import { ApiRoute } from '../openapi/api-route.decorator.js';
 import { EventPath } from '../openapi/route-params.js';
-import { StageMessagePageSchema, StageMessageViewSchema } from '../openapi/view-schemas.js';
 import { metaOf } from '../request-context.js';
 import { bodyWith } from './request-body.js';
 

@@ -18,6 +18,8 @@ import {
   type EventView,
   type LifecycleAction,
   type Page,
+  EventPageSchema,
+  EventViewSchema,
 } from '@townhall/contracts';
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -26,7 +28,6 @@ import { Signed } from '../auth/signed.decorator.js';
 import { ApiRoute } from '../openapi/api-route.decorator.js';
 import { CALENDAR_EXAMPLE } from '../openapi/api-description.js';
 import { EventPath } from '../openapi/route-params.js';
-import { EventPageSchema, EventViewSchema } from '../openapi/view-schemas.js';
 import { metaOf } from '../request-context.js';
 
 export const CALENDAR_CONTENT_TYPE = 'text/calendar; charset=utf-8';

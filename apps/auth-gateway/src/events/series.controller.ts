@@ -11,7 +11,7 @@ import {
   Req,
   Res,
 } from '@nestjs/common';
-import { Series, type SeriesView } from '@townhall/contracts';
+import { Series, type SeriesView, SeriesViewSchema } from '@townhall/contracts';
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -19,7 +19,6 @@ import { Signed } from '../auth/signed.decorator.js';
 import { CALENDAR_EXAMPLE } from '../openapi/api-description.js';
 import { ApiRoute } from '../openapi/api-route.decorator.js';
 import { SeriesPath } from '../openapi/route-params.js';
-import { SeriesViewSchema } from '../openapi/view-schemas.js';
 import { metaOf } from '../request-context.js';
 import { CALENDAR_CONTENT_TYPE } from './events.controller.js';
 

@@ -2,7 +2,7 @@ import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { runChecks, type ReadinessCheck } from '@townhall/platform';
 import type { FastifyReply } from 'fastify';
 import { ApiRoute } from '../openapi/api-route.decorator.js';
-import { HealthSchema, ReadinessSchema } from '../openapi/view-schemas.js';
+import { HealthSchema, ReadinessSchema } from '../openapi/edge-schemas.js';
 
 export const READINESS_CHECKS = Symbol('ReadinessChecks');
 

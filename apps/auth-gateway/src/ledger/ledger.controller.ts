@@ -1,10 +1,17 @@
 import { Body, Controller, Get, Inject, Post, Query, Req } from '@nestjs/common';
-import { Ledger, type BalanceView, type LedgerEntryView, type Page } from '@townhall/contracts';
+import {
+  Ledger,
+  type BalanceView,
+  type LedgerEntryView,
+  type Page,
+  BalanceViewSchema,
+  LedgerEntryPageSchema,
+  LedgerEntryViewSchema,
+} from '@townhall/contracts';
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import type { FastifyRequest } from 'fastify';
 import { Signed } from '../auth/signed.decorator.js';
 import { ApiRoute } from '../openapi/api-route.decorator.js';
-import { BalanceViewSchema, LedgerEntryPageSchema, LedgerEntryViewSchema } from '../openapi/view-schemas.js';
 import { metaOf } from '../request-context.js';
 
 /** The caller's own ledger; owned by ticketing. */

@@ -7,7 +7,10 @@ import {
   PATH_METADATA,
 } from '@nestjs/common/constants.js';
 import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants.js';
-import { PROBLEM_CODES, type ProblemCode } from '@townhall/contracts';
+import { PROBLEM_CODES, type ProblemCode, replySchemas } from '@townhall/contracts';
+// Registers the edge's own components (Problem, PaymentRequired, CloudEvent, ...) beside the
+// services' replies, which @townhall/contracts registers.
+import './edge-schemas.js';
 import { z } from 'zod';
 import {
   apiDescription,
@@ -18,7 +21,6 @@ import {
   TAG_DESCRIPTIONS,
 } from './api-description.js';
 import { API_ROUTE_METADATA, type ApiRouteDoc } from './api-route.decorator.js';
-import { replySchemas } from './view-schemas.js';
 import { isUnlimitedRoute } from '../rate-limit/rate-limited-requests.js';
 
 type Json = Record<string, unknown>;

@@ -1,5 +1,13 @@
 import { Body, Controller, Delete, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { DomainError, parseOrThrow, Tickets, type Page, type TicketView } from '@townhall/contracts';
+import {
+  DomainError,
+  parseOrThrow,
+  Tickets,
+  type Page,
+  type TicketView,
+  TicketPageSchema,
+  TicketViewSchema,
+} from '@townhall/contracts';
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import { encodePaymentResponse } from '@townhall/x402';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -12,7 +20,6 @@ import {
 } from '../openapi/api-description.js';
 import { ApiRoute } from '../openapi/api-route.decorator.js';
 import { EventPath } from '../openapi/route-params.js';
-import { TicketPageSchema, TicketViewSchema } from '../openapi/view-schemas.js';
 import { metaOf } from '../request-context.js';
 
 /** The body of an RSVP carries at most the tier. */

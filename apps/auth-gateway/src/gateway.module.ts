@@ -1,5 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { SERVICE_CLIENT, type ReadinessCheck, type ServiceClient } from '@townhall/platform';
+import { DirectoryRoutes } from '@townhall/contracts';
+import { contractRoutes } from './routes/contract-routes.js';
 import { DirectoryController } from './directory/directory.controller.js';
 import { PollsController } from './engagement/polls.controller.js';
 import { QuestionsController } from './engagement/questions.controller.js';
@@ -22,6 +24,7 @@ export class GatewayModule {
       controllers: [
         HealthController,
         DirectoryController,
+        contractRoutes('Directory', Object.values(DirectoryRoutes)),
         SeriesController,
         EventsController,
         TicketsController,

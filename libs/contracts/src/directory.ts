@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AgentIdSchema } from './agent-id.js';
 import { contract } from './contract.js';
+import { httpRoute } from './http.js';
 import { InstantReply, reply } from './replies.js';
 
 /** Handles are shown as @handle; matching is case-insensitive, so they are stored lower-case. */
@@ -54,4 +55,36 @@ export const Directory = {
     'directory.handle.resolve',
     z.strictObject({ handle: HandleSchema }),
   ),
+} as const;
+
+/** The directory's plain routes (PUT /directory/me answers 201 or 200: an explicit route). */
+export const DirectoryRoutes = {
+  resolveHandle: httpRoute({
+    contract: Directory.resolveHandle,
+    name: 'resolveHandle',
+    tag: 'Directory',
+    method: 'GET',
+    path: '/directory/handles/:handle',
+    params: z.object({
+      handle: HandleSchema.describe('The handle, without `@`; matched case-insensitively'),
+    }),
+    rest: 'none',
+    signed: true,
+    summary: 'Resolve a handle to its card',
+    reply: DirectoryCardSchema,
+    codes: ['validation.failed', 'directory.handle_not_found'],
+  }),
+  getCard: httpRoute({
+    contract: Directory.getCard,
+    name: 'getCard',
+    tag: 'Directory',
+    method: 'GET',
+    path: '/directory/:agentId',
+    params: z.object({ agentId: AgentIdSchema.describe("The agent's id (its public key)") }),
+    rest: 'none',
+    signed: true,
+    summary: "An agent's directory card",
+    reply: DirectoryCardSchema,
+    codes: ['validation.failed', 'directory.card_not_found'],
+  }),
 } as const;

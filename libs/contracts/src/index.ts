@@ -1,6 +1,7 @@
 export * from './problem-codes.js';
 export * from './domain-error.js';
 export * from './contract.js';
+export * from './http.js';
 export * from './ids.js';
 export * from './validation.js';
 export * from './agent-id.js';

@@ -1,6 +1,11 @@
 import { generateAgentKey, signRequest, type AgentKey, type SignedHeaders } from '@townhall/auth/portable';
+import { DirectoryRoutes, httpRequestOf } from '@townhall/contracts';
 import type {
   CardInput,
+  Contract,
+  HttpRoute,
+  ReplyOf,
+  RequestOf,
   CreateSeriesInput,
   DirectoryCard,
   EventChangesInput,
@@ -19,6 +24,7 @@ import type {
   TicketView,
 } from '@townhall/contracts';
 import type { PaymentRequirements, PaymentResponse } from '@townhall/x402';
+import type { z } from 'zod';
 import { readLiveEvents, type LiveEvent, type LiveOptions } from './live-events.js';
 import { TownhallError, type ProblemBody } from './townhall-error.js';
 
@@ -97,9 +103,9 @@ export class AgentClient {
   readonly directory = {
     /** Creates or replaces this agent's card. */
     putMe: (card: CardInput) => this.call<DirectoryCard>('PUT', '/directory/me', { body: card }),
-    get: (agentId: string) => this.call<DirectoryCard>('GET', `/directory/${encodeURIComponent(agentId)}`),
+    get: (agentId: string) => this.route(DirectoryRoutes.getCard, { agentId }),
     resolveHandle: (handle: string) =>
-      this.call<DirectoryCard>('GET', `/directory/handles/${encodeURIComponent(handle.replace(/^@/, ''))}`),
+      this.route(DirectoryRoutes.resolveHandle, { handle: handle.replace(/^@/, '') }),
   };
 
   readonly events = {
@@ -315,6 +321,19 @@ export class AgentClient {
       method,
       target,
       ...(body === undefined ? {} : { body }),
+    });
+  }
+
+  /** Calls a route bound in the contracts (`HttpRoute`): its path, query or body from `input`. */
+  async route<C extends Contract<z.ZodType, unknown>>(
+    route: HttpRoute<C>,
+    input: RequestOf<C>,
+  ): Promise<ReplyOf<C>> {
+    const { path, query, body } = httpRequestOf(route, input);
+    return this.call<ReplyOf<C>>(route.method, path, {
+      ...(query ? { query: query as Query } : {}),
+      ...(body === undefined ? {} : { body }),
+      signed: route.signed,
     });
   }
 

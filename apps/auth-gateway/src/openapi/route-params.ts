@@ -1,4 +1,4 @@
-import { AgentIdSchema, EventIdSchema, HandleSchema } from '@townhall/contracts';
+import { EventIdSchema } from '@townhall/contracts';
 import { z } from 'zod';
 
 /*
@@ -10,7 +10,3 @@ export const EventPath = z.object({ id: EventIdSchema.describe('The event id') }
 export const SeriesPath = z.object({ id: EventIdSchema.describe('The series id') });
 export const QuestionPath = EventPath.extend({ qid: EventIdSchema.describe('The question id') });
 export const PollPath = EventPath.extend({ pid: EventIdSchema.describe('The poll id') });
-export const AgentPath = z.object({ agentId: AgentIdSchema.describe("The agent's id (its public key)") });
-export const HandlePath = z.object({
-  handle: HandleSchema.describe('The handle, without `@`; matched case-insensitively'),
-});

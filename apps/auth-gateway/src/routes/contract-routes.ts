@@ -1,0 +1,83 @@
+import { Controller, Delete, Get, Inject, Patch, Post, Put, Req, type Type } from '@nestjs/common';
+import { pathParamsOf, type HttpMethod, type HttpRoute } from '@townhall/contracts';
+import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { Signed } from '../auth/signed.decorator.js';
+import { ApiRoute } from '../openapi/api-route.decorator.js';
+import { metaOf } from '../request-context.js';
+
+const METHODS: Record<HttpMethod, (path: string) => MethodDecorator> = {
+  GET: Get,
+  POST: Post,
+  PUT: Put,
+  PATCH: Patch,
+  DELETE: Delete,
+};
+
+/**
+ * The gateway's routes for a group of contracts' HTTP bindings (libs/contracts `HttpRoute`): one
+ * Nest controller whose handlers the signed-request hooks, the limits, the metrics and the
+ * OpenAPI document see as they see a written one. A handler gathers the request's fields (the
+ * path, and the query string or the JSON body) and forwards them to the contract's service,
+ * which validates them against the contract's schema.
+ */
+export function contractRoutes(tag: string, routes: readonly HttpRoute[]): Type {
+  @Controller()
+  class ContractRoutes {
+    constructor(@Inject(SERVICE_CLIENT) readonly services: ServiceClient) {}
+  }
+  Object.defineProperty(ContractRoutes, 'name', { value: `${tag}RoutesController` });
+  for (const route of routes) {
+    const handler = function (this: ContractRoutes, request: FastifyRequest): Promise<unknown> {
+      const rest = route.rest === 'query' ? request.query : route.rest === 'body' ? request.body : undefined;
+      const input = {
+        ...(typeof rest === 'object' && rest !== null ? rest : {}),
+        ...(request.params as object),
+      };
+      return forward(this.services, route, input, metaOf(request));
+    };
+    Object.defineProperty(ContractRoutes.prototype, route.name, {
+      value: handler,
+      writable: true,
+      configurable: true,
+    });
+    const descriptor = Object.getOwnPropertyDescriptor(ContractRoutes.prototype, route.name)!;
+    METHODS[route.method](route.path)(ContractRoutes.prototype, route.name, descriptor);
+    if (route.signed) Signed()(ContractRoutes.prototype, route.name, descriptor);
+    const rest = restSchemaOf(route);
+    ApiRoute({
+      summary: route.summary,
+      ...(route.description ? { description: route.description } : {}),
+      tag: route.tag,
+      ...(route.params ? { params: route.params } : {}),
+      ...(rest && route.rest === 'query' ? { query: rest } : {}),
+      ...(rest && route.rest === 'body' ? { body: rest } : {}),
+      reply: route.reply,
+      codes: route.codes,
+    })(ContractRoutes.prototype, route.name, descriptor);
+    Req()(ContractRoutes.prototype, route.name, 0);
+  }
+  return ContractRoutes;
+}
+
+/**
+ * Sends what the client sent, unchecked, to the service that owns the contract: the service
+ * validates it against `contract.request` (400 `validation.failed`, every field named). The one
+ * place the gateway hands a service input its own types cannot vouch for.
+ */
+function forward(
+  services: ServiceClient,
+  route: HttpRoute,
+  input: Record<string, unknown>,
+  meta: ReturnType<typeof metaOf>,
+): Promise<unknown> {
+  return services.send(route.contract, input, meta);
+}
+
+/** The request's fields that are not in the path, for the document (query parameters or body). */
+function restSchemaOf(route: HttpRoute): z.ZodObject | undefined {
+  if (route.rest === 'none' || !(route.contract.request instanceof z.ZodObject)) return undefined;
+  const inPath: Record<string, true> = Object.fromEntries(pathParamsOf(route).map((name) => [name, true]));
+  return route.contract.request.omit(inPath);
+}

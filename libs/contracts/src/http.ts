@@ -1,0 +1,65 @@
+import type { z } from 'zod';
+import type { Contract, ReplyOf, RequestOf } from './contract.js';
+import type { ProblemCode } from './problem-codes.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+type AnyContract = Contract<z.ZodType, unknown>;
+
+/**
+ * A contract's HTTP binding, the one place a plain request/reply route is stated: the gateway
+ * mounts it (apps/auth-gateway/src/routes/contract-routes.ts), the OpenAPI document describes it
+ * and the SDK calls it (AgentClient `route`). The request's fields come from the path (each
+ * `:name` is the contract field of that name) and from the query string or the JSON body; the
+ * service validates them against the contract's request schema. Routes that are not plain
+ * request/reply (x402 RSVP, the live stream, calendars, a PUT answering 201 or 200) stay
+ * explicit controllers.
+ */
+export interface HttpRoute<C extends AnyContract = AnyContract> {
+  contract: C;
+  /** The handler's name; the OpenAPI operationId is `<tag><Name>`, e.g. `directoryGetCard`. */
+  name: string;
+  /** The OpenAPI tag (and the group the gateway mounts it in). */
+  tag: string;
+  method: HttpMethod;
+  /** e.g. `/directory/:agentId`: each path parameter is the contract field of that name. */
+  path: string;
+  /** The path parameters as the document shows them (the contract fields' own schemas). */
+  params?: z.ZodObject;
+  /** Where the fields not in the path come from. */
+  rest: 'query' | 'body' | 'none';
+  /** The caller signs (docs/protocol/signing.md); `false`: a public read. */
+  signed: boolean;
+  summary: string;
+  /** Markdown. */
+  description?: string;
+  /** The reply schema: its output is exactly the contract's reply type. */
+  reply: z.ZodType<ReplyOf<C>>;
+  /** The domain's problem codes; the generic ones (signing, validation, 503/504) are added. */
+  codes: ProblemCode[];
+}
+
+export function httpRoute<C extends AnyContract>(route: HttpRoute<C>): HttpRoute<C> {
+  return route;
+}
+
+/** The path parameters of `route`, in order (`/a/:x/b/:y` is `[x, y]`). */
+export function pathParamsOf(route: HttpRoute): string[] {
+  return [...route.path.matchAll(/:([A-Za-z]\w*)/g)].map((match) => match[1]!);
+}
+
+/** What a client sends for `input`: the path with its parameters filled in, and the rest. */
+export function httpRequestOf<C extends AnyContract>(
+  route: HttpRoute<C>,
+  input: RequestOf<C>,
+): { path: string; query?: Record<string, unknown>; body?: unknown } {
+  const fields = { ...(input as Record<string, unknown>) };
+  const path = route.path.replace(/:([A-Za-z]\w*)/g, (_, name: string) => {
+    const value = fields[name];
+    delete fields[name];
+    return encodeURIComponent(String(value));
+  });
+  if (route.rest === 'query') return { path, query: fields };
+  if (route.rest === 'body') return { path, body: fields };
+  return { path };
+}

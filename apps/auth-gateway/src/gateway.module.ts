@@ -1,16 +1,13 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { SERVICE_CLIENT, type ReadinessCheck, type ServiceClient } from '@townhall/platform';
-import { DirectoryRoutes } from '@townhall/contracts';
+import { DirectoryRoutes, LedgerRoutes, PollRoutes, StageRoutes } from '@townhall/contracts';
 import { contractRoutes } from './routes/contract-routes.js';
 import { DirectoryController } from './directory/directory.controller.js';
-import { PollsController } from './engagement/polls.controller.js';
 import { QuestionsController } from './engagement/questions.controller.js';
 import { RecordingsController } from './engagement/recordings.controller.js';
-import { StageController } from './engagement/stage.controller.js';
 import { EventsController } from './events/events.controller.js';
 import { SeriesController } from './events/series.controller.js';
 import { HealthController, READINESS_CHECKS } from './health/health.controller.js';
-import { LedgerController } from './ledger/ledger.controller.js';
 import { LiveController } from './live/live.controller.js';
 import { OpenApiController } from './openapi/openapi.controller.js';
 import { TicketsController } from './tickets/tickets.controller.js';
@@ -28,10 +25,10 @@ export class GatewayModule {
         SeriesController,
         EventsController,
         TicketsController,
-        LedgerController,
-        StageController,
+        contractRoutes('Ledger', Object.values(LedgerRoutes)),
+        contractRoutes('Stage', Object.values(StageRoutes)),
         QuestionsController,
-        PollsController,
+        contractRoutes('Polls', Object.values(PollRoutes)),
         RecordingsController,
         LiveController,
         OpenApiController,

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { AgentIdSchema } from './agent-id.js';
 import { contract } from './contract.js';
-import { AgendaItemSchema, EventIdSchema } from './events.js';
+import { AgendaItemSchema, EventIdSchema, EventPath, PollPath } from './events.js';
+import { httpRoute } from './http.js';
 import { InstantReply, pageOf, reply } from './replies.js';
 import { PagingSchema, SequenceQuerySchema, type Page } from './page.js';
 import { InstantSchema } from './time.js';
@@ -214,4 +215,106 @@ export const Attendance = {
     'ticketing.attendance.get',
     z.strictObject({ eventId: EventIdSchema, agentId: AgentIdSchema }),
   ),
+} as const;
+
+/** The live stage (docs/product.md "Live stage, Q&A, polls"); owned by the engagement service. */
+export const StageRoutes = {
+  post: httpRoute({
+    contract: Stage.post,
+    name: 'post',
+    tag: 'Stage',
+    method: 'POST',
+    path: '/events/:id/stage',
+    fields: { id: 'eventId' },
+    params: EventPath,
+    rest: 'body',
+    signed: true,
+    summary: 'Post to the stage',
+    description: 'Speakers, moderators and the host, while the event is live.',
+    reply: StageMessageViewSchema,
+    codes: ['event.not_found', 'role.forbidden', 'stage.closed'],
+  }),
+  /** Public, in order; poll with `?after=<last sequence seen>`. */
+  list: httpRoute({
+    contract: Stage.list,
+    name: 'list',
+    tag: 'Stage',
+    method: 'GET',
+    path: '/events/:id/stage',
+    fields: { id: 'eventId' },
+    params: EventPath,
+    rest: 'query',
+    signed: false,
+    summary: 'The stage messages, in order',
+    description: 'Poll with `?after=<the last sequence you saw>`, or follow `/events/{id}/live`.',
+    reply: StageMessagePageSchema,
+    codes: ['event.not_found'],
+  }),
+} as const;
+
+/** Polls (docs/product.md "Live stage, Q&A, polls"); owned by the engagement service. */
+export const PollRoutes = {
+  open: httpRoute({
+    contract: Polls.open,
+    name: 'open',
+    tag: 'Polls',
+    method: 'POST',
+    path: '/events/:id/polls',
+    fields: { id: 'eventId' },
+    params: EventPath,
+    rest: 'body',
+    signed: true,
+    summary: 'Open a poll',
+    description: 'Speakers, moderators and the host, while live: 2 to 10 options.',
+    reply: PollViewSchema,
+    codes: ['event.not_found', 'role.forbidden', 'poll.not_live'],
+  }),
+  list: httpRoute({
+    contract: Polls.list,
+    name: 'list',
+    tag: 'Polls',
+    method: 'GET',
+    path: '/events/:id/polls',
+    fields: { id: 'eventId' },
+    params: EventPath,
+    rest: 'query',
+    signed: false,
+    summary: 'The polls, in opening order',
+    description: 'Counts are null while a poll shows its results only after closing.',
+    reply: PollPageSchema,
+    codes: ['event.not_found'],
+  }),
+  /** One ballot per attendee: `{ optionIds }`; a second is 409 poll.already_voted. */
+  vote: httpRoute({
+    contract: Polls.vote,
+    name: 'vote',
+    tag: 'Polls',
+    method: 'POST',
+    path: '/events/:id/polls/:pid/vote',
+    fields: { id: 'eventId', pid: 'pollId' },
+    params: PollPath,
+    rest: 'body',
+    signed: true,
+    status: 200,
+    summary: 'Vote in a poll',
+    description: 'Attendees, once per poll.',
+    reply: PollViewSchema,
+    codes: ['event.not_found', 'poll.not_found', 'role.forbidden', 'poll.closed', 'poll.already_voted'],
+  }),
+  close: httpRoute({
+    contract: Polls.close,
+    name: 'close',
+    tag: 'Polls',
+    method: 'POST',
+    path: '/events/:id/polls/:pid/close',
+    fields: { id: 'eventId', pid: 'pollId' },
+    params: PollPath,
+    rest: 'none',
+    signed: true,
+    status: 200,
+    summary: 'Close a poll',
+    description: 'The opener, a moderator or the host.',
+    reply: PollViewSchema,
+    codes: ['event.not_found', 'poll.not_found', 'role.forbidden', 'poll.closed'],
+  }),
 } as const;

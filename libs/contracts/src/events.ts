@@ -93,6 +93,13 @@ export type EventChangesInput = z.input<typeof EventChangesSchema>;
 
 export const EventIdSchema = z.string().min(1).max(100);
 
+// Path parameters as the OpenAPI document shows them, keyed as the routes name them; the values
+// are the contracts' own schemas (the gateway passes `id` on as `eventId`).
+export const EventPath = z.object({ id: EventIdSchema.describe('The event id') });
+export const SeriesPath = z.object({ id: EventIdSchema.describe('The series id') });
+export const QuestionPath = EventPath.extend({ qid: EventIdSchema.describe('The question id') });
+export const PollPath = EventPath.extend({ pid: EventIdSchema.describe('The poll id') });
+
 export const EventViewSchema = reply(
   z.object({
     id: z.string(),

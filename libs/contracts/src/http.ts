@@ -22,10 +22,14 @@ export interface HttpRoute<C extends AnyContract = AnyContract> {
   /** The OpenAPI tag (and the group the gateway mounts it in). */
   tag: string;
   method: HttpMethod;
-  /** e.g. `/directory/:agentId`: each path parameter is the contract field of that name. */
+  /** e.g. `/directory/:agentId`: each path parameter is the contract field of that name... */
   path: string;
-  /** The path parameters as the document shows them (the contract fields' own schemas). */
+  /** ...unless renamed here: path parameter -> contract field (`id` -> `eventId`). */
+  fields?: Record<string, string>;
+  /** The path parameters as the document shows them, keyed as the path names them. */
   params?: z.ZodObject;
+  /** The success status, when not the method's default (201 for POST, 200 otherwise). */
+  status?: number;
   /** Where the fields not in the path come from. */
   rest: 'query' | 'body' | 'none';
   /** The caller signs (docs/protocol/signing.md); `false`: a public read. */
@@ -48,15 +52,26 @@ export function pathParamsOf(route: HttpRoute): string[] {
   return [...route.path.matchAll(/:([A-Za-z]\w*)/g)].map((match) => match[1]!);
 }
 
+/** The contract field a path parameter carries. */
+export function fieldOfParam(route: HttpRoute, param: string): string {
+  return route.fields?.[param] ?? param;
+}
+
+/** The path parameters a route carries, as contract fields. */
+export function fieldsInPath(route: HttpRoute): string[] {
+  return pathParamsOf(route).map((param) => fieldOfParam(route, param));
+}
+
 /** What a client sends for `input`: the path with its parameters filled in, and the rest. */
 export function httpRequestOf<C extends AnyContract>(
   route: HttpRoute<C>,
   input: RequestOf<C>,
 ): { path: string; query?: Record<string, unknown>; body?: unknown } {
   const fields = { ...(input as Record<string, unknown>) };
-  const path = route.path.replace(/:([A-Za-z]\w*)/g, (_, name: string) => {
-    const value = fields[name];
-    delete fields[name];
+  const path = route.path.replace(/:([A-Za-z]\w*)/g, (_, param: string) => {
+    const field = fieldOfParam(route as HttpRoute, param);
+    const value = fields[field];
+    delete fields[field];
     return encodeURIComponent(String(value));
   });
   if (route.rest === 'query') return { path, query: fields };

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AssetSchema, CapacitySchema, EventIdSchema, TicketingSchema } from './events.js';
 import { AgentIdSchema } from './agent-id.js';
 import { contract } from './contract.js';
+import { httpRoute } from './http.js';
 import { AmountReply, InstantReply, pageOf, reply } from './replies.js';
 import { PagingSchema, type Page } from './page.js';
 
@@ -134,4 +135,47 @@ export const TicketTopics = {
 
 export const LedgerTopics = {
   entryRecorded: 'townhall.ledger.entry_recorded',
+} as const;
+
+/** The caller's own ledger (owned by ticketing). */
+export const LedgerRoutes = {
+  entries: httpRoute({
+    contract: Ledger.entries,
+    name: 'entries',
+    tag: 'Ledger',
+    method: 'GET',
+    path: '/ledger',
+    rest: 'query',
+    signed: true,
+    summary: "The caller's ledger entries",
+    description: '`EVENT_TICKET`, `EVENT_TICKET_REFUND` and `FAUCET`; amounts are signed integer strings.',
+    reply: LedgerEntryPageSchema,
+    codes: [],
+  }),
+  balance: httpRoute({
+    contract: Ledger.balance,
+    name: 'balance',
+    tag: 'Ledger',
+    method: 'GET',
+    path: '/ledger/balance',
+    rest: 'none',
+    signed: true,
+    summary: "The caller's balances, per asset",
+    reply: BalanceViewSchema,
+    codes: [],
+  }),
+  /** Only where LEDGER_FAUCET=true (standalone, tests); 404 ledger.faucet_disabled elsewhere. */
+  faucet: httpRoute({
+    contract: Ledger.faucet,
+    name: 'faucet',
+    tag: 'Ledger',
+    method: 'POST',
+    path: '/ledger/faucet',
+    rest: 'body',
+    signed: true,
+    summary: "Credit the caller's balance (test environments only)",
+    description: 'Exists only where `LEDGER_FAUCET=true`.',
+    reply: LedgerEntryViewSchema,
+    codes: ['ledger.faucet_disabled'],
+  }),
 } as const;

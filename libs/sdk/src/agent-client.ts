@@ -1,5 +1,5 @@
 import { generateAgentKey, signRequest, type AgentKey, type SignedHeaders } from '@townhall/auth/portable';
-import { DirectoryRoutes, httpRequestOf } from '@townhall/contracts';
+import { DirectoryRoutes, httpRequestOf, LedgerRoutes, PollRoutes, StageRoutes } from '@townhall/contracts';
 import type {
   CardInput,
   Contract,
@@ -12,15 +12,11 @@ import type {
   EventFieldsInput,
   EventListQueryInput,
   EventView,
-  BalanceView,
-  LedgerEntryView,
   Page,
-  PollView,
   QuestionState,
   QuestionView,
   RecordingView,
   SeriesView,
-  StageMessageView,
   TicketView,
 } from '@townhall/contracts';
 import type { PaymentRequirements, PaymentResponse } from '@townhall/x402';
@@ -166,14 +162,10 @@ export class AgentClient {
 
   /** The live stage: speakers, moderators and the host post while live; anyone reads. */
   readonly stage = {
-    post: (eventId: string, body: string) =>
-      this.call<StageMessageView>('POST', `/events/${encodeURIComponent(eventId)}/stage`, { body: { body } }),
+    post: (eventId: string, body: string) => this.route(StageRoutes.post, { eventId, body }),
     /** Messages after `after` (a sequence), in order: poll with the last sequence you saw. */
     list: (eventId: string, query: { after?: number; limit?: number; cursor?: string } = {}) =>
-      this.call<Page<StageMessageView>>('GET', `/events/${encodeURIComponent(eventId)}/stage`, {
-        query,
-        signed: false,
-      }),
+      this.route(StageRoutes.list, { ...query, eventId }),
   };
 
   /** Q&A: attendees ask and upvote; moderators and the host promote, answer and dismiss. */
@@ -203,17 +195,12 @@ export class AgentClient {
 
   /** Polls: speakers, moderators and the host open them while live; attendees vote once. */
   readonly polls = {
-    open: (eventId: string, poll: PollOpening) =>
-      this.call<PollView>('POST', `/events/${encodeURIComponent(eventId)}/polls`, { body: poll }),
+    open: (eventId: string, poll: PollOpening) => this.route(PollRoutes.open, { ...poll, eventId }),
     list: (eventId: string, query: { limit?: number; cursor?: string } = {}) =>
-      this.call<Page<PollView>>('GET', `/events/${encodeURIComponent(eventId)}/polls`, {
-        query,
-        signed: false,
-      }),
+      this.route(PollRoutes.list, { ...query, eventId }),
     vote: (eventId: string, pollId: string, optionIds: string[]) =>
-      this.call<PollView>('POST', this.pollPath(eventId, pollId, 'vote'), { body: { optionIds } }),
-    close: (eventId: string, pollId: string) =>
-      this.call<PollView>('POST', this.pollPath(eventId, pollId, 'close')),
+      this.route(PollRoutes.vote, { eventId, pollId, optionIds }),
+    close: (eventId: string, pollId: string) => this.route(PollRoutes.close, { eventId, pollId }),
   };
 
   /** Recordings: assembled when the event ends, public once the host publishes. */
@@ -231,20 +218,15 @@ export class AgentClient {
   };
 
   readonly ledger = {
-    balance: () => this.call<BalanceView>('GET', '/ledger/balance'),
-    entries: (query: { limit?: number; cursor?: string } = {}) =>
-      this.call<Page<LedgerEntryView>>('GET', '/ledger', { query }),
+    balance: () => this.route(LedgerRoutes.balance, {}),
+    entries: (query: { limit?: number; cursor?: string } = {}) => this.route(LedgerRoutes.entries, query),
     /** Only where the server runs with LEDGER_FAUCET=true. */
     faucet: (amount: string, asset?: string) =>
-      this.call<LedgerEntryView>('POST', '/ledger/faucet', { body: { amount, ...(asset ? { asset } : {}) } }),
+      this.route(LedgerRoutes.faucet, { amount, ...(asset ? { asset } : {}) }),
   };
 
   private questionPath(eventId: string, questionId: string, action: string): string {
     return `/events/${encodeURIComponent(eventId)}/questions/${encodeURIComponent(questionId)}/${action}`;
-  }
-
-  private pollPath(eventId: string, pollId: string, action: string): string {
-    return `/events/${encodeURIComponent(eventId)}/polls/${encodeURIComponent(pollId)}/${action}`;
   }
 
   private async rsvp(eventId: string, options: RsvpOptions): Promise<RsvpResult> {

@@ -6,12 +6,13 @@ import {
   type QuestionView,
   QuestionPageSchema,
   QuestionViewSchema,
+  EventPath,
+  QuestionPath,
 } from '@townhall/contracts';
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import type { FastifyRequest } from 'fastify';
 import { Signed } from '../auth/signed.decorator.js';
 import { ApiRoute } from '../openapi/api-route.decorator.js';
-import { EventPath, QuestionPath } from '../openapi/route-params.js';
 import { metaOf } from '../request-context.js';
 import { bodyWith } from './request-body.js';
 

@@ -1,10 +1,9 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
-import { Recordings, type RecordingView, RecordingViewSchema } from '@townhall/contracts';
+import { Recordings, type RecordingView, RecordingViewSchema, EventPath } from '@townhall/contracts';
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import type { FastifyRequest } from 'fastify';
 import { Signed } from '../auth/signed.decorator.js';
 import { ApiRoute } from '../openapi/api-route.decorator.js';
-import { EventPath } from '../openapi/route-params.js';
 import { metaOf } from '../request-context.js';
 import { bodyWith } from './request-body.js';
 

@@ -20,6 +20,7 @@ import {
   type Page,
   EventPageSchema,
   EventViewSchema,
+  EventPath,
 } from '@townhall/contracts';
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -27,7 +28,6 @@ import { z } from 'zod';
 import { Signed } from '../auth/signed.decorator.js';
 import { ApiRoute } from '../openapi/api-route.decorator.js';
 import { CALENDAR_EXAMPLE } from '../openapi/api-description.js';
-import { EventPath } from '../openapi/route-params.js';
 import { metaOf } from '../request-context.js';
 
 export const CALENDAR_CONTENT_TYPE = 'text/calendar; charset=utf-8';

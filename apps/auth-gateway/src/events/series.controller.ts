@@ -11,14 +11,13 @@ import {
   Req,
   Res,
 } from '@nestjs/common';
-import { Series, type SeriesView, SeriesViewSchema } from '@townhall/contracts';
+import { Series, type SeriesView, SeriesViewSchema, SeriesPath } from '@townhall/contracts';
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { Signed } from '../auth/signed.decorator.js';
 import { CALENDAR_EXAMPLE } from '../openapi/api-description.js';
 import { ApiRoute } from '../openapi/api-route.decorator.js';
-import { SeriesPath } from '../openapi/route-params.js';
 import { metaOf } from '../request-context.js';
 import { CALENDAR_CONTENT_TYPE } from './events.controller.js';
 

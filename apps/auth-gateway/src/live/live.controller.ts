@@ -1,11 +1,10 @@
 import { Controller, Get, Inject, Optional, Param, Query, Req, Res } from '@nestjs/common';
-import { DomainError, Events } from '@townhall/contracts';
+import { DomainError, Events, EventPath } from '@townhall/contracts';
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { LIVE_STREAM_DESCRIPTION, LIVE_STREAM_EXAMPLE } from '../openapi/api-description.js';
 import { ApiRoute } from '../openapi/api-route.decorator.js';
-import { EventPath } from '../openapi/route-params.js';
 import { clientAddressKey } from '../rate-limit/client-address.js';
 import { metaOf } from '../request-context.js';
 import { resumePointOf } from './last-event-id.js';

@@ -1,5 +1,11 @@
-import { Controller, Delete, Get, Inject, Patch, Post, Put, Req, type Type } from '@nestjs/common';
-import { pathParamsOf, type HttpMethod, type HttpRoute } from '@townhall/contracts';
+import { Controller, Delete, Get, HttpCode, Inject, Patch, Post, Put, Req, type Type } from '@nestjs/common';
+import {
+  DomainError,
+  fieldOfParam,
+  fieldsInPath,
+  type HttpMethod,
+  type HttpRoute,
+} from '@townhall/contracts';
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -30,12 +36,7 @@ export function contractRoutes(tag: string, routes: readonly HttpRoute[]): Type 
   Object.defineProperty(ContractRoutes, 'name', { value: `${tag}RoutesController` });
   for (const route of routes) {
     const handler = function (this: ContractRoutes, request: FastifyRequest): Promise<unknown> {
-      const rest = route.rest === 'query' ? request.query : route.rest === 'body' ? request.body : undefined;
-      const input = {
-        ...(typeof rest === 'object' && rest !== null ? rest : {}),
-        ...(request.params as object),
-      };
-      return forward(this.services, route, input, metaOf(request));
+      return forward(this.services, route, inputOf(route, request), metaOf(request));
     };
     Object.defineProperty(ContractRoutes.prototype, route.name, {
       value: handler,
@@ -45,6 +46,7 @@ export function contractRoutes(tag: string, routes: readonly HttpRoute[]): Type 
     const descriptor = Object.getOwnPropertyDescriptor(ContractRoutes.prototype, route.name)!;
     METHODS[route.method](route.path)(ContractRoutes.prototype, route.name, descriptor);
     if (route.signed) Signed()(ContractRoutes.prototype, route.name, descriptor);
+    if (route.status !== undefined) HttpCode(route.status)(ContractRoutes.prototype, route.name, descriptor);
     const rest = restSchemaOf(route);
     ApiRoute({
       summary: route.summary,
@@ -59,6 +61,23 @@ export function contractRoutes(tag: string, routes: readonly HttpRoute[]): Type 
     Req()(ContractRoutes.prototype, route.name, 0);
   }
   return ContractRoutes;
+}
+
+/**
+ * The request's fields: the query string or the JSON body (which must be an object, when there
+ * is one), and the path parameters as their contract fields, which win over either.
+ */
+function inputOf(route: HttpRoute, request: FastifyRequest): Record<string, unknown> {
+  const rest = route.rest === 'query' ? request.query : route.rest === 'body' ? request.body : undefined;
+  if (rest !== undefined && (typeof rest !== 'object' || rest === null || Array.isArray(rest)))
+    throw new DomainError('validation.failed', 'The body must be a JSON object', [
+      { field: '(body)', message: 'must be a JSON object' },
+    ]);
+  const params = request.params as Record<string, string>;
+  const fromPath = Object.fromEntries(
+    Object.entries(params).map(([param, value]) => [fieldOfParam(route, param), value]),
+  );
+  return { ...(rest as Record<string, unknown> | undefined), ...fromPath };
 }
 
 /**
@@ -78,6 +97,6 @@ function forward(
 /** The request's fields that are not in the path, for the document (query parameters or body). */
 function restSchemaOf(route: HttpRoute): z.ZodObject | undefined {
   if (route.rest === 'none' || !(route.contract.request instanceof z.ZodObject)) return undefined;
-  const inPath: Record<string, true> = Object.fromEntries(pathParamsOf(route).map((name) => [name, true]));
+  const inPath: Record<string, true> = Object.fromEntries(fieldsInPath(route).map((name) => [name, true]));
   return route.contract.request.omit(inPath);
 }

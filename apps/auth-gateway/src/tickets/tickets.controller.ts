@@ -7,6 +7,7 @@ import {
   type TicketView,
   TicketPageSchema,
   TicketViewSchema,
+  EventPath,
 } from '@townhall/contracts';
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import { encodePaymentResponse } from '@townhall/x402';
@@ -19,7 +20,6 @@ import {
   RSVP_DESCRIPTION,
 } from '../openapi/api-description.js';
 import { ApiRoute } from '../openapi/api-route.decorator.js';
-import { EventPath } from '../openapi/route-params.js';
 import { metaOf } from '../request-context.js';
 
 /** The body of an RSVP carries at most the tier. */

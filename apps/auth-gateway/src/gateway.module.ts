@@ -1,9 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { SERVICE_CLIENT, type ReadinessCheck, type ServiceClient } from '@townhall/platform';
-import { DirectoryRoutes, LedgerRoutes, PollRoutes, StageRoutes } from '@townhall/contracts';
+import { DirectoryRoutes, LedgerRoutes, PollRoutes, QuestionRoutes, StageRoutes } from '@townhall/contracts';
 import { contractRoutes } from './routes/contract-routes.js';
 import { DirectoryController } from './directory/directory.controller.js';
-import { QuestionsController } from './engagement/questions.controller.js';
 import { RecordingsController } from './engagement/recordings.controller.js';
 import { EventsController } from './events/events.controller.js';
 import { SeriesController } from './events/series.controller.js';
@@ -27,7 +26,7 @@ export class GatewayModule {
         TicketsController,
         contractRoutes('Ledger', Object.values(LedgerRoutes)),
         contractRoutes('Stage', Object.values(StageRoutes)),
-        QuestionsController,
+        contractRoutes('Questions', Object.values(QuestionRoutes)),
         contractRoutes('Polls', Object.values(PollRoutes)),
         RecordingsController,
         LiveController,

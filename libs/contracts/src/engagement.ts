@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { AgentIdSchema } from './agent-id.js';
 import { contract } from './contract.js';
-import { AgendaItemSchema, EventIdSchema, EventPath, PollPath } from './events.js';
+import { AgendaItemSchema, EventIdSchema, EventPath, PollPath, QuestionPath } from './events.js';
+import type { ProblemCode } from './problem-codes.js';
 import { httpRoute } from './http.js';
 import { InstantReply, pageOf, reply } from './replies.js';
 import { PagingSchema, SequenceQuerySchema, type Page } from './page.js';
@@ -316,5 +317,137 @@ export const PollRoutes = {
     description: 'The opener, a moderator or the host.',
     reply: PollViewSchema,
     codes: ['event.not_found', 'poll.not_found', 'role.forbidden', 'poll.closed'],
+  }),
+} as const;
+
+/** What an upvote or its withdrawal can answer besides the common codes. */
+const UPVOTE_CODES = [
+  'event.not_found',
+  'question.not_found',
+  'role.forbidden',
+  'question.closed',
+  'question.own_upvote',
+] as const satisfies ProblemCode[];
+
+/** What a moderation action (promote, answer, dismiss) can answer besides the common codes. */
+const MODERATION_CODES = [
+  'event.not_found',
+  'question.not_found',
+  'role.forbidden',
+  'question.closed',
+  'question.invalid_transition',
+] as const satisfies ProblemCode[];
+
+const questionRoute = {
+  tag: 'Questions',
+  fields: { id: 'eventId', qid: 'questionId' },
+  params: QuestionPath,
+  rest: 'none',
+  signed: true,
+  reply: QuestionViewSchema,
+} as const;
+
+/** Q&A (docs/product.md "Live stage, Q&A, polls"); owned by the engagement service. */
+export const QuestionRoutes = {
+  /** Attendees, while the event is scheduled or live. 201 with the question. */
+  submit: httpRoute({
+    contract: Questions.submit,
+    name: 'submit',
+    tag: 'Questions',
+    method: 'POST',
+    path: '/events/:id/questions',
+    fields: { id: 'eventId' },
+    params: EventPath,
+    rest: 'body',
+    signed: true,
+    summary: 'Ask a question',
+    description:
+      'Attendees, while the event is scheduled (AMA pre-questions) or live; 5 per minute per event.',
+    reply: QuestionViewSchema,
+    codes: ['event.not_found', 'role.forbidden', 'question.closed', 'rate.limited'],
+  }),
+  /** Public: `?sort=top|new&state=&limit=&cursor=`. */
+  list: httpRoute({
+    contract: Questions.list,
+    name: 'list',
+    tag: 'Questions',
+    method: 'GET',
+    path: '/events/:id/questions',
+    fields: { id: 'eventId' },
+    params: EventPath,
+    rest: 'query',
+    signed: false,
+    summary: 'The questions',
+    description: 'By upvotes then age (`sort=top`) or newest first (`sort=new`).',
+    reply: QuestionPageSchema,
+    codes: ['event.not_found'],
+  }),
+  /** Idempotent: upvoting twice counts once. */
+  upvote: httpRoute({
+    ...questionRoute,
+    contract: Questions.upvote,
+    name: 'upvote',
+    method: 'POST',
+    path: '/events/:id/questions/:qid/upvote',
+    fixed: { up: true },
+    status: 200,
+    summary: 'Upvote a question',
+    description: 'Attendees, not the author; idempotent (counted once).',
+    codes: [...UPVOTE_CODES],
+  }),
+  withdraw: httpRoute({
+    ...questionRoute,
+    contract: Questions.upvote,
+    name: 'withdraw',
+    method: 'DELETE',
+    path: '/events/:id/questions/:qid/upvote',
+    fixed: { up: false },
+    summary: 'Withdraw your upvote',
+    description: 'Idempotent.',
+    codes: [...UPVOTE_CODES],
+  }),
+  /** Moderators and the host; promoting puts the question on stage (live only). */
+  promote: httpRoute({
+    ...questionRoute,
+    contract: Questions.moderate,
+    name: 'promote',
+    method: 'POST',
+    path: '/events/:id/questions/:qid/promote',
+    fixed: { action: 'promote' },
+    status: 200,
+    summary: 'Put a question on stage',
+    description: 'Moderators and the host, while live: the stage gets a message of kind `question`.',
+    codes: [
+      'event.not_found',
+      'question.not_found',
+      'role.forbidden',
+      'stage.closed',
+      'question.closed',
+      'question.invalid_transition',
+    ],
+  }),
+  answer: httpRoute({
+    ...questionRoute,
+    contract: Questions.moderate,
+    name: 'answer',
+    method: 'POST',
+    path: '/events/:id/questions/:qid/answer',
+    fixed: { action: 'answer' },
+    status: 200,
+    summary: 'Mark a question answered',
+    description: 'Moderators and the host.',
+    codes: [...MODERATION_CODES],
+  }),
+  dismiss: httpRoute({
+    ...questionRoute,
+    contract: Questions.moderate,
+    name: 'dismiss',
+    method: 'POST',
+    path: '/events/:id/questions/:qid/dismiss',
+    fixed: { action: 'dismiss' },
+    status: 200,
+    summary: 'Dismiss a question',
+    description: 'Moderators and the host.',
+    codes: [...MODERATION_CODES],
   }),
 } as const;

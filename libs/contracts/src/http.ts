@@ -26,6 +26,8 @@ export interface HttpRoute<C extends AnyContract = AnyContract> {
   path: string;
   /** ...unless renamed here: path parameter -> contract field (`id` -> `eventId`). */
   fields?: Record<string, string>;
+  /** Fields the route itself supplies (`{ up: false }` for withdrawing an upvote): never sent. */
+  fixed?: Record<string, unknown>;
   /** The path parameters as the document shows them, keyed as the path names them. */
   params?: z.ZodObject;
   /** The success status, when not the method's default (201 for POST, 200 otherwise). */
@@ -57,6 +59,11 @@ export function fieldOfParam(route: HttpRoute, param: string): string {
   return route.fields?.[param] ?? param;
 }
 
+/** The contract fields a client never sends in the query or body: the path's and the fixed ones. */
+export function fieldsNotSent(route: HttpRoute): string[] {
+  return [...fieldsInPath(route), ...Object.keys(route.fixed ?? {})];
+}
+
 /** The path parameters a route carries, as contract fields. */
 export function fieldsInPath(route: HttpRoute): string[] {
   return pathParamsOf(route).map((param) => fieldOfParam(route, param));
@@ -68,6 +75,7 @@ export function httpRequestOf<C extends AnyContract>(
   input: RequestOf<C>,
 ): { path: string; query?: Record<string, unknown>; body?: unknown } {
   const fields = { ...(input as Record<string, unknown>) };
+  for (const name of Object.keys(route.fixed ?? {})) delete fields[name];
   const path = route.path.replace(/:([A-Za-z]\w*)/g, (_, param: string) => {
     const field = fieldOfParam(route as HttpRoute, param);
     const value = fields[field];

@@ -1,5 +1,12 @@
 import { generateAgentKey, signRequest, type AgentKey, type SignedHeaders } from '@townhall/auth/portable';
-import { DirectoryRoutes, httpRequestOf, LedgerRoutes, PollRoutes, StageRoutes } from '@townhall/contracts';
+import {
+  DirectoryRoutes,
+  httpRequestOf,
+  LedgerRoutes,
+  PollRoutes,
+  QuestionRoutes,
+  StageRoutes,
+} from '@townhall/contracts';
 import type {
   CardInput,
   Contract,
@@ -14,7 +21,6 @@ import type {
   EventView,
   Page,
   QuestionState,
-  QuestionView,
   RecordingView,
   SeriesView,
   TicketView,
@@ -170,27 +176,22 @@ export class AgentClient {
 
   /** Q&A: attendees ask and upvote; moderators and the host promote, answer and dismiss. */
   readonly questions = {
-    submit: (eventId: string, body: string) =>
-      this.call<QuestionView>('POST', `/events/${encodeURIComponent(eventId)}/questions`, { body: { body } }),
+    submit: (eventId: string, body: string) => this.route(QuestionRoutes.submit, { eventId, body }),
     list: (
       eventId: string,
       query: { sort?: 'top' | 'new'; state?: QuestionState; limit?: number; cursor?: string } = {},
-    ) =>
-      this.call<Page<QuestionView>>('GET', `/events/${encodeURIComponent(eventId)}/questions`, {
-        query,
-        signed: false,
-      }),
+    ) => this.route(QuestionRoutes.list, { ...query, eventId }),
     /** Idempotent: a second upvote counts once. */
     upvote: (eventId: string, questionId: string) =>
-      this.call<QuestionView>('POST', this.questionPath(eventId, questionId, 'upvote')),
+      this.route(QuestionRoutes.upvote, { eventId, questionId, up: true }),
     withdrawUpvote: (eventId: string, questionId: string) =>
-      this.call<QuestionView>('DELETE', this.questionPath(eventId, questionId, 'upvote')),
+      this.route(QuestionRoutes.withdraw, { eventId, questionId, up: false }),
     promote: (eventId: string, questionId: string) =>
-      this.call<QuestionView>('POST', this.questionPath(eventId, questionId, 'promote')),
+      this.route(QuestionRoutes.promote, { eventId, questionId, action: 'promote' }),
     answer: (eventId: string, questionId: string) =>
-      this.call<QuestionView>('POST', this.questionPath(eventId, questionId, 'answer')),
+      this.route(QuestionRoutes.answer, { eventId, questionId, action: 'answer' }),
     dismiss: (eventId: string, questionId: string) =>
-      this.call<QuestionView>('POST', this.questionPath(eventId, questionId, 'dismiss')),
+      this.route(QuestionRoutes.dismiss, { eventId, questionId, action: 'dismiss' }),
   };
 
   /** Polls: speakers, moderators and the host open them while live; attendees vote once. */
@@ -224,10 +225,6 @@ export class AgentClient {
     faucet: (amount: string, asset?: string) =>
       this.route(LedgerRoutes.faucet, { amount, ...(asset ? { asset } : {}) }),
   };
-
-  private questionPath(eventId: string, questionId: string, action: string): string {
-    return `/events/${encodeURIComponent(eventId)}/questions/${encodeURIComponent(questionId)}/${action}`;
-  }
 
   private async rsvp(eventId: string, options: RsvpOptions): Promise<RsvpResult> {
     const path = `/events/${encodeURIComponent(eventId)}/rsvp`;

@@ -2,7 +2,7 @@ import { Controller, Delete, Get, HttpCode, Inject, Patch, Post, Put, Req, type 
 import {
   DomainError,
   fieldOfParam,
-  fieldsInPath,
+  fieldsNotSent,
   type HttpMethod,
   type HttpRoute,
 } from '@townhall/contracts';
@@ -65,7 +65,7 @@ export function contractRoutes(tag: string, routes: readonly HttpRoute[]): Type 
 
 /**
  * The request's fields: the query string or the JSON body (which must be an object, when there
- * is one), and the path parameters as their contract fields, which win over either.
+ * is one), then the path parameters as their contract fields, then what the route fixes.
  */
 function inputOf(route: HttpRoute, request: FastifyRequest): Record<string, unknown> {
   const rest = route.rest === 'query' ? request.query : route.rest === 'body' ? request.body : undefined;
@@ -77,7 +77,7 @@ function inputOf(route: HttpRoute, request: FastifyRequest): Record<string, unkn
   const fromPath = Object.fromEntries(
     Object.entries(params).map(([param, value]) => [fieldOfParam(route, param), value]),
   );
-  return { ...(rest as Record<string, unknown> | undefined), ...fromPath };
+  return { ...(rest as Record<string, unknown> | undefined), ...fromPath, ...route.fixed };
 }
 
 /**
@@ -97,6 +97,6 @@ function forward(
 /** The request's fields that are not in the path, for the document (query parameters or body). */
 function restSchemaOf(route: HttpRoute): z.ZodObject | undefined {
   if (route.rest === 'none' || !(route.contract.request instanceof z.ZodObject)) return undefined;
-  const inPath: Record<string, true> = Object.fromEntries(fieldsInPath(route).map((name) => [name, true]));
+  const inPath: Record<string, true> = Object.fromEntries(fieldsNotSent(route).map((name) => [name, true]));
   return route.contract.request.omit(inPath);
 }

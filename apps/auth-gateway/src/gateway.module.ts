@@ -1,9 +1,16 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { SERVICE_CLIENT, type ReadinessCheck, type ServiceClient } from '@townhall/platform';
-import { DirectoryRoutes, LedgerRoutes, PollRoutes, QuestionRoutes, StageRoutes } from '@townhall/contracts';
+import {
+  DirectoryRoutes,
+  LedgerRoutes,
+  PollRoutes,
+  QuestionRoutes,
+  RecordingRoutes,
+  StageRoutes,
+  TicketRoutes,
+} from '@townhall/contracts';
 import { contractRoutes } from './routes/contract-routes.js';
 import { DirectoryController } from './directory/directory.controller.js';
-import { RecordingsController } from './engagement/recordings.controller.js';
 import { EventsController } from './events/events.controller.js';
 import { SeriesController } from './events/series.controller.js';
 import { HealthController, READINESS_CHECKS } from './health/health.controller.js';
@@ -24,11 +31,12 @@ export class GatewayModule {
         SeriesController,
         EventsController,
         TicketsController,
+        contractRoutes('Tickets', Object.values(TicketRoutes)),
         contractRoutes('Ledger', Object.values(LedgerRoutes)),
         contractRoutes('Stage', Object.values(StageRoutes)),
         contractRoutes('Questions', Object.values(QuestionRoutes)),
         contractRoutes('Polls', Object.values(PollRoutes)),
-        RecordingsController,
+        contractRoutes('Recordings', Object.values(RecordingRoutes)),
         LiveController,
         OpenApiController,
       ],

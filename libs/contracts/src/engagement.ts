@@ -451,3 +451,56 @@ export const QuestionRoutes = {
     codes: [...MODERATION_CODES],
   }),
 } as const;
+
+/** Recordings (docs/product.md "Recordings"); owned by the engagement service. */
+export const RecordingRoutes = {
+  /** Public once published; 404 recording.not_found before. */
+  get: httpRoute({
+    contract: Recordings.get,
+    name: 'get',
+    tag: 'Recordings',
+    method: 'GET',
+    path: '/events/:id/recording',
+    fields: { id: 'eventId' },
+    params: EventPath,
+    rest: 'none',
+    signed: false,
+    summary: 'The published recording',
+    description: 'Public once the host has published it.',
+    reply: RecordingViewSchema,
+    codes: ['event.not_found', 'recording.not_found'],
+  }),
+  /** The host, signed, whether published or not (others: the published recording, or 403). */
+  draft: httpRoute({
+    contract: Recordings.get,
+    name: 'draft',
+    tag: 'Recordings',
+    method: 'GET',
+    path: '/events/:id/recording/draft',
+    fields: { id: 'eventId' },
+    params: EventPath,
+    rest: 'none',
+    signed: true,
+    summary: 'The recording before it is published',
+    description: 'The host, whether published or not.',
+    reply: RecordingViewSchema,
+    codes: ['event.not_found', 'recording.not_found', 'role.forbidden'],
+  }),
+  /** The host publishes: `{ mediaUrl?, summary? }`. */
+  publish: httpRoute({
+    contract: Recordings.publish,
+    name: 'publish',
+    tag: 'Recordings',
+    method: 'POST',
+    path: '/events/:id/recording/publish',
+    fields: { id: 'eventId' },
+    params: EventPath,
+    rest: 'body',
+    signed: true,
+    status: 200,
+    summary: 'Publish the recording',
+    description: 'The host, once the event has ended; publishing again updates `mediaUrl` and `summary`.',
+    reply: RecordingViewSchema,
+    codes: ['event.not_found', 'recording.not_found', 'role.forbidden'],
+  }),
+} as const;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AssetSchema, CapacitySchema, EventIdSchema, TicketingSchema } from './events.js';
+import { AssetSchema, CapacitySchema, EventIdSchema, EventPath, TicketingSchema } from './events.js';
 import { AgentIdSchema } from './agent-id.js';
 import { contract } from './contract.js';
 import { httpRoute } from './http.js';
@@ -177,5 +177,53 @@ export const LedgerRoutes = {
     description: 'Exists only where `LEDGER_FAUCET=true`.',
     reply: LedgerEntryViewSchema,
     codes: ['ledger.faucet_disabled'],
+  }),
+} as const;
+
+/** Tickets' plain routes (the RSVP, with its x402 payment and 201/200, is an explicit route). */
+export const TicketRoutes = {
+  /** The holder gives back a free ticket. */
+  release: httpRoute({
+    contract: Tickets.release,
+    name: 'release',
+    tag: 'Tickets',
+    method: 'DELETE',
+    path: '/events/:id/rsvp',
+    fields: { id: 'eventId' },
+    params: EventPath,
+    rest: 'none',
+    signed: true,
+    summary: 'Give back a free ticket',
+    description: 'Paid tickets are refunded only when the event is cancelled.',
+    reply: TicketViewSchema,
+    codes: ['event.not_found', 'ticket.not_found', 'ticket.not_cancellable'],
+  }),
+  /** The attendee list: host and moderators. */
+  attendees: httpRoute({
+    contract: Tickets.attendees,
+    name: 'attendees',
+    tag: 'Tickets',
+    method: 'GET',
+    path: '/events/:id/rsvps',
+    fields: { id: 'eventId' },
+    params: EventPath,
+    rest: 'query',
+    signed: true,
+    summary: 'The attendee list',
+    description: 'The host and moderators only.',
+    reply: TicketPageSchema,
+    codes: ['event.not_found', 'role.forbidden'],
+  }),
+  mine: httpRoute({
+    contract: Tickets.mine,
+    name: 'mine',
+    tag: 'Tickets',
+    method: 'GET',
+    path: '/me/tickets',
+    rest: 'query',
+    signed: true,
+    summary: "The caller's tickets",
+    reply: TicketPageSchema,
+    codes: [],
   }),
 } as const;

@@ -5,7 +5,9 @@ import {
   LedgerRoutes,
   PollRoutes,
   QuestionRoutes,
+  RecordingRoutes,
   StageRoutes,
+  TicketRoutes,
 } from '@townhall/contracts';
 import type {
   CardInput,
@@ -21,7 +23,6 @@ import type {
   EventView,
   Page,
   QuestionState,
-  RecordingView,
   SeriesView,
   TicketView,
 } from '@townhall/contracts';
@@ -157,13 +158,11 @@ export class AgentClient {
      * `problem.accepts` lists what each tier costs.
      */
     rsvp: (eventId: string, options: RsvpOptions = {}) => this.rsvp(eventId, options),
-    release: (eventId: string) =>
-      this.call<TicketView>('DELETE', `/events/${encodeURIComponent(eventId)}/rsvp`),
-    mine: (query: { limit?: number; cursor?: string } = {}) =>
-      this.call<Page<TicketView>>('GET', '/me/tickets', { query }),
+    release: (eventId: string) => this.route(TicketRoutes.release, { eventId }),
+    mine: (query: { limit?: number; cursor?: string } = {}) => this.route(TicketRoutes.mine, query),
     /** The attendee list (host and moderators). */
     attendees: (eventId: string, query: { limit?: number; cursor?: string } = {}) =>
-      this.call<Page<TicketView>>('GET', `/events/${encodeURIComponent(eventId)}/rsvps`, { query }),
+      this.route(TicketRoutes.attendees, { ...query, eventId }),
   };
 
   /** The live stage: speakers, moderators and the host post while live; anyone reads. */
@@ -207,15 +206,11 @@ export class AgentClient {
   /** Recordings: assembled when the event ends, public once the host publishes. */
   readonly recordings = {
     /** The published recording (public). */
-    get: (eventId: string) =>
-      this.call<RecordingView>('GET', `/events/${encodeURIComponent(eventId)}/recording`, { signed: false }),
+    get: (eventId: string) => this.route(RecordingRoutes.get, { eventId }),
     /** The host's read, before or after publishing (signed). */
-    draft: (eventId: string) =>
-      this.call<RecordingView>('GET', `/events/${encodeURIComponent(eventId)}/recording/draft`),
+    draft: (eventId: string) => this.route(RecordingRoutes.draft, { eventId }),
     publish: (eventId: string, media: { mediaUrl?: string; summary?: string } = {}) =>
-      this.call<RecordingView>('POST', `/events/${encodeURIComponent(eventId)}/recording/publish`, {
-        body: media,
-      }),
+      this.route(RecordingRoutes.publish, { ...media, eventId }),
   };
 
   readonly ledger = {

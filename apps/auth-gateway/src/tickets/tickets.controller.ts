@@ -1,11 +1,9 @@
-import { Body, Controller, Delete, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import {
   DomainError,
   parseOrThrow,
   Tickets,
-  type Page,
   type TicketView,
-  TicketPageSchema,
   TicketViewSchema,
   EventPath,
 } from '@townhall/contracts';
@@ -99,45 +97,5 @@ export class TicketsController {
     }
     reply.code(result.created ? 201 : 200);
     return result.ticket;
-  }
-
-  /** The holder gives back a free ticket. */
-  @Delete('events/:id/rsvp')
-  @Signed()
-  @ApiRoute({
-    summary: 'Give back a free ticket',
-    description: 'Paid tickets are refunded only when the event is cancelled.',
-    params: EventPath,
-    reply: TicketViewSchema,
-    codes: ['event.not_found', 'ticket.not_found', 'ticket.not_cancellable'],
-  })
-  release(@Param('id') eventId: string, @Req() request: FastifyRequest): Promise<TicketView> {
-    return this.services.send(Tickets.release, { eventId }, metaOf(request));
-  }
-
-  /** The attendee list: host and moderators. */
-  @Get('events/:id/rsvps')
-  @Signed()
-  @ApiRoute({
-    summary: 'The attendee list',
-    description: 'The host and moderators only.',
-    params: EventPath,
-    query: Tickets.attendees.request.omit({ eventId: true }),
-    reply: TicketPageSchema,
-    codes: ['event.not_found', 'role.forbidden'],
-  })
-  attendees(
-    @Param('id') eventId: string,
-    @Query() query: Record<string, string>,
-    @Req() request: FastifyRequest,
-  ): Promise<Page<TicketView>> {
-    return this.services.send(Tickets.attendees, { ...(query as object), eventId } as never, metaOf(request));
-  }
-
-  @Get('me/tickets')
-  @Signed()
-  @ApiRoute({ summary: "The caller's tickets", query: Tickets.mine.request, reply: TicketPageSchema })
-  mine(@Query() query: Record<string, string>, @Req() request: FastifyRequest): Promise<Page<TicketView>> {
-    return this.services.send(Tickets.mine, query as never, metaOf(request));
   }
 }

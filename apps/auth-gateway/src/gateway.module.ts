@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { SERVICE_CLIENT, type ReadinessCheck, type ServiceClient } from '@townhall/platform';
 import {
   DirectoryRoutes,
+  EventRoutes,
   LedgerRoutes,
   PollRoutes,
   QuestionRoutes,
@@ -30,6 +31,7 @@ export class GatewayModule {
         contractRoutes('Directory', Object.values(DirectoryRoutes)),
         SeriesController,
         EventsController,
+        contractRoutes('Events', Object.values(EventRoutes)),
         TicketsController,
         contractRoutes('Tickets', Object.values(TicketRoutes)),
         contractRoutes('Ledger', Object.values(LedgerRoutes)),

@@ -3,6 +3,7 @@ import { AgentIdSchema } from './agent-id.js';
 import { contract } from './contract.js';
 import { PagingSchema, type Page } from './page.js';
 import { InstantSchema, TimeZoneSchema } from './time.js';
+import { httpRoute } from './http.js';
 import { InstantReply, pageOf, reply } from './replies.js';
 
 export const EVENT_STATUSES = ['scheduled', 'live', 'past', 'cancelled'] as const;
@@ -282,3 +283,105 @@ export interface SeriesFollowChange {
   seriesId: string;
   agentId: string;
 }
+
+const lifecycle = {
+  tag: 'Events',
+  method: 'POST',
+  fields: { id: 'eventId' },
+  params: EventPath,
+  rest: 'none',
+  signed: true,
+  status: 200,
+  reply: EventViewSchema,
+  codes: ['event.not_found', 'role.forbidden', 'event.invalid_transition'],
+} as const;
+
+/** Events' plain routes (docs/product.md "Event lifecycle"); the calendar file is an explicit route. */
+export const EventRoutes = {
+  /** Schedules an event; the caller becomes its host. */
+  create: httpRoute({
+    contract: Events.create,
+    name: 'create',
+    tag: 'Events',
+    method: 'POST',
+    path: '/events',
+    rest: 'body',
+    signed: true,
+    summary: 'Schedule an event',
+    description: 'The caller becomes its host.',
+    reply: EventViewSchema,
+    codes: [],
+  }),
+  /** Public: filter by status, hostId, seriesId, from/to (start time) and q; sorted by start; cursor paging. */
+  list: httpRoute({
+    contract: Events.list,
+    name: 'list',
+    tag: 'Events',
+    method: 'GET',
+    path: '/events',
+    rest: 'query',
+    signed: false,
+    summary: 'List events',
+    description: 'Sorted by `startsAt`; filter by status, host, series, start time and words.',
+    reply: EventPageSchema,
+    codes: [],
+  }),
+  get: httpRoute({
+    contract: Events.get,
+    name: 'get',
+    tag: 'Events',
+    method: 'GET',
+    path: '/events/:id',
+    fields: { id: 'eventId' },
+    params: EventPath,
+    rest: 'none',
+    signed: false,
+    summary: 'An event',
+    reply: EventViewSchema,
+    codes: ['event.not_found'],
+  }),
+  /** The host edits a scheduled event: any subset of the creation fields. */
+  update: httpRoute({
+    contract: Events.update,
+    name: 'update',
+    tag: 'Events',
+    method: 'PATCH',
+    path: '/events/:id',
+    fields: { id: 'eventId' },
+    params: EventPath,
+    rest: 'body',
+    bodyField: 'changes',
+    signed: true,
+    summary: 'Edit a scheduled event',
+    description: 'The host only; any subset of the creation fields. Capacity never drops below tickets sold.',
+    reply: EventViewSchema,
+    codes: ['event.not_found', 'role.forbidden', 'event.not_editable', 'event.capacity_below_sold'],
+  }),
+  start: httpRoute({
+    ...lifecycle,
+    contract: Events.transition,
+    name: 'start',
+    path: '/events/:id/start',
+    fixed: { action: 'start' },
+    summary: 'Start the event (scheduled -> live)',
+    description: 'The host only; opens the stage.',
+  }),
+  end: httpRoute({
+    ...lifecycle,
+    contract: Events.transition,
+    name: 'end',
+    path: '/events/:id/end',
+    fixed: { action: 'end' },
+    summary: 'End the event (live -> past)',
+    description: 'The host only; closes the polls and assembles the recording.',
+  }),
+  cancel: httpRoute({
+    ...lifecycle,
+    contract: Events.transition,
+    name: 'cancel',
+    path: '/events/:id/cancel',
+    fixed: { action: 'cancel' },
+    summary: 'Cancel the event (scheduled -> cancelled)',
+    description: 'The host only; cancels every ticket and refunds each paid one in full.',
+  }),
+} as const;

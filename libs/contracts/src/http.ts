@@ -26,6 +26,8 @@ export interface HttpRoute<C extends AnyContract = AnyContract> {
   path: string;
   /** ...unless renamed here: path parameter -> contract field (`id` -> `eventId`). */
   fields?: Record<string, string>;
+  /** With `rest: 'body'`: the body is this one contract field (a PATCH's `changes`), not the fields. */
+  bodyField?: string;
   /** Fields the route itself supplies (`{ up: false }` for withdrawing an upvote): never sent. */
   fixed?: Record<string, unknown>;
   /** The path parameters as the document shows them, keyed as the path names them. */
@@ -42,7 +44,7 @@ export interface HttpRoute<C extends AnyContract = AnyContract> {
   /** The reply schema: its output is exactly the contract's reply type. */
   reply: z.ZodType<ReplyOf<C>>;
   /** The domain's problem codes; the generic ones (signing, validation, 503/504) are added. */
-  codes: ProblemCode[];
+  codes: readonly ProblemCode[];
 }
 
 export function httpRoute<C extends AnyContract>(route: HttpRoute<C>): HttpRoute<C> {
@@ -83,6 +85,6 @@ export function httpRequestOf<C extends AnyContract>(
     return encodeURIComponent(String(value));
   });
   if (route.rest === 'query') return { path, query: fields };
-  if (route.rest === 'body') return { path, body: fields };
+  if (route.rest === 'body') return { path, body: route.bodyField ? fields[route.bodyField] : fields };
   return { path };
 }

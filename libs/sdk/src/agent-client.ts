@@ -1,6 +1,7 @@
 import { generateAgentKey, signRequest, type AgentKey, type SignedHeaders } from '@townhall/auth/portable';
 import {
   DirectoryRoutes,
+  EventRoutes,
   httpRequestOf,
   LedgerRoutes,
   PollRoutes,
@@ -20,8 +21,6 @@ import type {
   EventChangesInput,
   EventFieldsInput,
   EventListQueryInput,
-  EventView,
-  Page,
   QuestionState,
   SeriesView,
   TicketView,
@@ -113,17 +112,14 @@ export class AgentClient {
 
   readonly events = {
     /** Schedules an event; this agent becomes its host. */
-    create: (event: EventFieldsInput) => this.call<EventView>('POST', '/events', { body: event }),
-    list: (query: EventListQueryInput = {}) =>
-      this.call<Page<EventView>>('GET', '/events', { query: query as Query, signed: false }),
-    get: (eventId: string) =>
-      this.call<EventView>('GET', `/events/${encodeURIComponent(eventId)}`, { signed: false }),
+    create: (event: EventFieldsInput) => this.route(EventRoutes.create, event),
+    list: (query: EventListQueryInput = {}) => this.route(EventRoutes.list, query),
+    get: (eventId: string) => this.route(EventRoutes.get, { eventId }),
     update: (eventId: string, changes: EventChangesInput) =>
-      this.call<EventView>('PATCH', `/events/${encodeURIComponent(eventId)}`, { body: changes }),
-    start: (eventId: string) => this.call<EventView>('POST', `/events/${encodeURIComponent(eventId)}/start`),
-    end: (eventId: string) => this.call<EventView>('POST', `/events/${encodeURIComponent(eventId)}/end`),
-    cancel: (eventId: string) =>
-      this.call<EventView>('POST', `/events/${encodeURIComponent(eventId)}/cancel`),
+      this.route(EventRoutes.update, { eventId, changes }),
+    start: (eventId: string) => this.route(EventRoutes.start, { eventId, action: 'start' }),
+    end: (eventId: string) => this.route(EventRoutes.end, { eventId, action: 'end' }),
+    cancel: (eventId: string) => this.route(EventRoutes.cancel, { eventId, action: 'cancel' }),
     /** The event as an RFC 5545 calendar (text). */
     calendar: (eventId: string) =>
       this.call<string>('GET', `/events/${encodeURIComponent(eventId)}/calendar.ics`, { signed: false }),

@@ -53,10 +53,10 @@ export function contractRoutes(tag: string, routes: readonly HttpRoute[]): Type 
       ...(route.description ? { description: route.description } : {}),
       tag: route.tag,
       ...(route.params ? { params: route.params } : {}),
-      ...(rest && route.rest === 'query' ? { query: rest } : {}),
+      ...(rest instanceof z.ZodObject && route.rest === 'query' ? { query: rest } : {}),
       ...(rest && route.rest === 'body' ? { body: rest } : {}),
       reply: route.reply,
-      codes: route.codes,
+      codes: [...route.codes],
     })(ContractRoutes.prototype, route.name, descriptor);
     Req()(ContractRoutes.prototype, route.name, 0);
   }
@@ -73,11 +73,12 @@ function inputOf(route: HttpRoute, request: FastifyRequest): Record<string, unkn
     throw new DomainError('validation.failed', 'The body must be a JSON object', [
       { field: '(body)', message: 'must be a JSON object' },
     ]);
+  const fields = route.bodyField ? { [route.bodyField]: rest ?? {} } : rest;
   const params = request.params as Record<string, string>;
   const fromPath = Object.fromEntries(
     Object.entries(params).map(([param, value]) => [fieldOfParam(route, param), value]),
   );
-  return { ...(rest as Record<string, unknown> | undefined), ...fromPath, ...route.fixed };
+  return { ...(fields as Record<string, unknown> | undefined), ...fromPath, ...route.fixed };
 }
 
 /**
@@ -94,9 +95,15 @@ function forward(
   return services.send(route.contract, input, meta);
 }
 
-/** The request's fields that are not in the path, for the document (query parameters or body). */
-function restSchemaOf(route: HttpRoute): z.ZodObject | undefined {
-  if (route.rest === 'none' || !(route.contract.request instanceof z.ZodObject)) return undefined;
-  const inPath: Record<string, true> = Object.fromEntries(fieldsNotSent(route).map((name) => [name, true]));
-  return route.contract.request.omit(inPath);
+/** The request's fields a client sends (not the path's, not the fixed ones), for the document. */
+function restSchemaOf(route: HttpRoute): z.ZodType | undefined {
+  const request = route.contract.request;
+  if (route.rest === 'none') return undefined;
+  if (route.bodyField) return request instanceof z.ZodObject ? request.shape[route.bodyField] : undefined;
+  const notSent = fieldsNotSent(route);
+  if (notSent.length === 0) return request;
+  if (!(request instanceof z.ZodObject))
+    throw new Error(`${route.tag}.${route.name}: a request with path or fixed fields must be a z.object`);
+  const omit: Record<string, true> = Object.fromEntries(notSent.map((name) => [name, true]));
+  return request.omit(omit);
 }

@@ -7,6 +7,7 @@ import {
   PollRoutes,
   QuestionRoutes,
   RecordingRoutes,
+  SeriesRoutes,
   StageRoutes,
   TicketRoutes,
 } from '@townhall/contracts';
@@ -24,12 +25,13 @@ export class GatewayModule {
   static register(services: ServiceClient, readiness: Record<string, ReadinessCheck>): DynamicModule {
     return {
       module: GatewayModule,
-      // SeriesController before EventsController: /events/series/... must not be taken for /events/:id.
+      // Series routes before events routes: /events/series/... must not be taken for /events/:id.
       controllers: [
         HealthController,
         DirectoryController,
         contractRoutes('Directory', Object.values(DirectoryRoutes)),
         SeriesController,
+        contractRoutes('Series', Object.values(SeriesRoutes)),
         EventsController,
         contractRoutes('Events', Object.values(EventRoutes)),
         TicketsController,

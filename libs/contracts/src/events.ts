@@ -385,3 +385,68 @@ export const EventRoutes = {
     description: 'The host only; cancels every ticket and refunds each paid one in full.',
   }),
 } as const;
+
+const following = {
+  tag: 'Series',
+  fields: { id: 'seriesId' },
+  params: SeriesPath,
+  rest: 'none',
+  signed: true,
+  reply: SeriesViewSchema,
+  codes: ['series.not_found'],
+} as const;
+
+/** Recurring series' plain routes (docs/product.md "Series"); the calendar file is an explicit route. */
+export const SeriesRoutes = {
+  create: httpRoute({
+    contract: Series.create,
+    name: 'create',
+    tag: 'Series',
+    method: 'POST',
+    path: '/events/series',
+    rest: 'body',
+    signed: true,
+    summary: 'Create a recurring series',
+    description:
+      'An event template and an RRULE subset (`FREQ` DAILY/WEEKLY/MONTHLY, `INTERVAL`, `BYDAY`, `BYMONTHDAY`, `COUNT`, `UNTIL`) in an IANA time zone; occurrences keep their local wall-clock time across DST. Answers with the first upcoming occurrences.',
+    reply: SeriesViewSchema,
+    codes: [],
+  }),
+  get: httpRoute({
+    contract: Series.get,
+    name: 'get',
+    tag: 'Series',
+    method: 'GET',
+    path: '/events/series/:id',
+    fields: { id: 'seriesId' },
+    params: SeriesPath,
+    rest: 'none',
+    signed: false,
+    summary: 'A series',
+    description: 'With `followerCount` and the next 10 `upcoming` occurrences.',
+    reply: SeriesViewSchema,
+    codes: ['series.not_found'],
+  }),
+  /** Following RSVPs the follower to every future free occurrence (done by ticketing). */
+  follow: httpRoute({
+    ...following,
+    contract: Series.follow,
+    name: 'follow',
+    method: 'POST',
+    path: '/events/series/:id/follow',
+    fixed: { follow: true },
+    status: 200,
+    summary: 'Follow a series',
+    description: 'RSVPs the caller to every future free occurrence with a seat, once each (idempotent).',
+  }),
+  unfollow: httpRoute({
+    ...following,
+    contract: Series.follow,
+    name: 'unfollow',
+    method: 'DELETE',
+    path: '/events/series/:id/follow',
+    fixed: { follow: false },
+    summary: 'Stop following a series',
+    description: 'Stops future automatic RSVPs (idempotent).',
+  }),
+} as const;

@@ -7,6 +7,7 @@ import {
   PollRoutes,
   QuestionRoutes,
   RecordingRoutes,
+  SeriesRoutes,
   StageRoutes,
   TicketRoutes,
 } from '@townhall/contracts';
@@ -22,7 +23,6 @@ import type {
   EventFieldsInput,
   EventListQueryInput,
   QuestionState,
-  SeriesView,
   TicketView,
 } from '@townhall/contracts';
 import type { PaymentRequirements, PaymentResponse } from '@townhall/x402';
@@ -133,13 +133,10 @@ export class AgentClient {
   };
 
   readonly series = {
-    create: (series: CreateSeriesInput) => this.call<SeriesView>('POST', '/events/series', { body: series }),
-    get: (seriesId: string) =>
-      this.call<SeriesView>('GET', `/events/series/${encodeURIComponent(seriesId)}`, { signed: false }),
-    follow: (seriesId: string) =>
-      this.call<SeriesView>('POST', `/events/series/${encodeURIComponent(seriesId)}/follow`),
-    unfollow: (seriesId: string) =>
-      this.call<SeriesView>('DELETE', `/events/series/${encodeURIComponent(seriesId)}/follow`),
+    create: (series: CreateSeriesInput) => this.route(SeriesRoutes.create, series),
+    get: (seriesId: string) => this.route(SeriesRoutes.get, { seriesId }),
+    follow: (seriesId: string) => this.route(SeriesRoutes.follow, { seriesId, follow: true }),
+    unfollow: (seriesId: string) => this.route(SeriesRoutes.unfollow, { seriesId, follow: false }),
     calendar: (seriesId: string) =>
       this.call<string>('GET', `/events/series/${encodeURIComponent(seriesId)}/calendar.ics`, {
         signed: false,

@@ -87,6 +87,12 @@ describe('tickets, x402 payments and the ledger', () => {
     expect(again.status).toBe(200);
     expect(again.data.id).toBe(first.data.id);
     expect((await guest.tickets.mine()).items.map((t) => t.id)).toEqual([first.data.id]);
+    // GET /events/{id}/rsvp: the caller's own ticket (a route added as a contract entry alone).
+    expect((await guest.tickets.held(event.id)).id).toBe(first.data.id);
+    expect(await problemOf(host.tickets.held(event.id))).toMatchObject({
+      status: 404,
+      code: 'ticket.not_found',
+    });
 
     expect((await host.tickets.attendees(event.id)).items.map((t) => t.holderId)).toEqual([guest.agentId]);
     expect(await problemOf(guest.tickets.attendees(event.id))).toMatchObject({

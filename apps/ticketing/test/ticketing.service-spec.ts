@@ -103,6 +103,14 @@ describe('ticketing service', () => {
     const again = await rsvp(guest, event.eventId);
     expect(again).toMatchObject({ created: false, ticket: { id: first.ticket.id } });
 
+    // The holder's own ticket for the event; anyone else holds none.
+    expect(await ticketing.send(Tickets.held, { eventId: event.eventId }, guest.agentId)).toEqual(
+      first.ticket,
+    );
+    expect((await refusal(ticketing.send(Tickets.held, { eventId: event.eventId }, host.agentId))).code).toBe(
+      'ticket.not_found',
+    );
+
     const list = await ticketing.send(Tickets.attendees, { eventId: event.eventId }, host.agentId);
     expect(list.items.map((ticket) => ticket.holderId)).toEqual([guest.agentId]);
     expect(
@@ -113,6 +121,10 @@ describe('ticketing service', () => {
     expect(released.status).toBe('cancelled');
     expect(
       (await refusal(ticketing.send(Tickets.release, { eventId: event.eventId }, guest.agentId))).code,
+    ).toBe('ticket.not_found');
+    // Given back: the agent holds no ticket any more.
+    expect(
+      (await refusal(ticketing.send(Tickets.held, { eventId: event.eventId }, guest.agentId))).code,
     ).toBe('ticket.not_found');
     const [row] = await ticketing.query<{ sold: number }>(
       `SELECT sold FROM ticketing.events WHERE event_id = $1`,

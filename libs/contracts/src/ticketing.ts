@@ -89,6 +89,8 @@ export const Tickets = {
   rsvp: contract<RsvpReply>()('ticketing.rsvp', RsvpSchema),
   /** The holder gives back a free ticket (DELETE /events/{id}/rsvp). */
   release: contract<TicketView>()('ticketing.release', EventRef),
+  /** The caller's live ticket for one event (GET /events/{id}/rsvp). */
+  held: contract<TicketView>()('ticketing.tickets.held', EventRef),
   mine: contract<Page<TicketView>>()('ticketing.tickets.mine', PagingSchema.strict()),
   attendees: contract<Page<TicketView>>()(
     'ticketing.tickets.attendees',
@@ -182,6 +184,22 @@ export const LedgerRoutes = {
 
 /** Tickets' plain routes (the RSVP, with its x402 payment and 201/200, is an explicit route). */
 export const TicketRoutes = {
+  /** Whether the caller holds a ticket for the event, and which: 404 ticket.not_found if not. */
+  held: httpRoute({
+    contract: Tickets.held,
+    name: 'held',
+    tag: 'Tickets',
+    method: 'GET',
+    path: '/events/:id/rsvp',
+    fields: { id: 'eventId' },
+    params: EventPath,
+    rest: 'none',
+    signed: true,
+    summary: "The caller's ticket for this event",
+    description: 'The live ticket the caller holds (free or paid); 404 `ticket.not_found` if none.',
+    reply: TicketViewSchema,
+    codes: ['validation.failed', 'ticket.not_found'],
+  }),
   /** The holder gives back a free ticket. */
   release: httpRoute({
     contract: Tickets.release,

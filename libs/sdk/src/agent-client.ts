@@ -151,6 +151,8 @@ export class AgentClient {
      * `problem.accepts` lists what each tier costs.
      */
     rsvp: (eventId: string, options: RsvpOptions = {}) => this.rsvp(eventId, options),
+    /** The ticket this agent holds for the event (TownhallError 404 `ticket.not_found` if none). */
+    held: (eventId: string) => this.route(TicketRoutes.held, { eventId }),
     release: (eventId: string) => this.route(TicketRoutes.release, { eventId }),
     mine: (query: { limit?: number; cursor?: string } = {}) => this.route(TicketRoutes.mine, query),
     /** The attendee list (host and moderators). */

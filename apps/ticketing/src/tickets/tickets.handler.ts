@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import {
   Attendance,
+  DomainError,
   Inventory,
   signedMeta,
   Ledger,
@@ -14,6 +15,7 @@ import { EventsProjection } from '../projection/events-projection.js';
 import { ReleaseSeat } from './release-seat.js';
 import { Rsvp } from './rsvp.js';
 import { TicketBook } from './ticket-book.js';
+import { toTicket } from './ticket-row.js';
 
 /** Ticketing's message handlers: one per contract in libs/contracts/src/ticketing.ts. */
 @Controller()
@@ -36,6 +38,13 @@ export class TicketsHandler {
   @Handle(Tickets.rsvp)
   rsvp(data: ParsedRequestOf<typeof Tickets.rsvp>, meta: MessageMeta) {
     return this.rsvps.rsvp(signedMeta(meta), data.eventId, data.tierId, data.payment);
+  }
+
+  @Handle(Tickets.held)
+  async held(data: ParsedRequestOf<typeof Tickets.held>, meta: MessageMeta) {
+    const ticket = await this.tickets.activeTicket(data.eventId, signedMeta(meta).caller);
+    if (!ticket) throw new DomainError('ticket.not_found', 'You hold no ticket for this event');
+    return toTicket(ticket);
   }
 
   @Handle(Tickets.release)

@@ -1,6 +1,5 @@
 import {
   domainService,
-  migrateSchema,
   openDataSource,
   type DomainService,
   type Logger,
@@ -11,10 +10,12 @@ import { createDirectoryDataSource, DIRECTORY_SCHEMA } from './data-source.js';
 import { DirectoryModule } from './directory.module.js';
 
 /** The directory service, whatever runs it (its own process, or standalone mode). */
-async function defineDirectory(config: DirectoryConfig, _logger: Logger): Promise<ServiceDefinition> {
+async function defineDirectory(
+  config: DirectoryConfig,
+  _logger: Logger,
+): Promise<Omit<ServiceDefinition, 'name'>> {
   const dataSource = await openDataSource(createDirectoryDataSource, config);
   return {
-    name: 'directory',
     dataSource,
     serviceTimeoutMs: config.SERVICE_TIMEOUT_MS,
     module: () => DirectoryModule.register(dataSource),
@@ -27,7 +28,7 @@ export const directory: DomainService<DirectoryConfig> = domainService({
   schema: DIRECTORY_SCHEMA,
   configSchema: DirectoryConfigSchema,
   define: defineDirectory,
-  migrate: (databaseUrl) => migrateSchema(createDirectoryDataSource(databaseUrl, 1)),
+  dataSource: createDirectoryDataSource,
 });
 
 export { DirectoryConfigSchema, type DirectoryConfig } from './config.js';

@@ -1,20 +1,11 @@
 // The directory service on its own (the service tier: libs/testing/src/service.ts).
 import { generateAgentKey } from '@townhall/auth';
 import { Directory, DomainError, type CardInput } from '@townhall/contracts';
-import { ServiceHarness } from '@townhall/testing/service';
+import { refusalOf, ServiceHarness } from '@townhall/testing/service';
 import { directory as directoryService } from '../src/service.js';
 
 const agent = () => generateAgentKey().agentId;
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DomainError) return error.code;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
+const codeOf = async (promise: Promise<unknown>) => (await refusalOf(promise)).code;
 
 describe('directory service', () => {
   let directory: ServiceHarness;

@@ -1,6 +1,5 @@
 import {
   domainService,
-  migrateSchema,
   openDataSource,
   type DomainService,
   type Logger,
@@ -17,10 +16,12 @@ import {
 } from './projection/ticket-attendance.js';
 
 /** The engagement service, whatever runs it (its own process, or standalone mode). */
-async function defineEngagement(config: EngagementConfig, logger: Logger): Promise<ServiceDefinition> {
+async function defineEngagement(
+  config: EngagementConfig,
+  logger: Logger,
+): Promise<Omit<ServiceDefinition, 'name'>> {
   const dataSource = await openDataSource(createEngagementDataSource, config);
   return {
-    name: 'engagement',
     dataSource,
     outbox: { schema: ENGAGEMENT_SCHEMA, pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS },
     serviceTimeoutMs: config.SERVICE_TIMEOUT_MS,
@@ -62,7 +63,7 @@ export const engagement: DomainService<EngagementConfig> = domainService({
   schema: ENGAGEMENT_SCHEMA,
   configSchema: EngagementConfigSchema,
   define: defineEngagement,
-  migrate: (databaseUrl) => migrateSchema(createEngagementDataSource(databaseUrl, 1)),
+  dataSource: createEngagementDataSource,
 });
 
 export { EngagementConfigSchema, type EngagementConfig } from './config.js';

@@ -1,6 +1,5 @@
 import {
   domainService,
-  migrateSchema,
   openDataSource,
   type DomainService,
   type Logger,
@@ -12,10 +11,9 @@ import { createEventsDataSource, EVENTS_SCHEMA } from './data-source.js';
 import { EventsModule } from './events.module.js';
 
 /** The events service, whatever runs it (its own process, or standalone mode). */
-async function defineEvents(config: EventsConfig, logger: Logger): Promise<ServiceDefinition> {
+async function defineEvents(config: EventsConfig, logger: Logger): Promise<Omit<ServiceDefinition, 'name'>> {
   const dataSource = await openDataSource(createEventsDataSource, config);
   return {
-    name: 'events',
     dataSource,
     outbox: {
       schema: EVENTS_SCHEMA,
@@ -50,7 +48,7 @@ export const events: DomainService<EventsConfig> = domainService({
   schema: EVENTS_SCHEMA,
   configSchema: EventsConfigSchema,
   define: defineEvents,
-  migrate: (databaseUrl) => migrateSchema(createEventsDataSource(databaseUrl, 1)),
+  dataSource: createEventsDataSource,
 });
 
 export { EventsConfigSchema, type EventsConfig } from './config.js';

@@ -2,7 +2,6 @@ import { SignatureVerifier } from '@townhall/auth';
 import {
   ConfigError,
   domainService,
-  migrateSchema,
   openDataSource,
   type DomainService,
   type Logger,
@@ -15,7 +14,10 @@ import { DomainEventHandler, SUBSCRIPTIONS } from './projection/domain-event-han
 import { TicketingModule } from './ticketing.module.js';
 
 /** The ticketing service, whatever runs it (its own process, or standalone mode). */
-async function defineTicketing(config: TicketingConfig, logger: Logger): Promise<ServiceDefinition> {
+async function defineTicketing(
+  config: TicketingConfig,
+  logger: Logger,
+): Promise<Omit<ServiceDefinition, 'name'>> {
   if (config.X402_FACILITATOR === 'http' && (!config.X402_FACILITATOR_URL || !config.X402_NETWORK)) {
     throw new ConfigError(
       'Invalid configuration:\n  X402_FACILITATOR_URL, X402_NETWORK: required when X402_FACILITATOR=http',
@@ -23,7 +25,6 @@ async function defineTicketing(config: TicketingConfig, logger: Logger): Promise
   }
   const dataSource = await openDataSource(createTicketingDataSource, config);
   return {
-    name: 'ticketing',
     dataSource,
     outbox: { schema: TICKETING_SCHEMA, pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS },
     serviceTimeoutMs: config.SERVICE_TIMEOUT_MS,
@@ -63,7 +64,7 @@ export const ticketing: DomainService<TicketingConfig> = domainService({
   schema: TICKETING_SCHEMA,
   configSchema: TicketingConfigSchema,
   define: defineTicketing,
-  migrate: (databaseUrl) => migrateSchema(createTicketingDataSource(databaseUrl, 1)),
+  dataSource: createTicketingDataSource,
 });
 
 export { TicketingConfigSchema, type TicketingConfig } from './config.js';

@@ -17,21 +17,11 @@ import {
   type Ticketing,
 } from '@townhall/contracts';
 import { waitFor } from '@townhall/testing';
-import { ServiceHarness } from '@townhall/testing/service';
+import { refusalOf, ServiceHarness } from '@townhall/testing/service';
 import { encodePaymentHeader, signLedgerPayment, type PaymentRequirements } from '@townhall/x402';
 import { ticketing as ticketingService } from '../src/service.js';
 
 const HOUR = 3_600_000;
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('ticketing service', () => {
   let ticketing: ServiceHarness;
@@ -83,7 +73,7 @@ describe('ticketing service', () => {
     (await ticketing.send(Ledger.balance, {}, agent.agentId)).balances.find((b) => b.asset === 'USDC')
       ?.amount ?? '0';
   async function offerOf(buyer: AgentKey, eventId: string): Promise<PaymentRequirements> {
-    const error = await refusal(rsvp(buyer, eventId));
+    const error = await refusalOf(rsvp(buyer, eventId));
     expect(error.code).toBe('payment.required');
     const body = error.extensions?.['x402'] as { accepts: PaymentRequirements[] };
     return body.accepts[0]!;
@@ -107,24 +97,24 @@ describe('ticketing service', () => {
     expect(await ticketing.send(Tickets.held, { eventId: event.eventId }, guest.agentId)).toEqual(
       first.ticket,
     );
-    expect((await refusal(ticketing.send(Tickets.held, { eventId: event.eventId }, host.agentId))).code).toBe(
-      'ticket.not_found',
-    );
+    expect(
+      (await refusalOf(ticketing.send(Tickets.held, { eventId: event.eventId }, host.agentId))).code,
+    ).toBe('ticket.not_found');
 
     const list = await ticketing.send(Tickets.attendees, { eventId: event.eventId }, host.agentId);
     expect(list.items.map((ticket) => ticket.holderId)).toEqual([guest.agentId]);
     expect(
-      (await refusal(ticketing.send(Tickets.attendees, { eventId: event.eventId }, guest.agentId))).code,
+      (await refusalOf(ticketing.send(Tickets.attendees, { eventId: event.eventId }, guest.agentId))).code,
     ).toBe('role.forbidden');
 
     const released = await ticketing.send(Tickets.release, { eventId: event.eventId }, guest.agentId);
     expect(released.status).toBe('cancelled');
     expect(
-      (await refusal(ticketing.send(Tickets.release, { eventId: event.eventId }, guest.agentId))).code,
+      (await refusalOf(ticketing.send(Tickets.release, { eventId: event.eventId }, guest.agentId))).code,
     ).toBe('ticket.not_found');
     // Given back: the agent holds no ticket any more.
     expect(
-      (await refusal(ticketing.send(Tickets.held, { eventId: event.eventId }, guest.agentId))).code,
+      (await refusalOf(ticketing.send(Tickets.held, { eventId: event.eventId }, guest.agentId))).code,
     ).toBe('ticket.not_found');
     const [row] = await ticketing.query<{ sold: number }>(
       `SELECT sold FROM ticketing.events WHERE event_id = $1`,
@@ -166,7 +156,7 @@ describe('ticketing service', () => {
     const event = anEvent(10, paid('500'));
     const poor = await funded('499');
     const offer = await offerOf(poor, event.eventId);
-    expect((await refusal(rsvp(poor, event.eventId, payment(poor, offer)))).code).toBe(
+    expect((await refusalOf(rsvp(poor, event.eventId, payment(poor, offer)))).code).toBe(
       'payment.insufficient_funds',
     );
     const thief = await funded('1000');
@@ -177,9 +167,9 @@ describe('ticketing service', () => {
       ...signed,
       payload: { ...inner, authorization: { ...inner.authorization, from: poor.agentId } },
     });
-    expect((await refusal(rsvp(thief, event.eventId, forged))).code).toBe('payment.invalid');
+    expect((await refusalOf(rsvp(thief, event.eventId, forged))).code).toBe('payment.invalid');
     for (const garbage of ['not base64!', 'e30', 'x'.repeat(10_000)])
-      expect((await refusal(rsvp(thief, event.eventId, garbage))).code).toBe('payment.invalid');
+      expect((await refusalOf(rsvp(thief, event.eventId, garbage))).code).toBe('payment.invalid');
     expect(await balanceOf(poor)).toBe('499');
     expect(await balanceOf(thief)).toBe('1000');
     const [tickets] = await ticketing.query<{ count: number }>(
@@ -216,9 +206,9 @@ describe('ticketing service', () => {
         { eventId: event.eventId, version, capacity, ticketing: { mode: 'free' } },
         host.agentId,
       );
-    expect((await refusal(change(1, 2))).code).toBe('event.capacity_below_sold');
+    expect((await refusalOf(change(1, 2))).code).toBe('event.capacity_below_sold');
     expect(await change(2, 2)).toEqual({ eventId: event.eventId, applied: true });
-    expect((await refusal(rsvp(generateAgentKey(), event.eventId))).code).toBe('capacity.sold_out');
+    expect((await refusalOf(rsvp(generateAgentKey(), event.eventId))).code).toBe('capacity.sold_out');
     // An older version never overwrites a newer one.
     expect(await change(50, 1)).toEqual({ eventId: event.eventId, applied: false });
   });
@@ -250,7 +240,7 @@ describe('ticketing service', () => {
       [event.eventId],
     );
     expect(refunds!.count).toBe(3);
-    expect((await refusal(rsvp(generateAgentKey(), event.eventId))).code).toBe('ticket.not_on_sale');
+    expect((await refusalOf(rsvp(generateAgentKey(), event.eventId))).code).toBe('ticket.not_on_sale');
   });
 });
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AgentIdSchema } from './agent-id.js';
 import { contract } from './contract.js';
-import { httpRoute } from './http.js';
+import { httpRoute, routeGroup } from './http.js';
 import { InstantReply, reply } from './replies.js';
 
 /** Handles are shown as @handle; matching is case-insensitive, so they are stored lower-case. */
@@ -58,11 +58,9 @@ export const Directory = {
 } as const;
 
 /** The directory's plain routes (PUT /directory/me answers 201 or 200: an explicit route). */
-export const DirectoryRoutes = {
+export const DirectoryRoutes = routeGroup('Directory', {
   resolveHandle: httpRoute({
     contract: Directory.resolveHandle,
-    name: 'resolveHandle',
-    tag: 'Directory',
     method: 'GET',
     path: '/directory/handles/:handle',
     params: z.object({
@@ -76,8 +74,6 @@ export const DirectoryRoutes = {
   }),
   getCard: httpRoute({
     contract: Directory.getCard,
-    name: 'getCard',
-    tag: 'Directory',
     method: 'GET',
     path: '/directory/:agentId',
     params: z.object({ agentId: AgentIdSchema.describe("The agent's id (its public key)") }),
@@ -87,4 +83,4 @@ export const DirectoryRoutes = {
     reply: DirectoryCardSchema,
     codes: ['validation.failed', 'directory.card_not_found'],
   }),
-} as const;
+});

@@ -3,7 +3,7 @@ import { AgentIdSchema } from './agent-id.js';
 import { contract } from './contract.js';
 import { AgendaItemSchema, EventIdSchema, EventPath, PollPath, QuestionPath } from './events.js';
 import type { ProblemCode } from './problem-codes.js';
-import { httpRoute } from './http.js';
+import { httpRoute, routeGroup } from './http.js';
 import { InstantReply, pageOf, reply } from './replies.js';
 import { PagingSchema, SequenceQuerySchema, type Page } from './page.js';
 import { InstantSchema } from './time.js';
@@ -219,11 +219,9 @@ export const Attendance = {
 } as const;
 
 /** The live stage (docs/product.md "Live stage, Q&A, polls"); owned by the engagement service. */
-export const StageRoutes = {
+export const StageRoutes = routeGroup('Stage', {
   post: httpRoute({
     contract: Stage.post,
-    name: 'post',
-    tag: 'Stage',
     method: 'POST',
     path: '/events/:id/stage',
     fields: { id: 'eventId' },
@@ -238,8 +236,6 @@ export const StageRoutes = {
   /** Public, in order; poll with `?after=<last sequence seen>`. */
   list: httpRoute({
     contract: Stage.list,
-    name: 'list',
-    tag: 'Stage',
     method: 'GET',
     path: '/events/:id/stage',
     fields: { id: 'eventId' },
@@ -251,14 +247,12 @@ export const StageRoutes = {
     reply: StageMessagePageSchema,
     codes: ['event.not_found'],
   }),
-} as const;
+});
 
 /** Polls (docs/product.md "Live stage, Q&A, polls"); owned by the engagement service. */
-export const PollRoutes = {
+export const PollRoutes = routeGroup('Polls', {
   open: httpRoute({
     contract: Polls.open,
-    name: 'open',
-    tag: 'Polls',
     method: 'POST',
     path: '/events/:id/polls',
     fields: { id: 'eventId' },
@@ -272,8 +266,6 @@ export const PollRoutes = {
   }),
   list: httpRoute({
     contract: Polls.list,
-    name: 'list',
-    tag: 'Polls',
     method: 'GET',
     path: '/events/:id/polls',
     fields: { id: 'eventId' },
@@ -288,8 +280,6 @@ export const PollRoutes = {
   /** One ballot per attendee: `{ optionIds }`; a second is 409 poll.already_voted. */
   vote: httpRoute({
     contract: Polls.vote,
-    name: 'vote',
-    tag: 'Polls',
     method: 'POST',
     path: '/events/:id/polls/:pid/vote',
     fields: { id: 'eventId', pid: 'pollId' },
@@ -304,8 +294,6 @@ export const PollRoutes = {
   }),
   close: httpRoute({
     contract: Polls.close,
-    name: 'close',
-    tag: 'Polls',
     method: 'POST',
     path: '/events/:id/polls/:pid/close',
     fields: { id: 'eventId', pid: 'pollId' },
@@ -318,7 +306,7 @@ export const PollRoutes = {
     reply: PollViewSchema,
     codes: ['event.not_found', 'poll.not_found', 'role.forbidden', 'poll.closed'],
   }),
-} as const;
+});
 
 /** What an upvote or its withdrawal can answer besides the common codes. */
 const UPVOTE_CODES = [
@@ -339,7 +327,6 @@ const MODERATION_CODES = [
 ] as const satisfies ProblemCode[];
 
 const questionRoute = {
-  tag: 'Questions',
   fields: { id: 'eventId', qid: 'questionId' },
   params: QuestionPath,
   rest: 'none',
@@ -348,12 +335,10 @@ const questionRoute = {
 } as const;
 
 /** Q&A (docs/product.md "Live stage, Q&A, polls"); owned by the engagement service. */
-export const QuestionRoutes = {
+export const QuestionRoutes = routeGroup('Questions', {
   /** Attendees, while the event is scheduled or live. 201 with the question. */
   submit: httpRoute({
     contract: Questions.submit,
-    name: 'submit',
-    tag: 'Questions',
     method: 'POST',
     path: '/events/:id/questions',
     fields: { id: 'eventId' },
@@ -369,8 +354,6 @@ export const QuestionRoutes = {
   /** Public: `?sort=top|new&state=&limit=&cursor=`. */
   list: httpRoute({
     contract: Questions.list,
-    name: 'list',
-    tag: 'Questions',
     method: 'GET',
     path: '/events/:id/questions',
     fields: { id: 'eventId' },
@@ -386,7 +369,6 @@ export const QuestionRoutes = {
   upvote: httpRoute({
     ...questionRoute,
     contract: Questions.upvote,
-    name: 'upvote',
     method: 'POST',
     path: '/events/:id/questions/:qid/upvote',
     fixed: { up: true },
@@ -398,7 +380,6 @@ export const QuestionRoutes = {
   withdraw: httpRoute({
     ...questionRoute,
     contract: Questions.upvote,
-    name: 'withdraw',
     method: 'DELETE',
     path: '/events/:id/questions/:qid/upvote',
     fixed: { up: false },
@@ -410,7 +391,6 @@ export const QuestionRoutes = {
   promote: httpRoute({
     ...questionRoute,
     contract: Questions.moderate,
-    name: 'promote',
     method: 'POST',
     path: '/events/:id/questions/:qid/promote',
     fixed: { action: 'promote' },
@@ -429,7 +409,6 @@ export const QuestionRoutes = {
   answer: httpRoute({
     ...questionRoute,
     contract: Questions.moderate,
-    name: 'answer',
     method: 'POST',
     path: '/events/:id/questions/:qid/answer',
     fixed: { action: 'answer' },
@@ -441,7 +420,6 @@ export const QuestionRoutes = {
   dismiss: httpRoute({
     ...questionRoute,
     contract: Questions.moderate,
-    name: 'dismiss',
     method: 'POST',
     path: '/events/:id/questions/:qid/dismiss',
     fixed: { action: 'dismiss' },
@@ -450,15 +428,13 @@ export const QuestionRoutes = {
     description: 'Moderators and the host.',
     codes: [...MODERATION_CODES],
   }),
-} as const;
+});
 
 /** Recordings (docs/product.md "Recordings"); owned by the engagement service. */
-export const RecordingRoutes = {
+export const RecordingRoutes = routeGroup('Recordings', {
   /** Public once published; 404 recording.not_found before. */
   get: httpRoute({
     contract: Recordings.get,
-    name: 'get',
-    tag: 'Recordings',
     method: 'GET',
     path: '/events/:id/recording',
     fields: { id: 'eventId' },
@@ -473,8 +449,6 @@ export const RecordingRoutes = {
   /** The host, signed, whether published or not (others: the published recording, or 403). */
   draft: httpRoute({
     contract: Recordings.get,
-    name: 'draft',
-    tag: 'Recordings',
     method: 'GET',
     path: '/events/:id/recording/draft',
     fields: { id: 'eventId' },
@@ -489,8 +463,6 @@ export const RecordingRoutes = {
   /** The host publishes: `{ mediaUrl?, summary? }`. */
   publish: httpRoute({
     contract: Recordings.publish,
-    name: 'publish',
-    tag: 'Recordings',
     method: 'POST',
     path: '/events/:id/recording/publish',
     fields: { id: 'eventId' },
@@ -503,4 +475,4 @@ export const RecordingRoutes = {
     reply: RecordingViewSchema,
     codes: ['event.not_found', 'recording.not_found', 'role.forbidden'],
   }),
-} as const;
+});

@@ -3,7 +3,7 @@ import { AgentIdSchema } from './agent-id.js';
 import { contract } from './contract.js';
 import { PagingSchema, type Page } from './page.js';
 import { InstantSchema, TimeZoneSchema } from './time.js';
-import { httpRoute } from './http.js';
+import { httpRoute, routeGroup } from './http.js';
 import { InstantReply, pageOf, reply } from './replies.js';
 
 export const EVENT_STATUSES = ['scheduled', 'live', 'past', 'cancelled'] as const;
@@ -285,7 +285,6 @@ export interface SeriesFollowChange {
 }
 
 const lifecycle = {
-  tag: 'Events',
   method: 'POST',
   fields: { id: 'eventId' },
   params: EventPath,
@@ -297,12 +296,10 @@ const lifecycle = {
 } as const;
 
 /** Events' plain routes (docs/product.md "Event lifecycle"); the calendar file is an explicit route. */
-export const EventRoutes = {
+export const EventRoutes = routeGroup('Events', {
   /** Schedules an event; the caller becomes its host. */
   create: httpRoute({
     contract: Events.create,
-    name: 'create',
-    tag: 'Events',
     method: 'POST',
     path: '/events',
     rest: 'body',
@@ -315,8 +312,6 @@ export const EventRoutes = {
   /** Public: filter by status, hostId, seriesId, from/to (start time) and q; sorted by start; cursor paging. */
   list: httpRoute({
     contract: Events.list,
-    name: 'list',
-    tag: 'Events',
     method: 'GET',
     path: '/events',
     rest: 'query',
@@ -328,8 +323,6 @@ export const EventRoutes = {
   }),
   get: httpRoute({
     contract: Events.get,
-    name: 'get',
-    tag: 'Events',
     method: 'GET',
     path: '/events/:id',
     fields: { id: 'eventId' },
@@ -343,8 +336,6 @@ export const EventRoutes = {
   /** The host edits a scheduled event: any subset of the creation fields. */
   update: httpRoute({
     contract: Events.update,
-    name: 'update',
-    tag: 'Events',
     method: 'PATCH',
     path: '/events/:id',
     fields: { id: 'eventId' },
@@ -360,7 +351,6 @@ export const EventRoutes = {
   start: httpRoute({
     ...lifecycle,
     contract: Events.transition,
-    name: 'start',
     path: '/events/:id/start',
     fixed: { action: 'start' },
     summary: 'Start the event (scheduled -> live)',
@@ -369,7 +359,6 @@ export const EventRoutes = {
   end: httpRoute({
     ...lifecycle,
     contract: Events.transition,
-    name: 'end',
     path: '/events/:id/end',
     fixed: { action: 'end' },
     summary: 'End the event (live -> past)',
@@ -378,16 +367,14 @@ export const EventRoutes = {
   cancel: httpRoute({
     ...lifecycle,
     contract: Events.transition,
-    name: 'cancel',
     path: '/events/:id/cancel',
     fixed: { action: 'cancel' },
     summary: 'Cancel the event (scheduled -> cancelled)',
     description: 'The host only; cancels every ticket and refunds each paid one in full.',
   }),
-} as const;
+});
 
 const following = {
-  tag: 'Series',
   fields: { id: 'seriesId' },
   params: SeriesPath,
   rest: 'none',
@@ -397,11 +384,9 @@ const following = {
 } as const;
 
 /** Recurring series' plain routes (docs/product.md "Series"); the calendar file is an explicit route. */
-export const SeriesRoutes = {
+export const SeriesRoutes = routeGroup('Series', {
   create: httpRoute({
     contract: Series.create,
-    name: 'create',
-    tag: 'Series',
     method: 'POST',
     path: '/events/series',
     rest: 'body',
@@ -414,8 +399,6 @@ export const SeriesRoutes = {
   }),
   get: httpRoute({
     contract: Series.get,
-    name: 'get',
-    tag: 'Series',
     method: 'GET',
     path: '/events/series/:id',
     fields: { id: 'seriesId' },
@@ -431,7 +414,6 @@ export const SeriesRoutes = {
   follow: httpRoute({
     ...following,
     contract: Series.follow,
-    name: 'follow',
     method: 'POST',
     path: '/events/series/:id/follow',
     fixed: { follow: true },
@@ -442,11 +424,10 @@ export const SeriesRoutes = {
   unfollow: httpRoute({
     ...following,
     contract: Series.follow,
-    name: 'unfollow',
     method: 'DELETE',
     path: '/events/series/:id/follow',
     fixed: { follow: false },
     summary: 'Stop following a series',
     description: 'Stops future automatic RSVPs (idempotent).',
   }),
-} as const;
+});

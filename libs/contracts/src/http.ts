@@ -47,8 +47,21 @@ export interface HttpRoute<C extends AnyContract = AnyContract> {
   codes: readonly ProblemCode[];
 }
 
-export function httpRoute<C extends AnyContract>(route: HttpRoute<C>): HttpRoute<C> {
+/** A route as its group states it: its name is its key in the group, its tag the group's. */
+export type HttpRouteSpec<C extends AnyContract = AnyContract> = Omit<HttpRoute<C>, 'name' | 'tag'>;
+
+/** One route, its reply schema checked against its contract's reply type. */
+export function httpRoute<C extends AnyContract>(route: HttpRouteSpec<C>): HttpRouteSpec<C> {
   return route;
+}
+
+/** A group of routes under one OpenAPI tag (`TicketRoutes`); each route is named by its key. */
+export function routeGroup<R extends Record<string, HttpRouteSpec>>(
+  tag: string,
+  routes: R,
+): { readonly [K in keyof R]: R[K] & { name: K & string; tag: string } } {
+  const named = Object.entries(routes).map(([name, route]) => [name, { ...route, name, tag }]);
+  return Object.fromEntries(named) as { readonly [K in keyof R]: R[K] & { name: K & string; tag: string } };
 }
 
 /** The path parameters of `route`, in order (`/a/:x/b/:y` is `[x, y]`). */

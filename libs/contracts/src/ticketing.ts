@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AssetSchema, CapacitySchema, EventIdSchema, EventPath, TicketingSchema } from './events.js';
 import { AgentIdSchema } from './agent-id.js';
 import { contract } from './contract.js';
-import { httpRoute } from './http.js';
+import { httpRoute, routeGroup } from './http.js';
 import { AmountReply, InstantReply, pageOf, reply } from './replies.js';
 import { PagingSchema, type Page } from './page.js';
 
@@ -140,11 +140,9 @@ export const LedgerTopics = {
 } as const;
 
 /** The caller's own ledger (owned by ticketing). */
-export const LedgerRoutes = {
+export const LedgerRoutes = routeGroup('Ledger', {
   entries: httpRoute({
     contract: Ledger.entries,
-    name: 'entries',
-    tag: 'Ledger',
     method: 'GET',
     path: '/ledger',
     rest: 'query',
@@ -156,8 +154,6 @@ export const LedgerRoutes = {
   }),
   balance: httpRoute({
     contract: Ledger.balance,
-    name: 'balance',
-    tag: 'Ledger',
     method: 'GET',
     path: '/ledger/balance',
     rest: 'none',
@@ -169,8 +165,6 @@ export const LedgerRoutes = {
   /** Only where LEDGER_FAUCET=true (standalone, tests); 404 ledger.faucet_disabled elsewhere. */
   faucet: httpRoute({
     contract: Ledger.faucet,
-    name: 'faucet',
-    tag: 'Ledger',
     method: 'POST',
     path: '/ledger/faucet',
     rest: 'body',
@@ -180,15 +174,13 @@ export const LedgerRoutes = {
     reply: LedgerEntryViewSchema,
     codes: ['ledger.faucet_disabled'],
   }),
-} as const;
+});
 
 /** Tickets' plain routes (the RSVP, with its x402 payment and 201/200, is an explicit route). */
-export const TicketRoutes = {
+export const TicketRoutes = routeGroup('Tickets', {
   /** Whether the caller holds a ticket for the event, and which: 404 ticket.not_found if not. */
   held: httpRoute({
     contract: Tickets.held,
-    name: 'held',
-    tag: 'Tickets',
     method: 'GET',
     path: '/events/:id/rsvp',
     fields: { id: 'eventId' },
@@ -203,8 +195,6 @@ export const TicketRoutes = {
   /** The holder gives back a free ticket. */
   release: httpRoute({
     contract: Tickets.release,
-    name: 'release',
-    tag: 'Tickets',
     method: 'DELETE',
     path: '/events/:id/rsvp',
     fields: { id: 'eventId' },
@@ -219,8 +209,6 @@ export const TicketRoutes = {
   /** The attendee list: host and moderators. */
   attendees: httpRoute({
     contract: Tickets.attendees,
-    name: 'attendees',
-    tag: 'Tickets',
     method: 'GET',
     path: '/events/:id/rsvps',
     fields: { id: 'eventId' },
@@ -234,8 +222,6 @@ export const TicketRoutes = {
   }),
   mine: httpRoute({
     contract: Tickets.mine,
-    name: 'mine',
-    tag: 'Tickets',
     method: 'GET',
     path: '/me/tickets',
     rest: 'query',
@@ -244,4 +230,4 @@ export const TicketRoutes = {
     reply: TicketPageSchema,
     codes: [],
   }),
-} as const;
+});

@@ -8,6 +8,7 @@ import { OutboxRelay } from './outbox/relay.js';
 import { stopGracefullyOnSignal } from './graceful-stop.js';
 import { createLogger, NestPinoLogger, type Logger } from './logger.js';
 import { loadConfig } from './config.js';
+import { migrateSchema } from './database.js';
 import type { LevelWithSilent } from 'pino';
 import type { z } from 'zod';
 import { openNatsTransport } from './transport/nats-transport.js';
@@ -180,11 +181,32 @@ export interface DomainService<Config extends ServiceConfig> extends AnyDomainSe
   define(config: Config, logger: Logger): Promise<ServiceDefinition>;
 }
 
+/** What a service states; the rest (its definition's name, the migrate command) follows from it. */
+export interface DomainServiceParts<Config extends ServiceConfig> {
+  name: string;
+  schema: string;
+  configSchema: z.ZodType<Config, unknown>;
+  /** Its schema's DataSource factory (`data-source.ts`); migrations run on a pool of one. */
+  dataSource(url: string, poolSize: number): DataSource;
+  define(config: Config, logger: Logger): Promise<Omit<ServiceDefinition, 'name'>>;
+}
+
 /** A domain service from its parts. */
 export function domainService<Config extends ServiceConfig>(
-  parts: Omit<DomainService<Config>, 'defineFrom'>,
+  parts: DomainServiceParts<Config>,
 ): DomainService<Config> {
-  return { ...parts, defineFrom: (env, logger) => parts.define(loadConfig(parts.configSchema, env), logger) };
+  const define = async (config: Config, logger: Logger): Promise<ServiceDefinition> => ({
+    name: parts.name,
+    ...(await parts.define(config, logger)),
+  });
+  return {
+    name: parts.name,
+    schema: parts.schema,
+    configSchema: parts.configSchema,
+    define,
+    defineFrom: (env, logger) => define(loadConfig(parts.configSchema, env), logger),
+    migrate: (databaseUrl) => migrateSchema(parts.dataSource(databaseUrl, 1)),
+  };
 }
 
 /** What every domain service's configuration has (BaseConfigSchema, DatabaseConfigSchema). */

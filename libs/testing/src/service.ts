@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { CloudEvent, Contract, Envelope, MessageMeta, ReplyOf, RequestOf } from '@townhall/contracts';
+import {
+  DomainError,
+  type CloudEvent,
+  type Contract,
+  type Envelope,
+  type MessageMeta,
+  type ReplyOf,
+  type RequestOf,
+} from '@townhall/contracts';
 import {
   createLogger,
   InProcessBroker,
@@ -136,4 +144,15 @@ function queryPool(url: string): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max: 4 });
   pool.on('error', () => undefined);
   return pool;
+}
+
+/** The DomainError a service request is refused with (a service test's `problemOf`); fails if it succeeds. */
+export async function refusalOf(promise: Promise<unknown>): Promise<DomainError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof DomainError) return error;
+    throw error;
+  }
+  throw new Error('expected a refusal');
 }

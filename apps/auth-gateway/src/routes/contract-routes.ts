@@ -28,7 +28,9 @@ const METHODS: Record<HttpMethod, (path: string) => MethodDecorator> = {
  * path, and the query string or the JSON body) and forwards them to the contract's service,
  * which validates them against the contract's schema.
  */
-export function contractRoutes(tag: string, routes: readonly HttpRoute[]): Type {
+export function contractRoutes(group: Readonly<Record<string, HttpRoute>>): Type {
+  const routes = Object.values(group);
+  const tag = routes[0]?.tag ?? 'Empty';
   @Controller()
   class ContractRoutes {
     constructor(@Inject(SERVICE_CLIENT) readonly services: ServiceClient) {}

@@ -1,5 +1,12 @@
 import { DomainError, type SettlementView } from '@townhall/contracts';
-import { paymentRequiredBody, PaymentError, type PaymentRequirements } from '@townhall/x402';
+import {
+  paymentRequiredBody,
+  PaymentError,
+  type PaymentPayload,
+  type PaymentRequirements,
+} from '@townhall/x402';
+import type { EventRow } from '../projection/event-row.js';
+import type { RsvpReply } from '@townhall/contracts';
 
 /**
  * A 402 (or 409) whose body also carries the x402 v1 fields, so x402 clients can pay again. With
@@ -26,4 +33,20 @@ export function asPaymentProblem(error: unknown, accepts: PaymentRequirements[])
 /** The X-PAYMENT-RESPONSE of a ledger settlement. */
 export function ledgerSettlement(network: string, transaction: string, payer: string): SettlementView {
   return { success: true, transaction, network, payer };
+}
+
+/** A paid RSVP ready to settle: the tier's requirements chosen, the payment decoded. */
+export interface Purchase {
+  event: EventRow;
+  caller: string;
+  payload: PaymentPayload;
+  /** What the chosen tier asks. */
+  requirements: PaymentRequirements;
+  /** Every tier's requirements, for a 402 that lets the client pay again. */
+  accepts: PaymentRequirements[];
+}
+
+/** How a purchase is settled: on the service's own ledger, or through an x402 facilitator. */
+export interface PaymentSettlement {
+  settle(purchase: Purchase): Promise<RsvpReply>;
 }

@@ -3,7 +3,7 @@ import { DomainError, type MessageMeta, type RsvpReply } from '@townhall/contrac
 import { queryRows } from '@townhall/platform/service';
 import { decodePaymentHeader, type PaymentPayload } from '@townhall/x402';
 import { DataSource } from 'typeorm';
-import { asPaymentProblem, paymentRequired } from '../payments/payment-problems.js';
+import { asPaymentProblem, paymentRequired, type PaymentSettlement } from '../payments/payment-problems.js';
 import { requirementsFor, tierOfResource } from '../payments/requirements.js';
 import { tiersOf, type EventRow } from '../projection/event-row.js';
 import { EventsProjection } from '../projection/events-projection.js';
@@ -90,8 +90,9 @@ export class Rsvp {
     }
     const requirements = accepts.find((entry) => entry.extra.tierId === tier.tierId);
     if (!requirements) throw new DomainError('capacity.sold_out', `No seat is left in tier ${tier.tierId}`);
-    const settle = this.settings.facilitator === 'ledger' ? this.ledgerPayment : this.facilitatorPayment;
-    return settle.settle(event, meta.caller, payload, requirements, accepts);
+    const settle: PaymentSettlement =
+      this.settings.facilitator === 'ledger' ? this.ledgerPayment : this.facilitatorPayment;
+    return settle.settle({ event, caller: meta.caller, payload, requirements, accepts });
   }
 
   private async availableTiers(event: EventRow): Promise<Set<string>> {

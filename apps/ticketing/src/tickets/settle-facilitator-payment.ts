@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { TicketTopics, type RsvpReply } from '@townhall/contracts';
 import { Changes, queryRows } from '@townhall/platform/service';
-import type { Facilitator, PaymentPayload, PaymentRequirements } from '@townhall/x402';
-import { paymentRequired } from '../payments/payment-problems.js';
-import type { EventRow } from '../projection/event-row.js';
+import type { Facilitator } from '@townhall/x402';
+import { paymentRequired, type PaymentSettlement, type Purchase } from '../payments/payment-problems.js';
 import { FACILITATOR } from '../tokens.js';
 import { AlreadyHolding, insertTicket, releaseSeat, takeSeat } from './seats.js';
 import { TicketBook } from './ticket-book.js';
@@ -15,20 +14,14 @@ import { TICKET_COLUMNS, toTicket, type TicketRow } from './ticket-row.js';
  * works.
  */
 @Injectable()
-export class SettleFacilitatorPayment {
+export class SettleFacilitatorPayment implements PaymentSettlement {
   constructor(
     private readonly changes: Changes,
     private readonly book: TicketBook,
     @Inject(FACILITATOR) private readonly facilitator: Facilitator | null,
   ) {}
 
-  async settle(
-    event: EventRow,
-    caller: string,
-    payload: PaymentPayload,
-    requirements: PaymentRequirements,
-    accepts: PaymentRequirements[],
-  ): Promise<RsvpReply> {
+  async settle({ event, caller, payload, requirements, accepts }: Purchase): Promise<RsvpReply> {
     const facilitator = this.facilitator;
     if (!facilitator) throw new Error('X402_FACILITATOR=http needs X402_FACILITATOR_URL');
     const verified = await facilitator.verify(payload, requirements);

@@ -2,15 +2,15 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, TicketTopics, type RsvpReply } from '@townhall/contracts';
 import { Changes, queryRows } from '@townhall/platform/service';
 import type { SignatureVerifier } from '@townhall/auth';
-import {
-  checkLedgerPayment,
-  paymentFingerprint,
-  type PaymentPayload,
-  type PaymentRequirements,
-} from '@townhall/x402';
+import { checkLedgerPayment, paymentFingerprint } from '@townhall/x402';
 import { LedgerBook } from '../ledger/ledger-book.js';
-import { asPaymentProblem, ledgerSettlement, paymentRequired } from '../payments/payment-problems.js';
-import type { EventRow } from '../projection/event-row.js';
+import {
+  asPaymentProblem,
+  ledgerSettlement,
+  paymentRequired,
+  type PaymentSettlement,
+  type Purchase,
+} from '../payments/payment-problems.js';
 import { CLOCK, SETTINGS, SIGNATURES, type Clock, type TicketingSettings } from '../tokens.js';
 import { AlreadyHolding, insertTicket, takeSeat } from './seats.js';
 import { TicketBook } from './ticket-book.js';
@@ -33,7 +33,7 @@ class AlreadyPaid extends Error {
  * answers with the ticket it bought.
  */
 @Injectable()
-export class SettleLedgerPayment {
+export class SettleLedgerPayment implements PaymentSettlement {
   constructor(
     private readonly changes: Changes,
     private readonly ledger: LedgerBook,
@@ -43,13 +43,7 @@ export class SettleLedgerPayment {
     @Inject(SIGNATURES) private readonly signatures: SignatureVerifier,
   ) {}
 
-  async settle(
-    event: EventRow,
-    caller: string,
-    payload: PaymentPayload,
-    requirements: PaymentRequirements,
-    accepts: PaymentRequirements[],
-  ): Promise<RsvpReply> {
+  async settle({ event, caller, payload, requirements, accepts }: Purchase): Promise<RsvpReply> {
     let authorization;
     try {
       authorization = checkLedgerPayment(payload, requirements, {

@@ -1,3 +1,4 @@
+import type { CloudEvent } from '@townhall/contracts';
 import type { DataSource, EntityManager } from 'typeorm';
 import { sqlState } from '../database.js';
 import { appendToOutbox, domainEvent } from './outbox.js';
@@ -40,6 +41,20 @@ export class Changes {
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
       }
     }
+  }
+
+  /**
+   * The CloudEvents of `events`, built now (ids, times, source) for a server-side function to
+   * append with `<schema>.announce($1::jsonb)` in its own transaction (outboxAnnounceFunctionSql).
+   * The caller wakes the relay (`published()`) once that transaction committed.
+   */
+  prepare(events: Announcement[]): CloudEvent[] {
+    return events.map((event) => domainEvent({ source: this.owner.source, ...event }));
+  }
+
+  /** Wakes the relay after a change committed outside `run` (a server-side function's). */
+  published(): void {
+    this.relay.wake();
   }
 
   /** Records domain events in the transaction of `manager`. */

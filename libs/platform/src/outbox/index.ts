@@ -1,6 +1,12 @@
 // Transactional outbox (docs/architecture.md "The shape"): a state change and its domain event commit together;
 // a relay publishes the event to JetStream afterwards; consumers dedupe on the event id.
-export { outboxMigrationSql, domainEvent, appendToOutbox, claimEventOnce } from './outbox.js';
+export {
+  outboxMigrationSql,
+  outboxAnnounceFunctionSql,
+  domainEvent,
+  appendToOutbox,
+  claimEventOnce,
+} from './outbox.js';
 export {
   JetStreamPublisher,
   ensureTownhallStream,

@@ -46,6 +46,21 @@ export function outboxMigrationSql(schema: string): string[] {
   ];
 }
 
+/**
+ * DDL for `<schema>.announce(events jsonb)`: appends an array of CloudEvents (built by
+ * `Changes.prepare`, in this order) to the schema's outbox. For hot paths written as one
+ * server-side function: the function calls it in its own transaction, so its state change and
+ * its domain events still commit together, in one round trip from the service.
+ */
+export function outboxAnnounceFunctionSql(schema: string): string {
+  const s = quoteSchema(schema);
+  return `CREATE OR REPLACE FUNCTION ${s}.announce(events jsonb) RETURNS void LANGUAGE sql AS $$
+    INSERT INTO ${s}.outbox (id, type, subject, payload)
+    SELECT (e->>'id')::uuid, e->>'type', e->>'subject', e
+    FROM jsonb_array_elements(events) WITH ORDINALITY AS t(e, n) ORDER BY n
+  $$`;
+}
+
 export function domainEvent<T>(input: {
   source: string;
   type: string;

@@ -211,8 +211,11 @@ describe('engagement: stage, Q&A, polls, recordings', () => {
       code: 'question.invalid_transition',
     });
 
-    // Past: everything is closed, and only the host reads or publishes the recording.
+    // Past: everything is closed, and only the host reads or publishes the recording. Engagement
+    // learns of the end from the domain event (its recording is then assembled); from then on
+    // its own projection refuses every write.
     await host.events.end(id);
+    await waitFor('the recording', () => host.recordings.draft(id));
     expect(await refusal(speaker.stage.post(id, 'encore'))).toEqual({ status: 409, code: 'stage.closed' });
     expect(await refusal(asker!.questions.submit(id, 'Late?'))).toEqual({
       status: 409,
@@ -231,7 +234,6 @@ describe('engagement: stage, Q&A, polls, recordings', () => {
       status: 409,
       code: 'question.closed',
     });
-    await waitFor('the recording', () => host.recordings.draft(id));
     expect(await refusal(moderator.recordings.draft(id))).toEqual({ status: 403, code: 'role.forbidden' });
     expect(await refusal(moderator.recordings.publish(id))).toEqual({ status: 403, code: 'role.forbidden' });
     expect(await refusal(outsider.recordings.get(id))).toEqual({ status: 404, code: 'recording.not_found' });

@@ -6,7 +6,7 @@ import { ENGAGEMENT_SCHEMA } from './data-source.js';
 import { PollCloser } from './polls/poll-closer.js';
 import { PollsHandler } from './polls/polls.handler.js';
 import { PollsService } from './polls/polls.service.js';
-import { EventEndings } from './projection/event-endings.js';
+import { EventStandings } from './projection/event-standings.js';
 import { TicketAttendance } from './projection/ticket-attendance.js';
 import { QuestionsHandler } from './questions/questions.handler.js';
 import { QuestionsService } from './questions/questions.service.js';
@@ -51,10 +51,10 @@ export class EngagementModule {
         PollsService,
         PollCloser,
         RecordingsService,
-        EventEndings,
+        EventStandings,
         TicketAttendance,
       ],
-      exports: [EventEndings, TicketAttendance],
+      exports: [EventStandings, TicketAttendance],
     };
   }
 }

@@ -8,7 +8,7 @@ import {
 import { EngagementConfigSchema, type EngagementConfig } from './config.js';
 import { createEngagementDataSource, ENGAGEMENT_SCHEMA } from './data-source.js';
 import { EngagementModule } from './engagement.module.js';
-import { EVENT_ENDINGS_CONSUMER, EVENT_SUBJECTS, EventEndings } from './projection/event-endings.js';
+import { EVENTS_CONSUMER, EVENT_SUBJECTS, EventStandings } from './projection/event-standings.js';
 import {
   TICKET_ATTENDANCE_CONSUMER,
   TICKET_SUBJECTS,
@@ -39,13 +39,13 @@ async function defineEngagement(
     // Durable consumers (one subject filter each: NATS 2.9): what was published while engagement
     // was down is processed when it is back.
     subscriptions: (app) => {
-      const endings = app.get(EventEndings);
+      const standings = app.get(EventStandings);
       const attendance = app.get(TicketAttendance);
       return [
         {
-          durable: EVENT_ENDINGS_CONSUMER,
+          durable: EVENTS_CONSUMER,
           subjects: EVENT_SUBJECTS,
-          handle: (event) => endings.handle(event),
+          handle: (event) => standings.handle(event),
         },
         {
           durable: TICKET_ATTENDANCE_CONSUMER,

@@ -53,6 +53,7 @@ describe('ticketing service', () => {
       capacity,
       ticketing: ticketingMode,
       moderators: [],
+      speakers: [],
       seriesId: null,
       version: 1,
       updatedAt: new Date().toISOString(),

@@ -168,6 +168,7 @@ export interface EventAccess {
   capacity: number;
   ticketing: Ticketing;
   moderators: string[];
+  speakers: string[];
   seriesId: string | null;
   version: number;
   updatedAt: string;

@@ -3,44 +3,100 @@ import {
   Attendance,
   DomainError,
   Events,
+  isUuid,
   type EventRole,
   type EventStatus,
   type EventView,
   type MessageMeta,
   type SignedMeta,
 } from '@townhall/contracts';
-import type { ServiceClient } from '@townhall/platform/service';
+import { metricsRegistry, preparedStatement, type ServiceClient } from '@townhall/platform/service';
+import { Counter } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { recordEventStanding } from './event-standing.js';
 import { SERVICES } from '../tokens.js';
 
-/** An agent in one event, as the events service sees it right now. */
+/** An agent in one event: its role, whether it attends, and the event's status. */
 export interface Participant {
   eventId: string;
   agentId: string;
   status: EventStatus;
   hostId: string;
   role: EventRole | null;
+  /** Holds a live ticket, or has an appointed role (which counts as attendance). */
+  attendee: boolean;
+}
+
+/** Where an authorization was decided: the projections, or the owners asked over NATS. */
+const authorizations = new Counter({
+  name: 'townhall_engagement_authorizations_total',
+  help: 'Authorizations of writes in events, by where they were decided (projection, owners)',
+  labelNames: ['source'] as const,
+  registers: [metricsRegistry],
+});
+
+interface StandingRow {
+  status: EventStatus;
+  host_id: string;
+  role: EventRole | null;
+  holds_ticket: boolean;
 }
 
 /**
- * Who may do what in an event (docs/product.md "Roles"). Every answer comes from the service that
- * owns the fact, over NATS, and is asked before any transaction opens (docs/architecture.md "The shape": never
- * hold a transaction across a message to another service): roles and status from events,
- * tickets from ticketing.
+ * Who may do what in an event (docs/product.md "Roles"), without a message to another service
+ * on the hot path. Engagement projects the facts it needs from the owners' domain events:
+ * roles and status from townhall.event.* (engagement.events), tickets from townhall.ticket.*
+ * (engagement.attendance), each applied exactly once and in version order. A rule is run on
+ * that projection first; what it allows is allowed. What it refuses, and an event it has not
+ * seen yet, is decided again by the owners over NATS (events for roles and status, ticketing
+ * for tickets), before any transaction opens. So an agent is never refused because a domain
+ * event is still on its way (a new moderator, a ticket just bought), and once the event that
+ * takes a right away (a role removed, a ticket cancelled) is applied, the very next request is
+ * refused. In between, the projection may still allow what was just taken away: the window is
+ * the time the domain event takes to arrive (milliseconds; the outbox relay and JetStream).
  */
 @Injectable()
 export class Participants {
-  constructor(@Inject(SERVICES) private readonly services: ServiceClient) {}
+  private readonly standing: (values: unknown[]) => Promise<StandingRow[]>;
 
-  /** The caller's role and the event's status; 404 event.not_found for an unknown event. */
-  async of(eventId: string, meta: SignedMeta): Promise<Participant> {
-    const access = await this.services.send(Events.access, { eventId, agentId: meta.caller }, meta);
-    return {
-      eventId: access.eventId,
-      agentId: meta.caller,
-      status: access.status,
-      hostId: access.hostId,
-      role: access.role,
-    };
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(SERVICES) private readonly services: ServiceClient,
+  ) {
+    this.standing = preparedStatement<StandingRow>(
+      dataSource,
+      'engagement.standing',
+      `SELECT e.status, e.host_id,
+         CASE WHEN e.host_id = $2 THEN 'host' WHEN $2 = ANY (e.moderators) THEN 'moderator'
+              WHEN $2 = ANY (e.speakers) THEN 'speaker' END AS role,
+         EXISTS (SELECT 1 FROM engagement.attendance a
+                 WHERE a.event_id = e.event_id AND a.agent_id = $2 AND a.cancelled_at IS NULL) AS holds_ticket
+       FROM engagement.events e WHERE e.event_id = $1`,
+    );
+  }
+
+  /**
+   * Runs `rule` (which throws a DomainError to refuse, and must not write) on the caller's
+   * standing in the event and returns its result: from the projection if it allows, else as the
+   * owners see it right now. 404 event.not_found for an unknown event.
+   */
+  async authorize<T>(
+    eventId: string,
+    meta: SignedMeta,
+    rule: (participant: Participant) => T | Promise<T>,
+  ): Promise<T> {
+    const seen = await this.projected(eventId, meta.caller);
+    if (seen) {
+      try {
+        const allowed = await rule(seen);
+        authorizations.inc({ source: 'projection' });
+        return allowed;
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+      }
+    }
+    authorizations.inc({ source: 'owners' });
+    return rule(await this.fromOwners(eventId, meta, seen === undefined));
   }
 
   /** The event itself, for public reads that must tell an unknown event from an empty list. */
@@ -48,17 +104,43 @@ export class Participants {
     return this.services.send(Events.get, { eventId }, meta);
   }
 
-  /** Refuses (403) anyone who is neither appointed (host, moderator, speaker) nor holding a live ticket. */
-  async requireAttendee(participant: Participant, meta: SignedMeta, doing: string): Promise<void> {
-    if (participant.role !== null) return; // appointed roles count as attendees without a ticket
-    const attendance = await this.services.send(
-      Attendance.get,
-      { eventId: participant.eventId, agentId: participant.agentId },
-      meta,
-    );
-    if (!attendance.holdsTicket)
-      throw new DomainError('role.forbidden', `Only attendees (ticket holders) can ${doing}`);
+  private async projected(eventId: string, agentId: string): Promise<Participant | undefined> {
+    if (!isUuid(eventId)) return undefined;
+    const [row] = await this.standing([eventId, agentId]);
+    if (!row) return undefined;
+    return {
+      eventId,
+      agentId,
+      status: row.status,
+      hostId: row.host_id,
+      role: row.role,
+      attendee: row.role !== null || row.holds_ticket,
+    };
   }
+
+  /** Asks the owners; an event the projection had not seen is recorded (a newer version only). */
+  private async fromOwners(eventId: string, meta: SignedMeta, unseen: boolean): Promise<Participant> {
+    const access = await this.services.send(Events.access, { eventId, agentId: meta.caller }, meta);
+    if (unseen) await recordEventStanding(this.dataSource.manager, { ...access, id: access.eventId });
+    const attendee =
+      access.role !== null ||
+      (await this.services.send(Attendance.get, { eventId: access.eventId, agentId: meta.caller }, meta))
+        .holdsTicket;
+    return {
+      eventId: access.eventId,
+      agentId: meta.caller,
+      status: access.status,
+      hostId: access.hostId,
+      role: access.role,
+      attendee,
+    };
+  }
+}
+
+/** Refuses (403) anyone who is neither appointed (host, moderator, speaker) nor holding a live ticket. */
+export function requireAttendee(participant: Participant, doing: string): void {
+  if (!participant.attendee)
+    throw new DomainError('role.forbidden', `Only attendees (ticket holders) can ${doing}`);
 }
 
 /** Refuses (403) a participant whose role is not one of `roles`. */

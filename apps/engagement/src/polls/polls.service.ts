@@ -13,7 +13,7 @@ import {
 } from '@townhall/contracts';
 import { Changes, queryRows, type Announcement } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
-import { Participants, requireRole } from '../access/participants.js';
+import { Participants, requireAttendee, requireRole } from '../access/participants.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { holdOpen } from '../stage/stage-lock.js';
 import { POLL_COLUMNS, POLL_OPTION_COLUMNS, toPoll, type PollOptionRow, type PollRow } from './poll-row.js';
@@ -32,10 +32,11 @@ export class PollsService {
   /** Speakers, moderators and the host open polls while the event is live. */
   async open(meta: SignedMeta, opening: PollOpening): Promise<PollView> {
     const { eventId } = opening;
-    const participant = await this.participants.of(eventId, meta);
-    requireRole(participant, ['host', 'moderator', 'speaker'], 'open polls');
-    if (participant.status !== 'live')
-      throw new DomainError('poll.not_live', `The event is ${participant.status}`);
+    await this.participants.authorize(eventId, meta, (participant) => {
+      requireRole(participant, ['host', 'moderator', 'speaker'], 'open polls');
+      if (participant.status !== 'live')
+        throw new DomainError('poll.not_live', `The event is ${participant.status}`);
+    });
     if (opening.closesAt !== undefined && Date.parse(opening.closesAt) <= Date.now()) {
       throw new DomainError('validation.failed', 'closesAt must be in the future', [
         { field: 'closesAt', message: 'must be in the future' },
@@ -82,12 +83,14 @@ export class PollsService {
    * so no ballot lands in a closed poll, and counts ballots; tallies move in the same transaction.
    */
   async vote(meta: SignedMeta, eventId: string, pollId: string, optionIds: string[]): Promise<PollView> {
-    const participant = await this.participants.of(eventId, meta);
-    await this.participants.requireAttendee(participant, meta, 'vote in polls');
-    const { poll, options } = await this.find(this.dataSource.manager, eventId, pollId);
-    // Ending the event closes its polls; until the closing is processed here, the status says so.
-    if (poll.status !== 'open' || participant.status !== 'live')
-      throw new DomainError('poll.closed', 'The poll is closed');
+    const { poll, options } = await this.participants.authorize(eventId, meta, async (participant) => {
+      requireAttendee(participant, 'vote in polls');
+      const found = await this.find(this.dataSource.manager, eventId, pollId);
+      // Ending the event closes its polls; until the closing is processed here, the status says so.
+      if (found.poll.status !== 'open' || participant.status !== 'live')
+        throw new DomainError('poll.closed', 'The poll is closed');
+      return found;
+    });
     const chosen = checkBallot(poll, options, optionIds);
     return this.changes.run(async (manager) => {
       const [open] = await queryRows<PollRow>(
@@ -124,9 +127,10 @@ export class PollsService {
 
   /** The opener, a moderator or the host closes an open poll. */
   async close(meta: SignedMeta, eventId: string, pollId: string): Promise<PollView> {
-    const participant = await this.participants.of(eventId, meta);
-    const { poll } = await this.find(this.dataSource.manager, eventId, pollId);
-    if (poll.opener_id !== meta.caller) requireRole(participant, ['host', 'moderator'], 'close this poll');
+    await this.participants.authorize(eventId, meta, async (participant) => {
+      const { poll } = await this.find(this.dataSource.manager, eventId, pollId);
+      if (poll.opener_id !== meta.caller) requireRole(participant, ['host', 'moderator'], 'close this poll');
+    });
     return this.changes.run(async (manager) => {
       const closed = await this.closeWhere(manager, 'id = $1', [pollId]);
       if (closed.length === 0) throw new DomainError('poll.closed', 'The poll is already closed');

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   DomainError,
@@ -11,9 +12,9 @@ import {
   type SignedMeta,
   isUuid,
 } from '@townhall/contracts';
-import { Changes, queryRows, type Announcement } from '@townhall/platform/service';
+import { Changes, preparedStatement, queryRows, type Announcement } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
-import { Participants, requireRole } from '../access/participants.js';
+import { Participants, requireAttendee, requireRole } from '../access/participants.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { holdOpen } from '../stage/stage-lock.js';
 import { StageService } from '../stage/stage.service.js';
@@ -47,29 +48,54 @@ export class QuestionsService {
     private readonly participants: Participants,
     private readonly stage: StageService,
     @Inject(SETTINGS) private readonly settings: EngagementSettings,
-  ) {}
+  ) {
+    this.submitQuestion = preparedStatement(
+      dataSource,
+      'engagement.submit_question',
+      'SELECT engagement.submit_question($1, $2, $3, $4, $5, $6, $7::jsonb) AS outcome',
+    );
+  }
 
-  /** Attendees ask while the event is scheduled or live, a few times a minute at most. */
+  private readonly submitQuestion: (values: unknown[]) => Promise<Array<{ outcome: string }>>;
+
+  /**
+   * Attendees ask while the event is scheduled or live, a few times a minute at most: one call
+   * to engagement.submit_question (the stage lock, the rate, the row and its domain event).
+   */
   async submit(meta: SignedMeta, eventId: string, body: string): Promise<QuestionView> {
-    const participant = await this.participants.of(eventId, meta);
-    await this.participants.requireAttendee(participant, meta, 'ask questions');
-    if (!OPEN_STATUSES.has(participant.status))
-      throw new DomainError('question.closed', `The event is ${participant.status}`);
-    return this.changes.run(async (manager) => {
-      if (!(await holdOpen(manager, eventId)))
-        throw new DomainError('question.closed', 'The event has ended');
-      await this.checkRate(manager, eventId, meta.caller);
-      const [row] = await queryRows<QuestionRow>(
-        manager,
-        `INSERT INTO engagement.questions (event_id, author_id, body) VALUES ($1, $2, $3) RETURNING ${QUESTION_COLUMNS}`,
-        [eventId, meta.caller, body],
-      );
-      const question = toQuestion(row!);
-      await this.changes.announce(manager, [
-        { type: EngagementTopics.questionSubmitted, subject: eventId, data: question },
-      ]);
-      return question;
+    await this.participants.authorize(eventId, meta, (participant) => {
+      requireAttendee(participant, 'ask questions');
+      requireOpen(participant.status);
     });
+    const question: QuestionView = {
+      id: randomUUID(),
+      eventId,
+      authorId: meta.caller,
+      body,
+      upvotes: 0,
+      state: 'open',
+      createdAt: new Date().toISOString(),
+    };
+    const events = this.changes.prepare([
+      { type: EngagementTopics.questionSubmitted, subject: eventId, data: question },
+    ]);
+    const [result] = await this.submitQuestion([
+      question.id,
+      eventId,
+      meta.caller,
+      body,
+      question.createdAt,
+      this.settings.questionsPerMinute,
+      JSON.stringify(events),
+    ]);
+    if (result?.outcome === 'ended') throw new DomainError('question.closed', 'The event has ended');
+    if (result?.outcome === 'rate_limited')
+      throw new DomainError(
+        'rate.limited',
+        `At most ${this.settings.questionsPerMinute} questions per minute per event; wait a little`,
+      );
+    this.changes.published();
+    return question;
   }
 
   /**
@@ -78,10 +104,10 @@ export class QuestionsService {
    * either is a no-op that answers the question as it is.
    */
   async upvote(meta: SignedMeta, eventId: string, questionId: string, up: boolean): Promise<QuestionView> {
-    const participant = await this.participants.of(eventId, meta);
-    await this.participants.requireAttendee(participant, meta, 'upvote questions');
-    if (!OPEN_STATUSES.has(participant.status))
-      throw new DomainError('question.closed', `The event is ${participant.status}`);
+    await this.participants.authorize(eventId, meta, (participant) => {
+      requireAttendee(participant, 'upvote questions');
+      requireOpen(participant.status);
+    });
     const current = await this.find(this.dataSource.manager, eventId, questionId);
     if (current.author_id === meta.caller)
       throw new DomainError('question.own_upvote', 'You cannot upvote your own question');
@@ -126,15 +152,15 @@ export class QuestionsService {
     questionId: string,
     action: QuestionAction,
   ): Promise<QuestionView> {
-    const participant = await this.participants.of(eventId, meta);
-    requireRole(participant, ['host', 'moderator'], `${action} questions`);
-    if (action === 'promote' && participant.status !== 'live')
-      throw new DomainError(
-        'stage.closed',
-        `Questions go on stage while the event is live; it is ${participant.status}`,
-      );
-    if (!OPEN_STATUSES.has(participant.status))
-      throw new DomainError('question.closed', `The event is ${participant.status}`);
+    await this.participants.authorize(eventId, meta, (participant) => {
+      requireRole(participant, ['host', 'moderator'], `${action} questions`);
+      if (action === 'promote' && participant.status !== 'live')
+        throw new DomainError(
+          'stage.closed',
+          `Questions go on stage while the event is live; it is ${participant.status}`,
+        );
+      requireOpen(participant.status);
+    });
     const step = TRANSITIONS[action];
     return this.changes.run(async (manager) => {
       // The stage row first (taken by append(), or shared here), then the question: the lock order of every writer.
@@ -238,27 +264,9 @@ export class QuestionsService {
     if (!row) throw new DomainError('question.not_found', `No question ${questionId} in this event`);
     return row;
   }
+}
 
-  /**
-   * At most `questionsPerMinute` per agent per event in any minute (docs/product.md "Limits"). The
-   * advisory lock makes the count and the insert one step per (event, agent), so concurrent
-   * submissions cannot all slip under the limit.
-   */
-  private async checkRate(manager: EntityManager, eventId: string, agentId: string): Promise<void> {
-    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
-      `engagement.questions:${eventId}:${agentId}`,
-    ]);
-    const [recent] = await queryRows<{ count: number }>(
-      manager,
-      `SELECT count(*)::int AS count FROM engagement.questions
-       WHERE event_id = $1 AND author_id = $2 AND created_at > now() - interval '1 minute'`,
-      [eventId, agentId],
-    );
-    if ((recent?.count ?? 0) >= this.settings.questionsPerMinute) {
-      throw new DomainError(
-        'rate.limited',
-        `At most ${this.settings.questionsPerMinute} questions per minute per event; wait a little`,
-      );
-    }
-  }
+/** Refuses (409) a question, upvote or moderation once the event is neither scheduled nor live. */
+function requireOpen(status: EventStatus): void {
+  if (!OPEN_STATUSES.has(status)) throw new DomainError('question.closed', `The event is ${status}`);
 }

@@ -86,7 +86,9 @@ export class RecordingsService {
   ): Promise<RecordingView> {
     const current = await this.find(eventId);
     if (!current) {
-      requireRole(await this.participants.of(eventId, meta), ['host'], 'publish the recording');
+      await this.participants.authorize(eventId, meta, (participant) =>
+        requireRole(participant, ['host'], 'publish the recording'),
+      );
       throw new DomainError('recording.not_found', 'The event has not ended');
     }
     if (current.host_id !== meta.caller)

@@ -1,11 +1,12 @@
 import { queryRows } from '@townhall/platform/service';
 import type { EntityManager } from 'typeorm';
 
-// Every write of an event goes through its row of engagement.stages, first, so that locks are
-// always taken in the same order (the stage row, then questions or polls) and no two writers
-// can deadlock. The end of the event updates the row: it waits for the writes in flight, and
-// every write after it sees `ended_at` and is refused. The recording assembled at the end
-// therefore holds everything that was accepted.
+// Every write of an event takes its stage lock first, so that locks are always taken in the same
+// order (the stage, then questions or polls) and no two writers can deadlock: a post updates the
+// event's row of engagement.stages (its sequence), every other write holds the event's advisory
+// stage lock shared. The end of the event takes that lock exclusively and then updates the row:
+// it waits for the writes in flight, and every write after it sees `ended_at` and is refused.
+// The recording assembled at the end therefore holds everything that was accepted.
 
 async function ensureStage(manager: EntityManager, eventId: string): Promise<void> {
   await manager.query('INSERT INTO engagement.stages (event_id) VALUES ($1) ON CONFLICT DO NOTHING', [
@@ -29,22 +30,18 @@ export async function nextSequence(manager: EntityManager, eventId: string): Pro
   return row ? row.last_sequence : null;
 }
 
-/** Holds the event open (a shared lock) until the transaction ends; false if it has ended here. */
+/**
+ * Holds the event open until the transaction ends (the stage lock, shared); false if it has
+ * ended. engagement.hold_open (migration 1764200000000) is the lock's one definition.
+ */
 export async function holdOpen(manager: EntityManager, eventId: string): Promise<boolean> {
-  await ensureStage(manager, eventId);
-  const [row] = await queryRows<{ ended_at: Date | null }>(
-    manager,
-    'SELECT ended_at FROM engagement.stages WHERE event_id = $1 FOR SHARE',
-    [eventId],
-  );
-  return row?.ended_at === null;
+  const [row] = await queryRows<{ open: boolean }>(manager, 'SELECT engagement.hold_open($1) AS open', [
+    eventId,
+  ]);
+  return row?.open === true;
 }
 
-/** Marks the event ended, after every write in flight; nothing is accepted for it afterwards. */
+/** Marks the event ended, after every write in flight (the stage lock, exclusive); nothing is accepted for it afterwards. */
 export async function endStage(manager: EntityManager, eventId: string, endedAt: string): Promise<void> {
-  await manager.query(
-    `INSERT INTO engagement.stages AS s (event_id, ended_at) VALUES ($1, $2)
-     ON CONFLICT (event_id) DO UPDATE SET ended_at = COALESCE(s.ended_at, EXCLUDED.ended_at)`,
-    [eventId, endedAt],
-  );
+  await manager.query('SELECT engagement.close_stage($1, $2)', [eventId, endedAt]);
 }

@@ -33,10 +33,11 @@ export class StageService {
 
   /** Speakers, moderators and the host post while the event is live. */
   async post(meta: SignedMeta, eventId: string, body: string): Promise<StageMessageView> {
-    const participant = await this.participants.of(eventId, meta);
-    requireRole(participant, ['host', 'moderator', 'speaker'], 'post to the stage');
-    if (participant.status !== 'live')
-      throw new DomainError('stage.closed', `The event is ${participant.status}`);
+    await this.participants.authorize(eventId, meta, (participant) => {
+      requireRole(participant, ['host', 'moderator', 'speaker'], 'post to the stage');
+      if (participant.status !== 'live')
+        throw new DomainError('stage.closed', `The event is ${participant.status}`);
+    });
     return this.changes.run(async (manager) => {
       const message = await this.append(manager, {
         eventId,

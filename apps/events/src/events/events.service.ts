@@ -238,6 +238,7 @@ export class EventsService {
       capacity: row.capacity,
       ticketing: row.ticketing,
       moderators: row.moderators,
+      speakers: row.speakers,
       seriesId: row.series_id,
       version: row.version,
       updatedAt: row.updated_at.toISOString(),

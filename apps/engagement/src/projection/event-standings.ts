@@ -1,0 +1,34 @@
+import { Injectable } from '@nestjs/common';
+import { EventTopics, type CloudEvent, type EventView } from '@townhall/contracts';
+import { Changes, claimEventOnce } from '@townhall/platform/service';
+import { recordEventStanding } from '../access/event-standing.js';
+import { ENGAGEMENT_SCHEMA } from '../data-source.js';
+import { RecordingsService } from '../recordings/recordings.service.js';
+
+export const EVENTS_CONSUMER = 'engagement-events';
+/** One subject per durable consumer: several filters on one consumer need NATS 2.10. */
+export const EVENT_SUBJECTS = ['townhall.event.>'];
+
+/**
+ * The events service's domain events (townhall.event.*), each applied exactly once
+ * (claimEventOnce in the same transaction as the effect): every one records the event's
+ * standing (roles, status) for authorization (access/participants.ts); the end of an event
+ * (townhall.event.ended) also closes its polls and assembles its recording.
+ */
+@Injectable()
+export class EventStandings {
+  constructor(
+    private readonly changes: Changes,
+    private readonly recordings: RecordingsService,
+  ) {}
+
+  async handle(event: CloudEvent): Promise<void> {
+    if (!Object.values<string>(EventTopics).includes(event.type)) return;
+    const view = event.data as EventView;
+    await this.changes.run(async (manager) => {
+      if (!(await claimEventOnce(manager, ENGAGEMENT_SCHEMA, EVENTS_CONSUMER, event.id))) return;
+      await recordEventStanding(manager, view);
+      if (event.type === EventTopics.ended) await this.recordings.assemble(manager, view);
+    });
+  }
+}

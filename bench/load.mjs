@@ -2,14 +2,15 @@
 // autocannon and prints autocannon's result as JSON on stdout. Every request is signed by
 // its agent with its own nonce before the clock starts.
 // argv[2]: path of a JSON file { url, audience, method, target, body?, connections,
-//   durationSeconds? (else: send every request once), signers: [{ secretKeyHex, agentId, count, headers? }] }
+//   durationSeconds? (else: send every request once), signers?: [{ secretKeyHex, agentId, count, headers? }] }
+// Without signers the requests are public (unsigned) and the run needs durationSeconds.
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { nodeKey, signedHeaders } from './signed-requests.mjs';
 
 const options = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const started = Date.now();
-const signed = options.signers.flatMap((signer) => {
+const signed = (options.signers ?? []).flatMap((signer) => {
   const privateKey = nodeKey(Buffer.from(signer.secretKeyHex, 'hex'));
   return Array.from({ length: signer.count }, () => ({
     ...signer.headers,
@@ -36,18 +37,20 @@ const result = await autocannon({
       method: options.method,
       path: options.target,
       ...(options.body ? { body: options.body } : {}),
-      setupRequest: (request) => {
-        const headers = signed[next++];
-        if (!headers) throw new Error('ran out of pre-signed requests; raise count');
-        return {
-          ...request,
-          headers: {
-            ...request.headers,
-            ...headers,
-            ...(options.body ? { 'content-type': 'application/json' } : {}),
-          },
-        };
-      },
+      ...(options.signers && {
+        setupRequest: (request) => {
+          const headers = signed[next++];
+          if (!headers) throw new Error('ran out of pre-signed requests; raise count');
+          return {
+            ...request,
+            headers: {
+              ...request.headers,
+              ...headers,
+              ...(options.body ? { 'content-type': 'application/json' } : {}),
+            },
+          };
+        },
+      }),
     },
   ],
 });

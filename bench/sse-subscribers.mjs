@@ -13,14 +13,18 @@ let connected = 0;
 let finished = 0;
 const sockets = [];
 
+let reported = false;
 function done() {
+  if (reported) return;
+  reported = true;
   latencies.sort((a, b) => a - b);
   const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? null;
-  process.stdout.write(
-    JSON.stringify({ deliveries: latencies.length, p50: at(0.5), p99: at(0.99), max: at(1) }),
-  );
   for (const socket of sockets) socket.destroy();
-  process.exit(0);
+  // Exit once the result (every latency: the parent merges several processes) is written out.
+  process.stdout.write(
+    JSON.stringify({ deliveries: latencies.length, p50: at(0.5), p99: at(0.99), max: at(1), latencies }),
+    () => process.exit(0),
+  );
 }
 setTimeout(done, Number(timeoutMs)).unref();
 

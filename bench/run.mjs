@@ -145,7 +145,7 @@ function cpuSnapshot(labels) {
 }
 
 /** A child's JSON result, or why there is none: never a throw in an event handler (the apps must be stopped). */
-function settle(resolve, reject, code, out, what) {
+function resultOf(resolve, reject, code, out, what) {
   if (code !== 0) return reject(new Error(`${what} exited ${code}`));
   try {
     resolve(JSON.parse(out));
@@ -168,16 +168,56 @@ function runLoad(options, onStart = () => {}) {
     });
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
-    child.once('exit', (code) => settle(resolve, reject, code, out, 'load generator'));
+    child.once('exit', (code) => resultOf(resolve, reject, code, out, 'load generator'));
   });
 }
 
-/** Runs one load and reports throughput, latency and the CPU each process spent per request. */
+/**
+ * Waits until the work a load left behind is done: every outbox published, every durable consumer
+ * of the TOWNHALL stream caught up. The CPU a request costs includes its domain events' effects.
+ */
+async function settle(timeoutMs = 120_000) {
+  const { default: pg } = await import('pg');
+  const { connect } = await import('@nats-io/transport-node');
+  const { jetstreamManager } = await import('@nats-io/jetstream');
+  const db = new pg.Client({ connectionString: env.DATABASE_URL });
+  await db.connect();
+  const nc = await connect({ servers: env.NATS_URL });
+  try {
+    const jsm = await jetstreamManager(nc);
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const [{ pending }] = (
+        await db.query(
+          `SELECT (SELECT count(*) FROM events.outbox WHERE published_at IS NULL)
+                + (SELECT count(*) FROM ticketing.outbox WHERE published_at IS NULL)
+                + (SELECT count(*) FROM engagement.outbox WHERE published_at IS NULL)::int AS pending`,
+        )
+      ).rows;
+      let behind = 0;
+      for await (const consumer of jsm.consumers.list('TOWNHALL'))
+        if (consumer.config.durable_name) behind += consumer.num_pending + consumer.num_ack_pending;
+      if (Number(pending) === 0 && behind === 0) return;
+      if (Date.now() > deadline)
+        throw new Error(`not settled: ${pending} in outboxes, ${behind} in consumers`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } finally {
+    await nc.close();
+    await db.end();
+  }
+}
+
+/**
+ * Runs one load and reports throughput and latency (of the load's window), and the CPU each
+ * process spent per successful request from the start of the load until its effects settled.
+ */
 async function measure(name, load, labels) {
   let before;
   const result = await runLoad(load, () => {
     before = cpuSnapshot(labels);
   });
+  await settle();
   const after = cpuSnapshot(labels);
   after.set('load generator', result.cpuSeconds);
   const ok = result['2xx'];
@@ -224,7 +264,7 @@ async function fanOut(eventId, subscribers, posts, post, processes) {
       if (++ready === processes) void post();
     });
     return new Promise((resolve, reject) =>
-      child.once('exit', (code) => settle(resolve, reject, code, out, 'subscribers')),
+      child.once('exit', (code) => resultOf(resolve, reject, code, out, 'subscribers')),
     );
   });
   const results = await Promise.all(children);

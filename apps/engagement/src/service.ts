@@ -51,6 +51,7 @@ async function defineEngagement(
           durable: TICKET_ATTENDANCE_CONSUMER,
           subjects: TICKET_SUBJECTS,
           handle: (event) => attendance.handle(event),
+          handleBatch: (events) => attendance.handleBatch(events),
         },
       ];
     },

@@ -37,6 +37,7 @@ async function defineEvents(config: EventsConfig, logger: Logger): Promise<Omit<
       return COUNT_SUBSCRIPTIONS.map((subscription) => ({
         ...subscription,
         handle: (event) => counts.handle(event),
+        handleBatch: (events) => counts.handleBatch(events),
       }));
     },
   };

@@ -143,19 +143,23 @@ export async function startService(
   };
 }
 
-/** The subscription, counting what its handler does. */
+/** The subscription, counting what its handlers do (each event of a batch counts once). */
 function counted(service: string, subscription: Subscription): Subscription {
+  const count = async <T>(events: number, work: () => Promise<T>): Promise<T> => {
+    try {
+      const result = await work();
+      domainEventsHandled.inc({ service, durable: subscription.durable, outcome: 'ok' }, events);
+      return result;
+    } catch (error) {
+      domainEventsHandled.inc({ service, durable: subscription.durable, outcome: 'failed' }, events);
+      throw error;
+    }
+  };
+  const { handleBatch } = subscription;
   return {
     ...subscription,
-    handle: async (event) => {
-      try {
-        await subscription.handle(event);
-        domainEventsHandled.inc({ service, durable: subscription.durable, outcome: 'ok' });
-      } catch (error) {
-        domainEventsHandled.inc({ service, durable: subscription.durable, outcome: 'failed' });
-        throw error;
-      }
-    },
+    handle: (event) => count(1, () => subscription.handle(event)),
+    ...(handleBatch && { handleBatch: (events) => count(events.length, () => handleBatch(events)) }),
   };
 }
 

@@ -10,13 +10,14 @@ import {
 import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
 import { TOWNHALL_STREAM, type CloudEvent } from '@townhall/contracts';
 import { pino, type Logger } from 'pino';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { createSchemaDataSource } from '../src/database.js';
 import {
   JetStreamPublisher,
   OutboxRelay,
   appendToOutbox,
   claimEventOnce,
+  claimEventsOnce,
   consumeDomainEvents,
   domainEvent,
   ensureTownhallStream,
@@ -318,6 +319,73 @@ describe('transactional outbox and JetStream relay', () => {
     await waitFor('2 deliveries', () => consumer.deliveries.length === 2);
     await sleep(300);
     expect(consumer.deliveries.map((event) => event.id)).toEqual(wanted.map((event) => event.id));
+  });
+
+  it('hands a batch handler what has arrived, in order, each effect once; a failing batch is retried one by one', async () => {
+    const schema = await newOutbox('h');
+    const durable = `outboxtest_${RUN}_h`;
+    // The durable exists, then its service goes down while 150 events are committed and relayed.
+    const early = await consumeDomainEvents({
+      nc,
+      durable,
+      subjects: [`${SUBJECT_ROOT}.h.>`],
+      logger: silent,
+      handle: async () => undefined,
+      handleBatch: async () => undefined,
+    });
+    await early.stop();
+    cleanups.push(() => deleteDurable(nc, durable));
+    const events = Array.from({ length: 150 }, (_, n) => testEvent('h', n));
+    const poison = events[70]!;
+    for (const event of events) await commit(schema, [event]);
+    const relay = newRelay(schema, { batchSize: 150 });
+    expect(await relay.relayOnce()).toBe(150);
+
+    const batches: number[] = [];
+    const alone: string[] = [];
+    const apply = async (manager: EntityManager, ids: string[]) => {
+      for (const id of ids) await manager.query(`INSERT INTO ${schema}.effects (event_id) VALUES ($1)`, [id]);
+    };
+    const consumer = await consumeDomainEvents({
+      nc,
+      durable,
+      subjects: [`${SUBJECT_ROOT}.h.>`],
+      logger: silent,
+      retryDelayMs: 200,
+      async handleBatch(batch) {
+        batches.push(batch.length);
+        await dataSource.transaction(async (manager) => {
+          const fresh = await claimEventsOnce(
+            manager,
+            schema,
+            durable,
+            batch.map((event) => event.id),
+          );
+          await apply(
+            manager,
+            batch.filter((event) => fresh.has(event.id)).map((event) => event.id),
+          );
+          if (batch.some((event) => event.id === poison.id)) throw new Error('one bad event in the batch');
+        });
+      },
+      async handle(event) {
+        alone.push(event.id);
+        await dataSource.transaction(async (manager) => {
+          if (await claimEventOnce(manager, schema, durable, event.id)) await apply(manager, [event.id]);
+        });
+      },
+    });
+    cleanups.push(() => consumer.stop());
+    await waitFor('150 effects', async () => (await effects(schema)).length === 150);
+    await sleep(300);
+    // Every event exactly once, in stream order within each batch and across them.
+    expect(await effects(schema)).toEqual(events.map((event) => event.id));
+    // Fewer calls than events: what had arrived was handled at once (the first batch may be small).
+    expect(batches.length).toBeLessThan(30);
+    expect(Math.max(...batches)).toBeGreaterThan(10);
+    // The failed batch was handled again one event at a time, the poison one included.
+    expect(alone).toContain(poison.id);
+    expect(alone.length).toBeLessThanOrEqual(100);
   });
 });
 

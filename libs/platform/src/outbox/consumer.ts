@@ -22,6 +22,8 @@ export interface DomainEventConsumerOptions {
   subjects: string[];
   logger: Logger;
   handle(event: CloudEvent): Promise<void>;
+  /** Several events in stream order at once (see Subscription.handleBatch); optional. */
+  handleBatch?: (events: CloudEvent[]) => Promise<void>;
   /** How long JetStream waits before redelivering an event whose handler threw. Default 5 s. */
   retryDelayMs?: number;
 }
@@ -32,13 +34,15 @@ export interface DomainEventConsumer {
 }
 
 const ACK_WAIT_MS = 30_000;
+/** The most events a batch handler is given at once (and a batch consumer buffers). */
+export const CONSUMER_BATCH = 100;
 // A handler slower than the ack wait would see its event redelivered while it still runs.
 const WORKING_EVERY_MS = 10_000;
 
 /**
  * A durable JetStream pull consumer on TOWNHALL (created or updated: explicit ack, deliver all,
- * filtered to `subjects`), processing events one at a time: ack after handle() resolves, nak with
- * a delay if it throws. The durable keeps its position on the server, so a consumer that was down
+ * filtered to `subjects`), processing events one at a time, or with `handleBatch` what has
+ * arrived at once: ack after the handler resolves, nak with a delay if it throws. The durable keeps its position on the server, so a consumer that was down
  * catches up when it comes back. Delivery is at least once: handlers dedupe with claimEventOnce.
  */
 export async function consumeDomainEvents(options: DomainEventConsumerOptions): Promise<DomainEventConsumer> {
@@ -61,13 +65,16 @@ export async function consumeDomainEvents(options: DomainEventConsumerOptions): 
     ...filter.config,
   });
   const consumer = await jetstream(options.nc).consumers.get(TOWNHALL_STREAM, durable);
-  // One message buffered at a time: replicas share the work, and a stop strands at most one.
-  const messages = await consumer.consume({ max_messages: 1 });
+  // Without a batch handler, one message buffered at a time: replicas share the work, and a stop
+  // strands at most one. With one, up to a batch: what has arrived is handled in one go.
+  const handleBatch = options.handleBatch;
+  const messages = await consumer.consume({ max_messages: handleBatch ? CONSUMER_BATCH : 1 });
 
-  const handleOne = async (message: JsMsg): Promise<void> => {
+  /** The message's event, or undefined when it is not for this consumer (acked or terminated here). */
+  const eventOf = (message: JsMsg): CloudEvent | undefined => {
     if (filter.local && !filter.local(message.subject)) {
       message.ack();
-      return;
+      return undefined;
     }
     const event = parseCloudEvent(message);
     if (!event) {
@@ -76,8 +83,11 @@ export async function consumeDomainEvents(options: DomainEventConsumerOptions): 
         'dropping a malformed domain event',
       );
       message.term('malformed CloudEvent');
-      return;
     }
+    return event;
+  };
+
+  const handleOne = async (message: JsMsg, event: CloudEvent): Promise<void> => {
     const keepAlive = setInterval(() => message.working(), WORKING_EVERY_MS);
     try {
       await options.handle(event);
@@ -93,12 +103,63 @@ export async function consumeDomainEvents(options: DomainEventConsumerOptions): 
     }
   };
 
+  /** A batch in one call; if it fails, each event alone, so one bad event fails only itself. */
+  const handleMany = async (batch: Array<{ message: JsMsg; event: CloudEvent }>): Promise<void> => {
+    const [only] = batch;
+    if (!handleBatch || (batch.length === 1 && only)) {
+      for (const { message, event } of batch) await handleOne(message, event);
+      return;
+    }
+    const keepAlive = setInterval(() => batch.forEach(({ message }) => message.working()), WORKING_EVERY_MS);
+    try {
+      await handleBatch(batch.map(({ event }) => event));
+      for (const { message } of batch) message.ack();
+      return;
+    } catch (error) {
+      logger.warn(
+        { err: error, durable, events: batch.length },
+        'domain event batch failed; handling each alone',
+      );
+    } finally {
+      clearInterval(keepAlive);
+    }
+    for (const { message, event } of batch) await handleOne(message, event);
+  };
+
   const loop = (async () => {
-    for await (const message of messages) await handleOne(message);
+    const iterator = messages[Symbol.asyncIterator]();
+    // A next() that lost a race stays pending for the following round: no message is ever lost.
+    let ahead: Promise<IteratorResult<JsMsg>> | undefined;
+    const next = () => (ahead ??= iterator.next());
+    const NOTHING_YET = Symbol('nothing yet');
+    for (;;) {
+      const first = await next();
+      ahead = undefined;
+      if (first.done) return;
+      const batch: Array<{ message: JsMsg; event: CloudEvent }> = [];
+      let message: JsMsg | undefined = first.value;
+      let done = false;
+      while (message) {
+        const event = eventOf(message);
+        if (event) batch.push({ message, event });
+        message = undefined;
+        if (!handleBatch || batch.length >= CONSUMER_BATCH) break;
+        // Whatever has already arrived joins the batch; nothing is waited for.
+        const more = await Promise.race([
+          next(),
+          new Promise<typeof NOTHING_YET>((resolve) => setImmediate(() => resolve(NOTHING_YET))),
+        ]);
+        if (more === NOTHING_YET) break;
+        ahead = undefined;
+        if (more.done) done = true;
+        else message = more.value;
+      }
+      if (batch.length > 0) await handleMany(batch);
+      if (done) return;
+    }
   })().catch((error: unknown) => {
     logger.error({ err: error, durable }, 'domain event consumer stopped on an error');
   });
-
   return {
     async stop() {
       messages.stop();
@@ -210,6 +271,13 @@ export interface Subscription {
   durable: string;
   subjects: string[];
   handle: (event: CloudEvent) => Promise<void>;
+  /**
+   * Optional: the events that have already arrived (up to CONSUMER_BATCH, in stream order) in
+   * one call, typically one transaction (claimEventsOnce): a busy stream then costs a transaction
+   * per batch instead of per event. If it throws, each event is handled again alone with
+   * `handle`, so one bad event fails only itself. Standalone mode calls `handle` only.
+   */
+  handleBatch?: (events: CloudEvent[]) => Promise<void>;
 }
 
 /** Starts one durable consumer per subscription; `stop()` stops them all. */
@@ -219,8 +287,8 @@ export async function consumeSubscriptions(
   subscriptions: Subscription[],
 ): Promise<{ stop(): Promise<void> }> {
   const consumers = await Promise.all(
-    subscriptions.map(({ durable, subjects, handle }) =>
-      consumeDomainEvents({ nc, durable, subjects, logger, handle }),
+    subscriptions.map(({ durable, subjects, handle, handleBatch }) =>
+      consumeDomainEvents({ nc, durable, subjects, logger, handle, ...(handleBatch && { handleBatch }) }),
     ),
   );
   return { stop: async () => void (await Promise.all(consumers.map((consumer) => consumer.stop()))) };

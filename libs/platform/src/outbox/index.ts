@@ -6,6 +6,7 @@ export {
   domainEvent,
   appendToOutbox,
   claimEventOnce,
+  claimEventsOnce,
 } from './outbox.js';
 export {
   JetStreamPublisher,
@@ -17,6 +18,7 @@ export { OutboxRelay, type OutboxRelayOptions } from './relay.js';
 export {
   consumeDomainEvents,
   consumeSubscriptions,
+  CONSUMER_BATCH,
   subjectMatches,
   type Subscription,
   type DomainEventConsumer,

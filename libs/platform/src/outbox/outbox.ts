@@ -126,6 +126,26 @@ export async function claimEventOnce(
   return rows.length === 1;
 }
 
+/**
+ * claimEventOnce for a batch: the ids (of `events`) not processed before by `consumer`, now
+ * claimed in the caller's transaction. An id twice in the batch is claimed once.
+ */
+export async function claimEventsOnce(
+  manager: EntityManager,
+  schema: string,
+  consumer: string,
+  eventIds: readonly string[],
+): Promise<Set<string>> {
+  assertInTransaction(manager, 'claimEventsOnce');
+  const rows: Array<{ event_id: string }> = await manager.query(
+    `INSERT INTO ${quoteSchema(schema)}.processed_events (consumer, event_id)
+     SELECT $1, id FROM unnest($2::uuid[]) AS t(id)
+     ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id`,
+    [consumer, eventIds],
+  );
+  return new Set(rows.map((row) => row.event_id));
+}
+
 function assertDomainEventSubject(type: string): void {
   if (!DOMAIN_EVENT_SUBJECT.test(type)) {
     throw new Error(

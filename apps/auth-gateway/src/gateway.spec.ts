@@ -6,7 +6,7 @@ import { generateAgentKey, signRequest, SignatureVerifier, type AgentKey } from 
 import { Directory, DomainError, type Contract, type MessageMeta } from '@townhall/contracts';
 import { createLogger, type ServiceClient } from '@townhall/platform';
 import type { z } from 'zod';
-import { MemoryNonceStore, type NonceStore } from './auth/nonce-store.js';
+import { MemoryNonceStore, type Claim, type NonceStore } from './auth/nonce-store.js';
 import { createGateway } from './gateway.js';
 
 const AUDIENCE = 'https://townhall.test';
@@ -65,7 +65,7 @@ class RecordingServices implements ServiceClient {
 }
 
 class BrokenNonceStore implements NonceStore {
-  async claim(): Promise<boolean> {
+  async claim(): Promise<Claim> {
     throw new Error('ECONNREFUSED');
   }
   async ping(): Promise<void> {

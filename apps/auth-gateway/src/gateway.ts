@@ -86,7 +86,7 @@ export async function createGateway(deps: GatewayDependencies): Promise<NestFast
   installGracefulClose(fastify, deps.audience);
   installHttpMetrics(fastify, deps.liveStream?.hub);
   const rateLimits = deps.rateLimits && installRateLimits(fastify, deps.rateLimits, deps.audience);
-  installSignedRequests(fastify, { ...deps, onVerified: rateLimits?.countSignedRequest });
+  installSignedRequests(fastify, { ...deps, rateLimits });
   installDocsPage(app, openApi.info.title);
   // Open SSE responses never finish on their own: end them first, or app.close() would wait
   // for them forever. Clients see a normal end and reconnect (elsewhere) with Last-Event-ID.

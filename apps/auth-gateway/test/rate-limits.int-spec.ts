@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { createLogger } from '@townhall/platform';
 import { REDIS_URL, waitFor } from '@townhall/testing';
 import type { RedisClientType } from 'redis';
+import { MemoryNonceStore, RedisNonceStore, type NonceStore } from '../src/auth/nonce-store.js';
 import { connectRedis } from '../src/auth/redis.js';
-import { RateLimits, type RateLimitConfig } from '../src/rate-limit/rate-limits.js';
+import { RateLimits, type RateLimitConfig, type RateLimitKind } from '../src/rate-limit/rate-limits.js';
 
 const CONFIG: RateLimitConfig = {
   TOWNHALL_ENV: 'development',
@@ -12,10 +13,26 @@ const CONFIG: RateLimitConfig = {
   RATE_LIMIT_READS_PER_SECOND: 4,
 };
 
-/** rate-limiter-flexible on the real Redis through the gateway's own node-redis 6 client. */
-describe('RateLimits on Redis', () => {
+/** Every command method a client is asked to run, counted: how many round trips a claim makes. */
+function counting(client: RedisClientType): { client: RedisClientType; calls: string[] } {
+  const calls: string[] = [];
+  const proxy = new Proxy(client, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function' || typeof property !== 'string') return value;
+      return (...args: unknown[]) => {
+        calls.push(property);
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  return { client: proxy, calls };
+}
+
+describe('nonce claims and rate limits on the real Redis, in one round trip', () => {
   let clients: RedisClientType[];
-  const namespace = `townhall:test:ratelimit:${randomUUID()}`;
+  const environment = `test-${randomUUID()}`;
+  const namespace = `townhall:${environment}:ratelimit:http://127.0.0.1`;
 
   beforeAll(async () => {
     const logger = createLogger('rate-limits-test', 'silent');
@@ -24,25 +41,99 @@ describe('RateLimits on Redis', () => {
     await waitFor('redis clients ready', async () => (clients.every((c) => c.isReady) ? true : undefined));
   });
   afterAll(async () => {
-    const keys = await clients[0]!.keys(`${namespace}:*`);
+    const keys = await clients[0]!.keys(`townhall:${environment}:*`);
     if (keys.length > 0) await clients[0]!.del(keys);
     await Promise.all(clients.map((client) => client.close()));
   });
 
-  it('gives two replicas (two clients) one budget, in keys that expire with their window', async () => {
-    const replicas = clients.map((client) => new RateLimits(CONFIG, namespace, client));
+  async function spend(
+    limits: RateLimits[],
+    stores: NonceStore[],
+    kind: RateLimitKind,
+    agent: string,
+    times: number,
+  ) {
     const decisions = [];
-    for (let i = 0; i < 8; i++) decisions.push(await replicas[i % 2]!.consume('write', 'agent:alice'));
+    for (let i = 0; i < times; i++) {
+      const claim = await stores[i % stores.length]!.claim(
+        agent,
+        randomUUID(),
+        limits[i % limits.length]!.windowsOf(kind, agent),
+      );
+      if (!claim.claimed) throw new Error('a fresh nonce was refused');
+      decisions.push(limits[i % limits.length]!.decide(kind, claim.counts));
+    }
+    return decisions;
+  }
+
+  it('gives two replicas (two clients) one budget, in keys that expire with their window', async () => {
+    const limits = clients.map((client) => new RateLimits(CONFIG, namespace, client));
+    const stores = clients.map((client) => new RedisNonceStore(client, environment));
+    const agent = `alice-${randomUUID()}`;
+    const decisions = await spend(limits, stores, 'write', agent, 8);
     expect(decisions.map((d) => d?.allowed)).toEqual([true, true, true, true, true, false, false, false]);
+    expect(decisions.map((d) => d?.remaining)).toEqual([2, 1, 0, 0, 0, 0, 0, 0]);
     expect(decisions[0]).toMatchObject({ limit: 3, remaining: 2, resetSeconds: 1, policy: '3;w=1;burst=5' });
 
     const reads = [];
-    for (let i = 0; i < 5; i++) reads.push(await replicas[i % 2]!.consume('read', 'ip:203.0.113.9'));
+    for (let i = 0; i < 5; i++) reads.push(await limits[i % 2]!.consumeRead('ip:203.0.113.9'));
     expect(reads.map((d) => d?.allowed)).toEqual([true, true, true, true, false]);
 
     const redis = clients[0]!;
-    expect(Number(await redis.get(`${namespace}:write:agent:alice`))).toBeGreaterThanOrEqual(4);
-    expect(await redis.pTTL(`${namespace}:write:agent:alice`)).toBeLessThanOrEqual(1_000);
-    expect(await redis.pTTL(`${namespace}:write-reserve:agent:alice`)).toBeGreaterThan(1_000);
+    const own = `${namespace}:write:agent:{${agent}}`;
+    expect(Number(await redis.get(own))).toBe(8);
+    expect(await redis.pTTL(own)).toBeLessThanOrEqual(1_000);
+    expect(await redis.pTTL(`${namespace}:write-reserve:agent:{${agent}}`)).toBeGreaterThan(1_000);
+  });
+
+  it('claims a nonce once; a replay is refused and spends nothing of the agent budget', async () => {
+    const limits = new RateLimits(CONFIG, namespace, clients[0]);
+    for (const store of [new RedisNonceStore(clients[0]!, environment), new MemoryNonceStore()]) {
+      const agent = `bob-${randomUUID()}`;
+      const nonce = randomUUID();
+      const first = await store.claim(agent, nonce, limits.windowsOf('write', agent));
+      expect(first).toEqual({ claimed: true, counts: [{ consumed: 1, msLeft: expect.any(Number) }] });
+      for (let i = 0; i < 20; i++)
+        expect(await store.claim(agent, nonce, limits.windowsOf('write', agent))).toEqual({ claimed: false });
+      // The victim's budget is untouched by the 20 replays: its next request is its second.
+      const next = await store.claim(agent, randomUUID(), limits.windowsOf('write', agent));
+      expect(next.claimed && next.counts[0]!.consumed).toBe(2);
+      // Another agent may use the same nonce.
+      expect((await store.claim(`carol-${randomUUID()}`, nonce)).claimed).toBe(true);
+    }
+  });
+
+  it('claims 200 nonces racing on two replicas: each nonce once, each counted once', async () => {
+    const stores = clients.map((client) => new RedisNonceStore(client, environment));
+    const limits = new RateLimits({ ...CONFIG, RATE_LIMIT_READS_PER_SECOND: 1_000 }, namespace, clients[0]);
+    const agent = `dave-${randomUUID()}`;
+    const nonces = Array.from({ length: 100 }, () => randomUUID());
+    // Every nonce sent by both replicas at once: 200 claims, 100 winners.
+    const claims = await Promise.all(
+      nonces.flatMap((nonce) =>
+        stores.map((store) => store.claim(agent, nonce, limits.windowsOf('read', agent))),
+      ),
+    );
+    expect(claims.filter((claim) => claim.claimed)).toHaveLength(100);
+    const counted = claims.flatMap((claim) => (claim.claimed ? claim.counts.map((c) => c.consumed) : []));
+    expect(counted.sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+  });
+
+  it('makes one call to Redis per claim (EVALSHA), loading the script again after SCRIPT FLUSH', async () => {
+    const { client, calls } = counting(clients[0]!);
+    const store = new RedisNonceStore(client, environment);
+    const limits = new RateLimits(CONFIG, namespace, client);
+    const agent = `erin-${randomUUID()}`;
+    await store.claim(agent, randomUUID(), limits.windowsOf('write', agent)); // loads the script
+    calls.length = 0;
+    for (let i = 0; i < 10; i++) await store.claim(agent, randomUUID(), limits.windowsOf('write', agent));
+    expect(calls).toEqual(Array.from({ length: 10 }, () => 'evalSha'));
+
+    // A restarted Redis has no scripts: NOSCRIPT, then the store loads it and the claim goes on.
+    await clients[1]!.scriptFlush();
+    calls.length = 0;
+    const claim = await store.claim(agent, randomUUID(), limits.windowsOf('write', agent));
+    expect(claim.claimed).toBe(true);
+    expect(calls).toEqual(['evalSha', 'scriptLoad', 'evalSha']);
   });
 });

@@ -3,7 +3,8 @@ import { DomainError } from '@townhall/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendProblem, toDomainError } from '../problem/problem.js';
 import { assertTextFields, parseJsonBody } from '../input/input-policy.js';
-import type { NonceStore } from './nonce-store.js';
+import type { InstalledRateLimits } from '../rate-limit/rate-limited-requests.js';
+import type { Claim, NonceStore } from './nonce-store.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -23,11 +24,11 @@ export interface SignedRequestOptions {
   bodyLimit: number;
   now?: () => number;
   /**
-   * Runs once a request's signature verified and its nonce is claimed, before its body is parsed
-   * or anything is forwarded (the rate limits count the agent's request here). If it answers,
-   * the request ends there.
+   * The agent's rate limits: their windows are counted with the nonce claim (one round trip to
+   * the store), and they answer (headers, or a 429 that ends the request) before the body is
+   * parsed or anything is forwarded.
    */
-  onVerified?: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  rateLimits?: InstalledRateLimits | undefined;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -42,7 +43,7 @@ const EMPTY = Buffer.alloc(0);
  * policy (input/input-policy.ts), which also checks every route's path and query.
  */
 export function installSignedRequests(fastify: FastifyInstance, options: SignedRequestOptions): void {
-  const { verifier, nonces, audience } = options;
+  const { verifier, nonces, audience, rateLimits } = options;
   const now = options.now ?? Date.now;
 
   // Keep every body as raw bytes; JSON is parsed only after the signature is checked.
@@ -76,21 +77,23 @@ export function installSignedRequests(fastify: FastifyInstance, options: SignedR
     if (pending) {
       try {
         const verified = verifier.verify(pending, raw, audience);
-        let claimed: boolean;
+        let claim: Claim;
         try {
-          claimed = await nonces.claim(verified.agentId, verified.nonce);
+          const windows = rateLimits?.windowsOf(request, verified.agentId);
+          claim = await nonces.claim(verified.agentId, verified.nonce, windows);
         } catch (error) {
           request.log.error({ err: error }, 'nonce store unavailable');
           throw new DomainError('dependency.unavailable', 'The nonce store is unavailable; retry shortly');
         }
-        if (!claimed) throw new AuthError('auth.nonce_replayed', 'This nonce was already used by this agent');
+        if (!claim.claimed)
+          throw new AuthError('auth.nonce_replayed', 'This nonce was already used by this agent');
         request.caller = verified.agentId;
+        if (rateLimits) {
+          rateLimits.answer(request, reply, claim.counts);
+          if (reply.sent) return reply;
+        }
       } catch (error) {
         return fail(request, reply, error);
-      }
-      if (options.onVerified) {
-        await options.onVerified(request, reply);
-        if (reply.sent) return reply;
       }
     }
     try {

@@ -1,6 +1,7 @@
 import { DomainError } from '@townhall/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { buildProblem, PROBLEM_CONTENT_TYPE } from '../problem/problem.js';
+import type { Counted, WindowCount } from '../auth/nonce-store.js';
 import { clientAddressKey } from './client-address.js';
 import {
   RateLimits,
@@ -31,11 +32,16 @@ export function rateLimitHeaders(decision: RateLimitDecision): Record<string, st
 
 export interface InstalledRateLimits {
   /**
-   * Counts a signed request once its signature verified and its nonce is claimed (so nobody
-   * spends another agent's budget, and a replayed request spends nothing), before its body is
-   * parsed or anything is forwarded. Answers 429 itself when the agent is over its limit.
+   * The windows a verified signed request spends: its agent's write quota (any method but
+   * GET/HEAD) or read quota. The nonce store counts them in the same step as the nonce claim, so
+   * nobody spends another agent's budget and a replayed request spends nothing.
    */
-  countSignedRequest(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  windowsOf(request: FastifyRequest, agentId: string): WindowCount[];
+  /**
+   * Answers for what the claim counted, before the body is parsed or anything is forwarded: the
+   * RateLimit-* headers, and a 429 when the agent is over its limit.
+   */
+  answer(request: FastifyRequest, reply: FastifyReply, counts: readonly Counted[]): void;
 }
 
 /**
@@ -60,19 +66,17 @@ export function installRateLimits(
     options.redis,
   );
 
-  async function count(
+  function answer(
     request: FastifyRequest,
     reply: FastifyReply,
-    kind: RateLimitKind,
-    subject: string,
+    decision: RateLimitDecision | undefined,
     who: string,
-  ): Promise<void> {
-    const decision = await limits.consume(kind, subject);
+  ): void {
     if (!decision) return;
     reply.headers(rateLimitHeaders(decision));
     if (decision.allowed) return;
-    rateLimited.inc({ kind });
-    options.onLimited?.(kind);
+    rateLimited.inc({ kind: decision.kind });
+    options.onLimited?.(decision.kind);
     const problem = buildProblem(
       new DomainError(
         'rate.limited',
@@ -88,18 +92,24 @@ export function installRateLimits(
   if (limits.limits('read')) {
     fastify.addHook('onRequest', async (request, reply) => {
       if (request.routeOptions.config.signed || isUnlimitedRoute(request.routeOptions.url)) return;
-      await count(request, reply, 'read', clientAddressKey(request.ip), 'requests from this address');
+      const decision = await limits.consumeRead(clientAddressKey(request.ip));
+      answer(request, reply, decision, 'requests from this address');
       if (reply.sent) return reply;
     });
   }
 
+  const kindOf = (request: FastifyRequest): RateLimitKind =>
+    request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'write';
   return {
-    countSignedRequest: (request, reply) => {
-      const agentId = request.caller;
-      if (!agentId) throw new Error('countSignedRequest before the signature was verified');
-      return request.method === 'GET' || request.method === 'HEAD'
-        ? count(request, reply, 'read', `agent:${agentId}`, 'reads by this agent')
-        : count(request, reply, 'write', `agent:${agentId}`, 'writes by this agent');
+    windowsOf: (request, agentId) => limits.windowsOf(kindOf(request), agentId),
+    answer: (request, reply, counts) => {
+      const kind = kindOf(request);
+      answer(
+        request,
+        reply,
+        limits.decide(kind, counts),
+        kind === 'read' ? 'reads by this agent' : 'writes by this agent',
+      );
     },
   };
 }

@@ -1,6 +1,13 @@
 import { jest } from '@jest/globals';
 import { createClient, type RedisClientType } from 'redis';
-import { RateLimits, WRITE_RESERVE_SECONDS, type RateLimitConfig } from './rate-limits.js';
+import { randomUUID } from 'node:crypto';
+import { MemoryNonceStore, type NonceStore } from '../auth/nonce-store.js';
+import {
+  RateLimits,
+  WRITE_RESERVE_SECONDS,
+  type RateLimitConfig,
+  type RateLimitKind,
+} from './rate-limits.js';
 
 const CONFIG: RateLimitConfig = {
   TOWNHALL_ENV: 'development',
@@ -9,19 +16,40 @@ const CONFIG: RateLimitConfig = {
   RATE_LIMIT_READS_PER_SECOND: 4,
 };
 
-async function spend(limits: RateLimits, kind: 'write' | 'read', subject: string, times: number) {
+/** `times` signed requests of one agent, each a fresh nonce claimed with its windows, as the gateway does. */
+async function spend(
+  limits: RateLimits,
+  store: NonceStore,
+  kind: RateLimitKind,
+  agent: string,
+  times: number,
+) {
   const decisions = [];
-  for (let i = 0; i < times; i++) decisions.push(await limits.consume(kind, subject));
+  for (let i = 0; i < times; i++) {
+    const claim = await store.claim(agent, randomUUID(), limits.windowsOf(kind, agent));
+    if (!claim.claimed) throw new Error('a fresh nonce was refused');
+    decisions.push(limits.decide(kind, claim.counts));
+  }
   return decisions;
 }
 
-describe('RateLimits (rate-limiter-flexible, in memory)', () => {
-  beforeEach(() => jest.useFakeTimers({ now: new Date('2026-03-01T12:00:00Z') }));
+async function spendReads(limits: RateLimits, address: string, times: number) {
+  const decisions = [];
+  for (let i = 0; i < times; i++) decisions.push(await limits.consumeRead(address));
+  return decisions;
+}
+
+describe('RateLimits (windows counted with the nonce claim, in memory)', () => {
+  let store: MemoryNonceStore;
+  beforeEach(() => {
+    jest.useFakeTimers({ now: new Date('2026-03-01T12:00:00Z') });
+    store = new MemoryNonceStore();
+  });
   afterEach(() => jest.useRealTimers());
 
   it('allows the rate, then the burst reserve, then answers over-limit with the time to wait', async () => {
     const limits = new RateLimits(CONFIG, 'test');
-    const decisions = await spend(limits, 'write', 'alice', 7);
+    const decisions = await spend(limits, store, 'write', 'alice', 7);
     expect(decisions.map((d) => d?.allowed)).toEqual([true, true, true, true, true, false, false]);
     // Remaining counts the second's own quota only: the reserve is never announced.
     expect(decisions.map((d) => d?.remaining)).toEqual([2, 1, 0, 0, 0, 0, 0]);
@@ -36,18 +64,18 @@ describe('RateLimits (rate-limiter-flexible, in memory)', () => {
     expect(decisions[6]).toMatchObject({ allowed: false, remaining: 0, resetSeconds: 1 });
 
     // Another agent has a budget of its own.
-    expect(await limits.consume('write', 'bob')).toMatchObject({ allowed: true, remaining: 2 });
+    expect((await spend(limits, store, 'write', 'bob', 1))[0]).toMatchObject({ allowed: true, remaining: 2 });
 
     // The next second brings the rate back, but the reserve only after WRITE_RESERVE_SECONDS.
     jest.advanceTimersByTime(1_000);
-    expect((await spend(limits, 'write', 'alice', 4)).map((d) => d?.allowed)).toEqual([
+    expect((await spend(limits, store, 'write', 'alice', 4)).map((d) => d?.allowed)).toEqual([
       true,
       true,
       true,
       false,
     ]);
     jest.advanceTimersByTime(WRITE_RESERVE_SECONDS * 1_000);
-    expect((await spend(limits, 'write', 'alice', 6)).map((d) => d?.allowed)).toEqual([
+    expect((await spend(limits, store, 'write', 'alice', 6)).map((d) => d?.allowed)).toEqual([
       true,
       true,
       true,
@@ -59,11 +87,13 @@ describe('RateLimits (rate-limiter-flexible, in memory)', () => {
 
   it('limits reads per subject with no burst, and keeps reads and writes apart', async () => {
     const limits = new RateLimits(CONFIG, 'test');
-    const reads = await spend(limits, 'read', 'ip:203.0.113.9', 5);
+    const reads = await spendReads(limits, 'ip:203.0.113.9', 5);
     expect(reads.map((d) => d?.allowed)).toEqual([true, true, true, true, false]);
     expect(reads[0]).toMatchObject({ limit: 4, remaining: 3, policy: '4;w=1' });
-    expect(await limits.consume('read', 'agent:alice')).toMatchObject({ allowed: true });
-    expect(await limits.consume('write', 'ip:203.0.113.9')).toMatchObject({ allowed: true });
+    const signedReads = await spend(limits, store, 'read', 'alice', 5);
+    expect(signedReads.map((d) => d?.allowed)).toEqual([true, true, true, true, false]);
+    expect(signedReads[4]).toMatchObject({ kind: 'read', limit: 4, remaining: 0, policy: '4;w=1' });
+    expect((await spend(limits, store, 'write', 'alice', 1))[0]).toMatchObject({ allowed: true });
   });
 
   it('turns a kind off with 0, and has no burst when the burst equals the rate', async () => {
@@ -72,8 +102,10 @@ describe('RateLimits (rate-limiter-flexible, in memory)', () => {
       'test',
     );
     expect(limits.limits('read')).toBe(false);
-    expect(await limits.consume('read', 'ip:203.0.113.9')).toBeUndefined();
-    const writes = await spend(limits, 'write', 'alice', 4);
+    expect(await limits.consumeRead('ip:203.0.113.9')).toBeUndefined();
+    expect(limits.windowsOf('read', 'alice')).toEqual([]);
+    expect(limits.decide('read', [])).toBeUndefined();
+    const writes = await spend(limits, store, 'write', 'alice', 4);
     expect(writes.map((d) => d?.allowed)).toEqual([true, true, true, false]);
     expect(writes[0]?.policy).toBe('3;w=1');
     expect(new RateLimits({ ...CONFIG, RATE_LIMIT_WRITES_PER_SECOND: 0 }, 'test').limits('write')).toBe(
@@ -99,11 +131,9 @@ describe('RateLimits on a Redis that cannot answer', () => {
     if (redis.isOpen) await redis.close();
   });
 
-  it('falls back to the per-process insurance: requests are served, and still limited', async () => {
+  it('falls back to the per-process insurance for public reads: served, and still limited', async () => {
     const limits = new RateLimits(CONFIG, 'test', redis);
-    const reads = await spend(limits, 'read', 'ip:203.0.113.9', 5);
+    const reads = await spendReads(limits, 'ip:203.0.113.9', 5);
     expect(reads.map((d) => d?.allowed)).toEqual([true, true, true, true, false]);
-    const writes = await spend(limits, 'write', 'alice', 6);
-    expect(writes.map((d) => d?.allowed)).toEqual([true, true, true, true, true, false]);
   });
 });

@@ -146,7 +146,12 @@ describe('GET /events/{id}/live, end to end', () => {
 
   beforeAll(async () => {
     topology = await Topology.start({
-      env: { LIVE_HEARTBEAT_MS: String(HEARTBEAT_MS), LIVE_CLIENT_BUFFER: String(CLIENT_BUFFER) },
+      env: {
+        LIVE_HEARTBEAT_MS: String(HEARTBEAT_MS),
+        LIVE_CLIENT_BUFFER: String(CLIENT_BUFFER),
+        // Long enough that only a domain event or a write can make the gateways read again.
+        READ_CACHE_MAX_AGE_MS: '60000',
+      },
     });
     host = topology.client();
     tap = await DomainEventTap.start(topology.natsUrl, ['townhall.>']);
@@ -389,6 +394,80 @@ describe('GET /events/{id}/live, end to end', () => {
       expect(rest.ended).toBe(true);
       expect(await exit).toBe(0);
       expect(Date.now() - stopping).toBeLessThan(5_000);
+    } finally {
+      await replica.stop();
+    }
+  });
+
+  it('serves public event reads from each gateway cache, and a change is visible on the next read', async () => {
+    const port = await freePort();
+    const probePort = await freePort();
+    const replicaUrl = `http://127.0.0.1:${port}`;
+    const replica = AppProcess.start(APPS.gateway, {
+      NATS_URL: topology.natsUrl,
+      REDIS_URL,
+      PORT: String(port),
+      PROBE_PORT: String(probePort),
+      HOST: '127.0.0.1',
+      PUBLIC_BASE_URL: topology.baseUrl,
+      READ_CACHE_MAX_AGE_MS: '60000',
+    });
+    const hits = async () => {
+      const metrics = await (await fetch(`http://127.0.0.1:${probePort}/metrics`)).text();
+      return Number(
+        /^townhall_read_cache_requests_total\{outcome="hit"[^}]*\} (\d+)/m.exec(metrics)?.[1] ?? 0,
+      );
+    };
+    const title = async (base: string, id: string) =>
+      ((await (await fetch(`${base}/events/${id}`)).json()) as EventView).title;
+    try {
+      await waitFor('the second gateway', async () =>
+        (await fetch(`${replicaUrl}/readyz`).catch(() => undefined))?.status === 200 ? true : undefined,
+      );
+      const event = await schedule({ title: 'Before' });
+      for (const base of [topology.baseUrl, replicaUrl]) expect(await title(base, event.id)).toBe('Before');
+      const before = await hits();
+      expect(await title(replicaUrl, event.id)).toBe('Before');
+      expect(await hits()).toBe(before + 1); // the second read came from the replica's memory
+
+      // The gateway that took the write shows it on the very next read...
+      await host.events.update(event.id, { title: 'After' });
+      expect(await title(topology.baseUrl, event.id)).toBe('After');
+      // ...and the other replica as soon as the domain event reached it, long before its 60 s.
+      const changed = Date.now();
+      await waitFor('the replica to show the change', async () =>
+        (await title(replicaUrl, event.id)) === 'After' ? true : undefined,
+      );
+      expect(Date.now() - changed).toBeLessThan(2_000);
+
+      // Started: the same on both, each on its next read.
+      await host.events.start(event.id);
+      expect(await (await fetch(`${topology.baseUrl}/events/${event.id}`)).json()).toMatchObject({
+        status: 'live',
+      });
+      await waitFor('the replica to show the start', async () =>
+        ((await (await fetch(`${replicaUrl}/events/${event.id}`)).json()) as EventView).status === 'live'
+          ? true
+          : undefined,
+      );
+
+      // A question and a stage message, each on the next read of the gateway that took it.
+      const asker = topology.client();
+      await asker.tickets.rsvp(event.id);
+      const questions = `${topology.baseUrl}/events/${event.id}/questions?sort=new`;
+      expect((await (await fetch(questions)).json()) as { items: unknown[] }).toMatchObject({ items: [] });
+      const question = await asker.questions.submit(event.id, 'Visible at once?');
+      expect(await (await fetch(questions)).json()).toMatchObject({ items: [{ id: question.id }] });
+      const stage = `${topology.baseUrl}/events/${event.id}/stage`;
+      await fetch(stage);
+      await host.stage.post(event.id, 'Hello, room');
+      expect(await (await fetch(stage)).json()).toMatchObject({ items: [{ body: 'Hello, room' }] });
+
+      // A shared cache revalidates: the same reply answers 304 to its ETag.
+      const cached = await fetch(stage);
+      expect(cached.headers.get('cache-control')).toBe('public, max-age=0, s-maxage=1, must-revalidate');
+      const revalidated = await fetch(stage, { headers: { 'if-none-match': cached.headers.get('etag')! } });
+      expect(revalidated.status).toBe(304);
     } finally {
       await replica.stop();
     }

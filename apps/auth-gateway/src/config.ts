@@ -102,6 +102,11 @@ export const GatewayConfigSchema = BaseConfigSchema.extend({
     .default(LIVE_LIMIT_DEFAULTS.streamsPerClient),
   /** The most stream messages one resume (Last-Event-ID) reads; older history is cut. */
   LIVE_REPLAY_LIMIT: z.coerce.number().int().min(1).max(10_000_000).default(LIVE_LIMIT_DEFAULTS.replayLimit),
+  /**
+   * The longest the gateway serves a cached public event read (read-cache/); domain events and
+   * writes invalidate it sooner. 0 turns the cache off.
+   */
+  READ_CACHE_MAX_AGE_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   HTTP_HEADERS_TIMEOUT_MS: serverTimeoutMs.default(SERVER_TIMEOUT_DEFAULTS.headersMs),
   HTTP_REQUEST_TIMEOUT_MS: serverTimeoutMs.default(SERVER_TIMEOUT_DEFAULTS.requestMs),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: serverTimeoutMs.default(SERVER_TIMEOUT_DEFAULTS.keepAliveMs),

@@ -18,6 +18,7 @@ import { OPENAPI_DOCUMENT, PublishedDocument } from './openapi/openapi.controlle
 import { clientErrorHandler, routerErrorHandler } from './problem/framework-errors.js';
 import { ProblemFilter } from './problem/problem.filter.js';
 import { installRateLimits } from './rate-limit/rate-limited-requests.js';
+import { installCachedEventReads } from './read-cache/cached-event-reads.js';
 import type { RateLimitOptions } from './rate-limit/rate-limits.js';
 import { requestIdFrom } from './request-context.js';
 
@@ -32,6 +33,11 @@ export interface GatewayDependencies {
   now?: () => number;
   /** Serves GET /events/{id}/live; without it (no NATS) that route answers 503. */
   liveStream?: LiveStream;
+  /**
+   * The longest a public event read is served from the gateway's cache (READ_CACHE_MAX_AGE_MS);
+   * 0 or no live stream (nothing would invalidate it): no cache.
+   */
+  readCacheMaxAgeMs?: number;
   /** Rate limits (docs/product.md "Limits"); without them nothing is limited. */
   rateLimits?: RateLimitOptions;
   /** Fastify's `trustProxy` (TRUST_PROXY): whose X-Forwarded-For names the client IP. */
@@ -87,6 +93,9 @@ export async function createGateway(deps: GatewayDependencies): Promise<NestFast
   installHttpMetrics(fastify, deps.liveStream?.hub);
   const rateLimits = deps.rateLimits && installRateLimits(fastify, deps.rateLimits, deps.audience);
   installSignedRequests(fastify, { ...deps, rateLimits });
+  // After the rate limits: a cached read still counts against its client's quota.
+  if (deps.liveStream && deps.readCacheMaxAgeMs)
+    installCachedEventReads(fastify, deps.liveStream.hub, { maxAgeMs: deps.readCacheMaxAgeMs });
   installDocsPage(app, openApi.info.title);
   // Open SSE responses never finish on their own: end them first, or app.close() would wait
   // for them forever. Clients see a normal end and reconnect (elsewhere) with Last-Event-ID.

@@ -22,6 +22,8 @@ export interface LiveSubscription {
  */
 export class LiveHub {
   private readonly listeners = new Map<string, Set<LiveListener>>();
+  /** Told of every message, whatever event it is about (the read cache). */
+  private readonly observers: Array<(message: LiveMessage) => void> = [];
   private seq: number | undefined;
   private closing = false;
 
@@ -48,12 +50,18 @@ export class LiveHub {
   receive(seq: number, decode: () => LiveMessage | undefined): void {
     if (this.seq !== undefined && seq <= this.seq) return;
     this.seq = seq;
-    if (this.listeners.size === 0) return;
+    if (this.listeners.size === 0 && this.observers.length === 0) return;
     const message = decode();
     if (!message) return;
+    for (const observer of this.observers) observer(message);
     const listeners = this.listeners.get(message.eventId);
     if (!listeners) return;
     for (const listener of listeners) listener.deliver(message);
+  }
+
+  /** Calls `observer` with every message from now on, in stream order (synchronously, so it must be quick). */
+  observe(observer: (message: LiveMessage) => void): void {
+    this.observers.push(observer);
   }
 
   /** Adds a listener for one event; it receives every message after `position`. */

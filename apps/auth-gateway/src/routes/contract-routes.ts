@@ -9,7 +9,7 @@ import {
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { Signed } from '../auth/signed.decorator.js';
+import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiRoute } from '../openapi/api-route.decorator.js';
 import { metaOf } from '../request-context.js';
 
@@ -47,7 +47,10 @@ export function contractRoutes(group: Readonly<Record<string, HttpRoute>>): Type
     });
     const descriptor = Object.getOwnPropertyDescriptor(ContractRoutes.prototype, route.name)!;
     METHODS[route.method](route.path)(ContractRoutes.prototype, route.name, descriptor);
-    if (route.signed) Signed()(ContractRoutes.prototype, route.name, descriptor);
+    RouteConfig({
+      ...(route.signed ? { signed: true } : {}),
+      ...(isEventRead(route) ? { eventRead: true } : {}),
+    })(ContractRoutes.prototype, route.name, descriptor);
     if (route.status !== undefined) HttpCode(route.status)(ContractRoutes.prototype, route.name, descriptor);
     const rest = restSchemaOf(route);
     ApiRoute({
@@ -63,6 +66,19 @@ export function contractRoutes(group: Readonly<Record<string, HttpRoute>>): Type
     Req()(ContractRoutes.prototype, route.name, 0);
   }
   return ContractRoutes;
+}
+
+/**
+ * A public read about the event in the path (`/events/:id`, `/events/:id/questions`, ...): the
+ * gateway may serve it from its cache, which that event's domain events keep current.
+ */
+export function isEventRead(route: HttpRoute): boolean {
+  return (
+    route.method === 'GET' &&
+    !route.signed &&
+    fieldOfParam(route, 'id') === 'eventId' &&
+    (route.path === '/events/:id' || route.path.startsWith('/events/:id/'))
+  );
 }
 
 /**

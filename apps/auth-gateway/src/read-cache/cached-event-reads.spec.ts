@@ -1,0 +1,175 @@
+import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { generateAgentKey, signRequest, SignatureVerifier } from '@townhall/auth';
+import { DomainError, Events, Questions, type Contract, type MessageMeta } from '@townhall/contracts';
+import { createLogger, type ServiceClient } from '@townhall/platform';
+import type { z } from 'zod';
+import { MemoryNonceStore } from '../auth/nonce-store.js';
+import { createGateway } from '../gateway.js';
+import { LiveHub } from '../live/live-hub.js';
+import { decodeLiveMessage } from '../live/live-message.js';
+import { StreamsPerClient } from '../live/streams-per-client.js';
+import { EVENT_READ_CACHE_CONTROL } from './cached-event-reads.js';
+
+const AUDIENCE = 'https://townhall.test';
+const EVENT = '0b7c9f6e-1f0a-4c1e-9d5e-3f1a2b3c4d5e';
+const OTHER = '6a1d2c3b-4e5f-4a7b-8c9d-0e1f2a3b4c5d';
+
+/** The services as far as these routes need them: questions that a POST adds, and one event. */
+class Services implements ServiceClient {
+  readonly calls: string[] = [];
+  questions: string[] = [];
+  /** While set, a list waits for it before it answers (a read in flight). */
+  hold: Promise<void> | undefined;
+
+  async send<C extends Contract<z.ZodType, unknown>>(contract: C, data: unknown, _meta: MessageMeta) {
+    const input = data as { eventId: string; body?: string };
+    this.calls.push(`${contract.pattern} ${input.eventId}`);
+    if (input.eventId !== EVENT && input.eventId !== OTHER)
+      throw new DomainError('event.not_found', 'No such event');
+    if (contract.pattern === Questions.list.pattern) {
+      const snapshot = [...this.questions];
+      await this.hold;
+      return { items: snapshot.map((body) => ({ body })), nextCursor: null } as never;
+    }
+    if (contract.pattern === Questions.submit.pattern) {
+      this.questions.push(input.body!);
+      return { body: input.body } as never;
+    }
+    if (contract.pattern === Events.get.pattern) return { id: input.eventId } as never;
+    throw new Error(`unexpected ${contract.pattern}`);
+  }
+  async close(): Promise<void> {}
+}
+
+const message = (seq: number, eventId: string) =>
+  decodeLiveMessage(
+    seq,
+    'townhall.question.upvoted',
+    JSON.stringify({ type: 'townhall.question.upvoted', subject: eventId, data: {} }),
+  );
+
+describe('public event reads from the gateway cache (in process)', () => {
+  let app: NestFastifyApplication;
+  let services: Services;
+  let hub: LiveHub;
+  let base: string;
+  let seq = 10;
+
+  beforeEach(async () => {
+    services = new Services();
+    hub = new LiveHub();
+    hub.startAt(seq);
+    app = await createGateway({
+      audience: AUDIENCE,
+      bodyLimit: 64 * 1024,
+      logger: createLogger('test', 'silent'),
+      services,
+      nonces: new MemoryNonceStore(),
+      verifier: new SignatureVerifier(),
+      readiness: {},
+      readCacheMaxAgeMs: 60_000,
+      liveStream: {
+        hub,
+        history: { replay: async function* () {} },
+        heartbeatMs: 60_000,
+        clientBuffer: 100,
+        streams: new StreamsPerClient(20),
+        replayLimit: 1_000,
+        stop: async () => {},
+      },
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+  });
+  afterEach(async () => {
+    await app.close();
+  });
+
+  const list = (eventId = EVENT, headers: Record<string, string> = {}) =>
+    fetch(`${base}/events/${eventId}/questions?sort=top`, { headers });
+  const bodies = async (response: Response) =>
+    ((await response.json()) as { items: Array<{ body: string }> }).items.map((item) => item.body);
+  const listCalls = () => services.calls.filter((call) => call.startsWith(Questions.list.pattern)).length;
+
+  it('answers a repeated read from memory, with an ETag, Cache-Control and a 304 for If-None-Match', async () => {
+    services.questions = ['first?'];
+    const first = await list();
+    expect(first.status).toBe(200);
+    expect(await bodies(first)).toEqual(['first?']);
+    const etag = first.headers.get('etag')!;
+    expect(etag).toMatch(/^"[\w-]{27}"$/);
+    expect(first.headers.get('cache-control')).toBe(EVENT_READ_CACHE_CONTROL);
+
+    const second = await list();
+    expect(await bodies(second)).toEqual(['first?']);
+    expect(second.headers.get('etag')).toBe(etag);
+    expect(second.headers.get('content-type')).toBe(first.headers.get('content-type'));
+    expect(listCalls()).toBe(1);
+
+    const notModified = await list(EVENT, { 'if-none-match': `W/"nope", ${etag}` });
+    expect(notModified.status).toBe(304);
+    expect(await notModified.text()).toBe('');
+    // Another query is another reply.
+    await fetch(`${base}/events/${EVENT}/questions?sort=new`);
+    expect(listCalls()).toBe(2);
+  });
+
+  it('reads a domain event of the event at once: the next read asks the service again', async () => {
+    services.questions = ['first?'];
+    await list();
+    await list(OTHER);
+    services.questions = ['first?', 'second?'];
+    hub.receive(++seq, () => message(seq, OTHER)); // another event's change spoils nothing here
+    expect(await bodies(await list())).toEqual(['first?']);
+    hub.receive(++seq, () => message(seq, EVENT));
+    expect(await bodies(await list())).toEqual(['first?', 'second?']);
+    expect(listCalls()).toBe(3);
+  });
+
+  it('shows a write through this gateway on the next read, before its domain event arrives', async () => {
+    await list();
+    const key = generateAgentKey();
+    const body = JSON.stringify({ body: 'mine?' });
+    const target = `/events/${EVENT}/questions`;
+    const headers = signRequest({ key, audience: AUDIENCE, method: 'POST', target, body });
+    const posted = await fetch(`${base}${target}`, {
+      method: 'POST',
+      body,
+      headers: {
+        'content-type': 'application/json',
+        authorization: headers.authorization,
+        'x-nonce': headers.nonce,
+      },
+    });
+    expect(posted.status).toBe(201);
+    expect(await bodies(await list())).toEqual(['mine?']);
+  });
+
+  it('never keeps a reply read before a change that arrived while it was in flight', async () => {
+    services.questions = ['old'];
+    let release!: () => void;
+    services.hold = new Promise<void>((resolve) => (release = resolve));
+    const inFlight = list();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    services.questions = ['old', 'new'];
+    hub.receive(++seq, () => message(seq, EVENT));
+    release();
+    expect(await bodies(await inFlight)).toEqual(['old']); // what the service said, once
+    services.hold = undefined;
+    expect(await bodies(await list())).toEqual(['old', 'new']);
+    expect(listCalls()).toBe(2);
+  });
+
+  it('keeps errors out of the cache and signed or unrelated routes out of it', async () => {
+    const missing = `/events/${'1'.repeat(8)}-1111-4111-8111-${'1'.repeat(12)}/questions`;
+    expect((await fetch(`${base}${missing}`)).status).toBe(404);
+    expect((await fetch(`${base}${missing}`)).status).toBe(404);
+    expect(services.calls.filter((call) => call.includes('1111-4111'))).toHaveLength(2);
+    const event = await fetch(`${base}/events/${EVENT}`);
+    expect(event.headers.get('cache-control')).toBe(EVENT_READ_CACHE_CONTROL);
+    await fetch(`${base}/events/${EVENT}`);
+    expect(services.calls.filter((call) => call.startsWith(Events.get.pattern))).toHaveLength(1);
+  });
+});

@@ -1,0 +1,97 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Counter } from 'prom-client';
+import { metricsRegistry } from '@townhall/platform';
+import type { LiveHub } from '../live/live-hub.js';
+import { EventReadCache, type EventReadCacheOptions } from './event-read-cache.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A public read about the event named by the path's `:id` (contract-routes.ts): served from the cache. */
+    eventRead?: boolean;
+  }
+  interface FastifyRequest {
+    /** The cache's clock when this event read was sent on to its service (a miss). */
+    readTicket?: number;
+  }
+}
+
+/**
+ * What a shared cache (a CDN) may do with an event read: keep it for one second, then ask again
+ * with its ETag (a 304 costs the gateway no service call); a browser asks every time.
+ */
+export const EVENT_READ_CACHE_CONTROL = 'public, max-age=0, s-maxage=1, must-revalidate';
+
+const readCacheRequests = new Counter({
+  name: 'townhall_read_cache_requests_total',
+  help: 'Public event reads by what the gateway cache did: hit (served from memory), miss (asked the service)',
+  labelNames: ['outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+/** `/events/:id` and the routes under it: the event a request is about, if it is one of those. */
+function eventIdOf(request: FastifyRequest): string | undefined {
+  const route = request.routeOptions.url;
+  if (route === undefined || !(route === '/events/:id' || route.startsWith('/events/:id/'))) return undefined;
+  const id = (request.params as { id?: unknown } | undefined)?.id;
+  return typeof id === 'string' ? id : undefined;
+}
+
+function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch
+    .split(',')
+    .map((tag) => tag.trim().replace(/^W\//, ''))
+    .some((tag) => tag === etag || tag === '*');
+}
+
+/**
+ * Public event reads (routes marked `eventRead`) served from the process's EventReadCache: a hit
+ * is answered in onRequest (after the per-address rate limit counted it) without asking a
+ * service; a miss goes on to the service and its 200 is kept. Every message of the live feed
+ * marks its event changed, in stream order, and so does every successful write through this
+ * gateway to `/events/{id}/...` (so a client reads its own write at once, before the domain event
+ * has come round). Replies carry a strong ETag and `Cache-Control` (EVENT_READ_CACHE_CONTROL);
+ * If-None-Match answers 304.
+ */
+export function installCachedEventReads(
+  fastify: FastifyInstance,
+  hub: LiveHub,
+  options: EventReadCacheOptions = {},
+): EventReadCache {
+  const cache = new EventReadCache(options);
+  hub.observe((message) => cache.changed(message.eventId));
+
+  fastify.addHook('onRequest', async (request, reply) => {
+    if (request.method !== 'GET' || !request.routeOptions.config.eventRead) return;
+    const eventId = eventIdOf(request);
+    if (eventId === undefined) return;
+    const cached = cache.get(eventId, request.url);
+    if (!cached) {
+      readCacheRequests.inc({ outcome: 'miss' });
+      request.readTicket = cache.ticket();
+      return;
+    }
+    readCacheRequests.inc({ outcome: 'hit' });
+    reply.header('cache-control', EVENT_READ_CACHE_CONTROL).header('etag', cached.etag);
+    if (matches(request.headers['if-none-match'], cached.etag)) return reply.code(304).send();
+    return reply.type(cached.contentType).send(cached.body);
+  });
+
+  fastify.addHook('onSend', async (request, reply, payload) => {
+    const status = reply.statusCode;
+    if (request.readTicket !== undefined) {
+      const eventId = eventIdOf(request);
+      if (status === 200 && typeof payload === 'string' && eventId !== undefined) {
+        const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
+        const etag = cache.store(eventId, request.url, request.readTicket, payload, contentType);
+        reply.header('cache-control', EVENT_READ_CACHE_CONTROL).header('etag', etag);
+      }
+    } else if (request.method !== 'GET' && request.method !== 'HEAD' && status >= 200 && status < 300) {
+      const eventId = eventIdOf(request);
+      if (eventId !== undefined) cache.changed(eventId);
+    }
+    return payload;
+  });
+
+  return cache;
+}

@@ -1,0 +1,100 @@
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+
+/** One cached public reply: the body exactly as sent, its type and its strong ETag. */
+export interface CachedReply {
+  body: string;
+  contentType: string;
+  etag: string;
+  storedAt: number;
+  /** The cache's clock when the read that produced it began (see `EventReadCache.ticket`). */
+  ticket: number;
+}
+
+export interface EventReadCacheOptions {
+  /** Most replies kept; the least recently used go first. Default 10,000. */
+  maxEntries?: number;
+  /** Most bytes of bodies kept. Default 64 MiB. */
+  maxBytes?: number;
+  /**
+   * The longest a reply is served, whatever happened. Invalidation by domain events is what keeps
+   * replies current; this bounds what no domain event announces (an event's counts, a projection
+   * the owning service updates after the event that caused it). Default 1 s.
+   */
+  maxAgeMs?: number;
+  now?: () => number;
+}
+
+/**
+ * The gateway's copies of public replies about one event (GET /events/{id}, its stage, questions,
+ * polls, recording), so that reads scale with the audience instead of with the services. A reply
+ * is never served once a change of its event is known here: every domain event about an event
+ * (the live feed, in stream order) and every successful write through this gateway to an
+ * `/events/{id}/...` route marks the event changed, and a reply whose read began before that mark
+ * is neither stored nor served. Only the owning services hold state; this holds bytes they sent.
+ */
+export class EventReadCache {
+  private clock = 0;
+  /** Changes are ordered by the clock: an event's entry is the clock of its last change. */
+  private readonly changedAt: LRUCache<string, number>;
+  /** The last change of any event `changedAt` forgot: an unknown event may have changed then. */
+  private forgotten = 0;
+  private readonly replies: LRUCache<string, CachedReply>;
+  private readonly maxAgeMs: number;
+  private readonly now: () => number;
+
+  constructor(options: EventReadCacheOptions = {}) {
+    const maxEntries = options.maxEntries ?? 10_000;
+    this.maxAgeMs = options.maxAgeMs ?? 1_000;
+    this.now = options.now ?? Date.now;
+    this.replies = new LRUCache<string, CachedReply>({
+      max: maxEntries,
+      maxSize: options.maxBytes ?? 64 * 1024 * 1024,
+      sizeCalculation: (reply) => Math.max(1, reply.body.length),
+    });
+    this.changedAt = new LRUCache<string, number>({
+      max: maxEntries * 4,
+      dispose: (clock) => {
+        if (clock > this.forgotten) this.forgotten = clock;
+      },
+    });
+  }
+
+  /** Taken before a read is sent to a service: its reply may be stored only if nothing changed since. */
+  ticket(): number {
+    return this.clock;
+  }
+
+  /** The fresh reply for `key` (method and URL) of `eventId`, if any. */
+  get(eventId: string, key: string): CachedReply | undefined {
+    const reply = this.replies.get(key);
+    if (!reply) return undefined;
+    if (reply.ticket < this.lastChange(eventId) || this.now() - reply.storedAt >= this.maxAgeMs) {
+      this.replies.delete(key);
+      return undefined;
+    }
+    return reply;
+  }
+
+  /** Keeps a reply whose read began at `ticket`, unless its event changed since; answers its ETag. */
+  store(eventId: string, key: string, ticket: number, body: string, contentType: string): string {
+    const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+    if (ticket >= this.lastChange(eventId))
+      this.replies.set(key, { body, contentType, etag, storedAt: this.now(), ticket });
+    return etag;
+  }
+
+  /** Something about `eventId` changed: no reply read before now is served again. */
+  changed(eventId: string): void {
+    this.clock += 1;
+    this.changedAt.set(eventId, this.clock);
+  }
+
+  get size(): number {
+    return this.replies.size;
+  }
+
+  private lastChange(eventId: string): number {
+    return this.changedAt.get(eventId) ?? this.forgotten;
+  }
+}

@@ -2,6 +2,7 @@ import { createSchemaDataSource } from '@townhall/platform/service';
 import type { DataSource } from 'typeorm';
 import { CreateTicketing1763900000000 } from './migrations/1763900000000-create-ticketing.js';
 import { EventVersion1764100000000 } from './migrations/1764100000000-event-version.js';
+import { Purchase1764300000000 } from './migrations/1764300000000-purchase.js';
 
 export const TICKETING_SCHEMA = 'ticketing';
 
@@ -10,7 +11,7 @@ export function createTicketingDataSource(url: string, poolSize?: number): DataS
     url,
     schema: TICKETING_SCHEMA,
     entities: [],
-    migrations: [CreateTicketing1763900000000, EventVersion1764100000000],
+    migrations: [CreateTicketing1763900000000, EventVersion1764100000000, Purchase1764300000000],
     ...(poolSize === undefined ? {} : { poolSize }),
   });
 }

@@ -151,6 +151,15 @@ describe('ticketing service', () => {
       [event.eventId],
     );
     expect(debits!.count).toBe(1);
+    // A copy answers with the one settlement, or (once the ticket is held) with none.
+    const settlements = new Set(replies.map((reply) => reply.settlement?.transaction ?? null));
+    expect([...settlements].filter((transaction) => transaction !== null)).toHaveLength(1);
+    expect(await footprint(event.eventId, [buyer, host])).toMatchObject({
+      payments: 1,
+      tickets: 1,
+      entries: 2,
+    });
+    await ledgerHolds();
   });
 
   it('refuses a payment it cannot take, writing nothing', async () => {
@@ -242,6 +251,142 @@ describe('ticketing service', () => {
     );
     expect(refunds!.count).toBe(3);
     expect((await refusalOf(rsvp(generateAgentKey(), event.eventId))).code).toBe('ticket.not_on_sale');
+  });
+
+  /** Everything a purchase could write for this event and these agents. */
+  async function footprint(eventId: string, agents: AgentKey[]) {
+    const [row] = await ticketing.query(
+      `SELECT
+         (SELECT count(*)::int FROM ticketing.payments WHERE event_id = $1) AS payments,
+         (SELECT count(*)::int FROM ticketing.tickets WHERE event_id = $1) AS tickets,
+         (SELECT count(*)::int FROM ticketing.ledger_entries WHERE event_id = $1) AS entries,
+         (SELECT count(*)::int FROM ticketing.outbox WHERE subject = $1::text OR subject = ANY($2::text[])) AS announced,
+         (SELECT sold FROM ticketing.events WHERE event_id = $1) AS sold,
+         (SELECT sum(sold)::int FROM ticketing.inventory WHERE event_id = $1) AS tier_sold,
+         (SELECT json_object_agg(agent_id, amount::text) FROM ticketing.balances WHERE agent_id = ANY($2::text[])) AS balances`,
+      [eventId, agents.map((agent) => agent.agentId)],
+    );
+    return row;
+  }
+  /** The ledger's invariant: every balance together is exactly what the faucet put in. */
+  async function ledgerHolds(): Promise<void> {
+    const [sums] = await ticketing.query<{ balances: string; faucet: string }>(
+      `SELECT (SELECT COALESCE(sum(amount), 0)::text FROM ticketing.balances) AS balances,
+              (SELECT COALESCE(sum(amount), 0)::text FROM ticketing.ledger_entries WHERE type = 'FAUCET') AS faucet`,
+    );
+    expect(sums!.balances).toBe(sums!.faucet);
+  }
+
+  it('takes a paid ticket in two statements: the event, then ticketing.purchase', async () => {
+    const event = anEvent(10, paid('100'));
+    const buyer = await funded('1000');
+    const header = payment(buyer, await offerOf(buyer, event.eventId));
+    const { result, statements } = await ticketing.statementsDuring(() => rsvp(buyer, event.eventId, header));
+    expect(result).toMatchObject({ created: true, settlement: { success: true, payer: buyer.agentId } });
+    expect(statements).toHaveLength(2);
+    expect(statements[1]).toMatch(/ticketing\.purchase/);
+  });
+
+  it('refuses inside ticketing.purchase writing nothing: nonce reused, no funds, sold out, not on sale', async () => {
+    const event = anEvent(1, paid('400'));
+    const [rich, poor, late] = await Promise.all([funded('1000'), funded('399'), funded('1000')]);
+    const everyone = [rich, poor, late, host];
+    const offer = await offerOf(rich, event.eventId);
+    const lateHeader = payment(late, offer); // signed while a seat was left
+
+    const nothing = await footprint(event.eventId, everyone);
+    expect((await refusalOf(rsvp(poor, event.eventId, payment(poor, offer)))).code).toBe(
+      'payment.insufficient_funds',
+    );
+    expect(await footprint(event.eventId, everyone)).toEqual(nothing);
+
+    // A nonce the payer spent on another event.
+    const elsewhere = anEvent(5, paid('400'));
+    const spent = signLedgerPayment(rich, await offerOf(rich, elsewhere.eventId));
+    expect((await rsvp(rich, elsewhere.eventId, encodePaymentHeader(spent))).created).toBe(true);
+    const { nonce } = (spent.payload as { authorization: { nonce: string } }).authorization;
+    const unspent = await footprint(event.eventId, everyone);
+    const reused = encodePaymentHeader(signLedgerPayment(rich, offer, { nonce }));
+    expect((await refusalOf(rsvp(rich, event.eventId, reused))).code).toBe('payment.nonce_reused');
+    expect(await footprint(event.eventId, everyone)).toEqual(unspent);
+
+    const other = await funded('1000');
+    await rsvp(other, event.eventId, payment(other, offer)); // the one seat
+    const full = await footprint(event.eventId, [...everyone, other]);
+    const soldOut = await refusalOf(rsvp(late, event.eventId, lateHeader));
+    expect([soldOut.code, soldOut.message]).toEqual(['capacity.sold_out', 'No seat is left in tier general']);
+    expect(await footprint(event.eventId, [...everyone, other])).toEqual(full);
+
+    // The status changed after the service read the event: the function's own check refuses.
+    const ended = anEvent(5, paid('400'));
+    const buyer = await funded('1000');
+    const header = payment(buyer, await offerOf(buyer, ended.eventId));
+    const before = await footprint(ended.eventId, [buyer, host]);
+    const call = (at: string) =>
+      ticketing.query(
+        `SELECT * FROM ticketing.purchase($1, $2, 'f', 'ledger:test', $3, 'general', $4, 400, 'USDC',
+           gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), $5, '[]'::jsonb)`,
+        [buyer.agentId, randomUUID(), ended.eventId, host.agentId, at],
+      );
+    await ticketing.query(`UPDATE ticketing.events SET status = 'ended' WHERE event_id = $1`, [
+      ended.eventId,
+    ]);
+    await expect(call(new Date().toISOString())).rejects.toMatchObject({
+      code: 'TH001',
+      message: 'not_on_sale',
+      detail: 'ended',
+    });
+    expect(await footprint(ended.eventId, [buyer, host])).toEqual(before);
+    expect((await refusalOf(rsvp(buyer, ended.eventId, header))).code).toBe('ticket.not_on_sale');
+    await ledgerHolds();
+  });
+
+  it('sells ten paid seats to sixty-four buyers racing, each paid once, the ledger whole', async () => {
+    const event = anEvent(10, paid('250'));
+    const buyers = await Promise.all(Array.from({ length: 64 }, () => funded('1000')));
+    const offer = await offerOf(buyers[0]!, event.eventId);
+    const hostBefore = BigInt(await balanceOf(host));
+    const outcomes = await Promise.allSettled(
+      buyers.map((buyer) => rsvp(buyer, event.eventId, payment(buyer, offer))),
+    );
+    const sold = outcomes.filter((outcome) => outcome.status === 'fulfilled');
+    expect(sold).toHaveLength(10);
+    for (const outcome of outcomes)
+      if (outcome.status === 'rejected')
+        expect((outcome.reason as DomainError).code).toBe('capacity.sold_out');
+    const [row] = await ticketing.query(
+      `SELECT e.sold,
+         (SELECT sold FROM ticketing.inventory i WHERE i.event_id = e.event_id) AS tier_sold,
+         (SELECT count(*)::int FROM ticketing.tickets t WHERE t.event_id = e.event_id AND t.status = 'active') AS live,
+         (SELECT count(*)::int FROM ticketing.ledger_entries l WHERE l.event_id = e.event_id AND l.amount < 0) AS debits,
+         (SELECT count(*)::int FROM ticketing.ledger_entries l WHERE l.event_id = e.event_id AND l.amount > 0) AS credits,
+         (SELECT count(*)::int FROM ticketing.payments p WHERE p.event_id = e.event_id) AS payments
+       FROM ticketing.events e WHERE e.event_id = $1`,
+      [event.eventId],
+    );
+    expect(row).toEqual({ sold: 10, tier_sold: 10, live: 10, debits: 10, credits: 10, payments: 10 });
+    expect(BigInt(await balanceOf(host)) - hostBefore).toBe(2500n);
+    const spent = await Promise.all(buyers.map(balanceOf));
+    expect(spent.filter((amount) => amount === '750')).toHaveLength(10);
+    expect(spent.filter((amount) => amount === '1000')).toHaveLength(54);
+    await ledgerHolds();
+  });
+
+  it('charges an agent who holds a ticket nothing, however many payments it sends at once', async () => {
+    const event = anEvent(10, paid('100'));
+    const buyer = await funded('1000');
+    const offer = await offerOf(buyer, event.eventId);
+    const replies = await Promise.all(
+      Array.from({ length: 4 }, () => rsvp(buyer, event.eventId, payment(buyer, offer))),
+    );
+    expect(new Set(replies.map((reply) => reply.ticket.id)).size).toBe(1);
+    expect(replies.filter((reply) => reply.created)).toHaveLength(1);
+    for (const reply of replies.filter((r) => !r.created)) expect(reply.settlement).toBeNull();
+    const holding = await footprint(event.eventId, [buyer, host]);
+    const again = await rsvp(buyer, event.eventId, payment(buyer, offer));
+    expect(again).toMatchObject({ created: false, settlement: null, ticket: { id: replies[0]!.ticket.id } });
+    expect(await footprint(event.eventId, [buyer, host])).toEqual(holding);
+    expect(await balanceOf(buyer)).toBe('900');
   });
 });
 

@@ -123,6 +123,31 @@ export class ServiceHarness {
         await subscription.handle(event);
   }
 
+  /**
+   * The SQL statements the service sent to Postgres while `work` ran: every query of its
+   * DataSource's connections (BEGIN and COMMIT included), the outbox relay's own passes left
+   * out. Honest only when nothing else of the service runs meanwhile: count one request at a time.
+   */
+  async statementsDuring<T>(work: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
+    const pool = (this.definition.dataSource.driver as unknown as { master: pg.Pool }).master;
+    const client = await pool.connect();
+    const prototype = Object.getPrototypeOf(client) as { query: (...args: unknown[]) => unknown };
+    client.release();
+    const original = prototype.query;
+    const statements: string[] = [];
+    prototype.query = function (this: unknown, ...args: unknown[]) {
+      const [config] = args;
+      const text = typeof config === 'string' ? config : (config as { text?: string }).text;
+      if (text !== undefined && !RELAY_PASS.test(text)) statements.push(text.replace(/\s+/g, ' ').trim());
+      return original.apply(this, args);
+    };
+    try {
+      return { result: await work(), statements };
+    } finally {
+      prototype.query = original;
+    }
+  }
+
   async query<Row extends object>(sql: string, params: unknown[] = []): Promise<Row[]> {
     return (await this.pool.query<Row>(sql, params)).rows;
   }
@@ -135,6 +160,9 @@ export class ServiceHarness {
     await this.database.drop();
   }
 }
+
+/** The outbox relay's statements (claim, mark, release, prune, stats): not the request's. */
+const RELAY_PASS = /claimed_until|published_at/;
 
 /**
  * The tests' own connections. An idle one may be cut when the database is dropped at the end

@@ -56,12 +56,11 @@ export interface Transfer {
   ticketId: string;
   /** A purchase needs the payer's funds; a refund always goes through (the host may go below zero). */
   requireFunds: boolean;
-  /** Runs between the debit and the credit (a purchase takes its seat there: see SettleLedgerPayment). */
-  beforeCredit?: () => Promise<void>;
 }
 
 /**
- * The balance ledger. Every movement is a pair of immutable entries (money out of one
+ * The balance ledger. A paid ticket's movement is written by ticketing.purchase (see
+ * SettleLedgerPayment); refunds and the faucet are written here. Every movement is a pair of immutable entries (money out of one
  * account, into another) plus the balance updates, in the caller's transaction, so the sum
  * of all balances is always exactly what the faucet put in.
  */
@@ -99,7 +98,6 @@ export class LedgerBook {
       counterpartyId: transfer.from,
     });
     await this.debit(manager, transfer);
-    await transfer.beforeCredit?.();
     await this.credit(manager, transfer.to, transfer.asset, transfer.amount);
     return [debit, credit];
   }

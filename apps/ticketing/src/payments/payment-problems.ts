@@ -22,10 +22,21 @@ export function paymentRequired(
   return new DomainError(code, detail, undefined, { x402: paymentRequiredBody(reason, accepts) });
 }
 
+/**
+ * The answer to a payment that cannot be taken, built only then (it reads what is still on
+ * sale): the 402 that lets the client pay again, or 409 `capacity.sold_out`.
+ */
+export type PaymentRefusal = (
+  code: PaymentProblemCode,
+  detail: string,
+  reason: string,
+) => Promise<DomainError>;
+
+type PaymentProblemCode = Parameters<typeof paymentRequired>[0];
+
 /** A payment the x402 library refused, as the 402 that lets the client pay again. */
-export function asPaymentProblem(error: unknown, accepts: PaymentRequirements[]): DomainError {
-  if (error instanceof PaymentError)
-    return paymentRequired('payment.invalid', error.message, error.reason, accepts);
+export async function asPaymentProblem(error: unknown, refuse: PaymentRefusal): Promise<DomainError> {
+  if (error instanceof PaymentError) return refuse('payment.invalid', error.message, error.reason);
   if (error instanceof DomainError) return error;
   throw error;
 }
@@ -42,8 +53,8 @@ export interface Purchase {
   payload: PaymentPayload;
   /** What the chosen tier asks. */
   requirements: PaymentRequirements;
-  /** Every tier's requirements, for a 402 that lets the client pay again. */
-  accepts: PaymentRequirements[];
+  /** The answer when the payment cannot be taken. */
+  refuse: PaymentRefusal;
 }
 
 /** How a purchase is settled: on the service's own ledger, or through an x402 facilitator. */

@@ -3,9 +3,9 @@ import { DomainError, type MessageMeta, type RsvpReply } from '@townhall/contrac
 import { queryRows } from '@townhall/platform/service';
 import { decodePaymentHeader, type PaymentPayload } from '@townhall/x402';
 import { DataSource } from 'typeorm';
-import { asPaymentProblem, paymentRequired, type PaymentSettlement } from '../payments/payment-problems.js';
+import { asPaymentProblem, paymentRequired, type PaymentRefusal } from '../payments/payment-problems.js';
 import { requirementsFor, tierOfResource } from '../payments/requirements.js';
-import { tiersOf, type EventRow } from '../projection/event-row.js';
+import { tiersOf, type EventRow, type TierOffer } from '../projection/event-row.js';
 import { EventsProjection } from '../projection/events-projection.js';
 import { paymentsSettled, ticketsSold } from '../ticketing-metrics.js';
 import { SETTINGS, type TicketingSettings } from '../tokens.js';
@@ -57,10 +57,21 @@ export class Rsvp {
     header: string | undefined,
   ): Promise<RsvpReply> {
     const event = await this.events.ensure(eventId, meta.caller, meta.requestId);
+    if (header !== undefined && event.ticketing.mode !== 'free' && this.settings.facilitator === 'ledger') {
+      // ticketing.purchase asks whether the caller holds a ticket already, in the same call; a
+      // refusal before it did (or by it) answers with that ticket just the same.
+      try {
+        return await this.payOnLedger(meta.caller, event, tierId, header);
+      } catch (error) {
+        const held =
+          error instanceof DomainError && (await this.book.activeTicket(event.event_id, meta.caller));
+        if (held) return { ticket: toTicket(held), created: false, settlement: null };
+        throw error;
+      }
+    }
     const held = await this.book.activeTicket(event.event_id, meta.caller);
     if (held) return { ticket: toTicket(held), created: false, settlement: null };
-    if (!ON_SALE.has(event.status))
-      throw new DomainError('ticket.not_on_sale', `The event is ${event.status}`);
+    requireOnSale(event);
 
     if (event.ticketing.mode === 'free') return this.takeSeat.free(event, meta.caller);
 
@@ -73,11 +84,50 @@ export class Rsvp {
         accepts,
       );
     }
+    const refuse: PaymentRefusal = async (code, detail, reason) =>
+      paymentRequired(code, detail, reason, accepts);
+    const { payload, tier } = await this.chosen(event, tierId, header, refuse);
+    const requirements = accepts.find((entry) => entry.extra.tierId === tier.tierId);
+    if (!requirements) throw soldOut(tier.tierId);
+    return this.facilitatorPayment.settle({ event, caller: meta.caller, payload, requirements, refuse });
+  }
+
+  /**
+   * A payment on the ledger: nothing is read before ticketing.purchase but the event, whose
+   * seat check is the guard; what is still on sale is read only to answer a refusal.
+   */
+  private async payOnLedger(
+    caller: string,
+    event: EventRow,
+    tierId: string | undefined,
+    header: string,
+  ): Promise<RsvpReply> {
+    requireOnSale(event);
+    const refusal =
+      (wanted?: string): PaymentRefusal =>
+      async (code, detail, reason) => {
+        const accepts = requirementsFor(this.settings, event, await this.availableTiers(event));
+        if (wanted !== undefined && !accepts.some((entry) => entry.extra.tierId === wanted))
+          return soldOut(wanted);
+        return paymentRequired(code, detail, reason, accepts);
+      };
+    const { payload, tier } = await this.chosen(event, tierId, header, refusal());
+    const requirements = requirementsFor(this.settings, event, new Set([tier.tierId]))[0]!;
+    return this.ledgerPayment.settle({ event, caller, payload, requirements, refuse: refusal(tier.tierId) });
+  }
+
+  /** The payment decoded and the tier it buys: the one named, the one it signed for, or the only one. */
+  private async chosen(
+    event: EventRow,
+    tierId: string | undefined,
+    header: string,
+    refuse: PaymentRefusal,
+  ): Promise<{ payload: PaymentPayload; tier: TierOffer }> {
     let payload: PaymentPayload;
     try {
       payload = decodePaymentHeader(header);
     } catch (error) {
-      throw asPaymentProblem(error, accepts);
+      throw await asPaymentProblem(error, refuse);
     }
     const wanted =
       tierId ?? tierOfPayload(payload) ?? (event.ticketing.mode === 'single' ? 'general' : undefined);
@@ -88,11 +138,7 @@ export class Rsvp {
         { field: 'tierId', message: `must be one of ${tiers.map((t) => t.tierId).join(', ')}` },
       ]);
     }
-    const requirements = accepts.find((entry) => entry.extra.tierId === tier.tierId);
-    if (!requirements) throw new DomainError('capacity.sold_out', `No seat is left in tier ${tier.tierId}`);
-    const settle: PaymentSettlement =
-      this.settings.facilitator === 'ledger' ? this.ledgerPayment : this.facilitatorPayment;
-    return settle.settle({ event, caller: meta.caller, payload, requirements, accepts });
+    return { payload, tier };
   }
 
   private async availableTiers(event: EventRow): Promise<Set<string>> {
@@ -104,6 +150,14 @@ export class Rsvp {
     );
     return new Set(rows.map((row) => row.tier_id));
   }
+}
+
+function requireOnSale(event: EventRow): void {
+  if (!ON_SALE.has(event.status)) throw new DomainError('ticket.not_on_sale', `The event is ${event.status}`);
+}
+
+function soldOut(tierId: string): DomainError {
+  return new DomainError('capacity.sold_out', `No seat is left in tier ${tierId}`);
 }
 
 function tierOfPayload(payload: PaymentPayload): string | undefined {

@@ -1,40 +1,43 @@
 import { DomainError } from '@townhall/contracts';
 import { queryRows, sqlState } from '@townhall/platform/service';
-import type { EntityManager } from 'typeorm';
+import { QueryFailedError, type EntityManager } from 'typeorm';
 import { TICKET_COLUMNS, type TicketRow } from './ticket-row.js';
 
 /**
- * Seats are taken with conditional updates (`sold < capacity`), the tier first and then the
- * event total, always in that order; under any concurrency a seat that is not there is
- * never sold, and the check constraints would refuse it if the code ever tried.
+ * Seats are taken by ticketing.take_seat (migration 1764300000000-purchase), the one owner of
+ * "take a seat": conditional updates (`sold < capacity`), the tier first and then the event
+ * total, always in that order; under any concurrency a seat that is not there is never sold,
+ * and the check constraints would refuse it if the code ever tried. ticketing.purchase calls
+ * it too.
  */
 export async function takeSeat(manager: EntityManager, eventId: string, tierId: string): Promise<void> {
-  const tier = await queryRows(
-    manager,
-    `UPDATE ticketing.inventory SET sold = sold + 1 WHERE event_id = $1 AND tier_id = $2 AND sold < capacity RETURNING sold`,
-    [eventId, tierId],
-  );
-  const total =
-    tier.length > 0
-      ? await queryRows(
-          manager,
-          `UPDATE ticketing.events SET sold = sold + 1
-           WHERE event_id = $1 AND sold < capacity AND status IN ('scheduled', 'live') RETURNING sold`,
-          [eventId],
-        )
-      : [];
-  if (tier.length > 0 && total.length === 0) {
-    const [event] = await queryRows<{ status: string }>(
-      manager,
-      'SELECT status FROM ticketing.events WHERE event_id = $1',
-      [eventId],
-    );
-    if (event && event.status !== 'scheduled' && event.status !== 'live') {
-      throw new DomainError('ticket.not_on_sale', `The event is ${event.status}`);
-    }
+  try {
+    await queryRows(manager, 'SELECT ticketing.take_seat($1, $2)', [eventId, tierId]);
+  } catch (error) {
+    throw refusalOf(error, tierId) ?? error;
   }
-  if (tier.length === 0 || total.length === 0)
-    throw new DomainError('capacity.sold_out', `No seat is left in tier ${tierId}`);
+}
+
+/** Why ticketing's SQL functions refused (SQLSTATE TH001: its name, and for 'not_on_sale' the status). */
+export type PurchaseRefusal = 'nonce_reused' | 'insufficient_funds' | 'sold_out' | 'not_on_sale';
+
+export function purchaseRefusal(error: unknown): { refusal: PurchaseRefusal; detail?: string } | undefined {
+  if (sqlState(error).code !== 'TH001') return undefined;
+  const { message, detail } = (error instanceof QueryFailedError ? error.driverError : error) as {
+    message: string;
+    detail?: string;
+  };
+  return { refusal: message as PurchaseRefusal, ...(detail === undefined ? {} : { detail }) };
+}
+
+/** A seat that cannot be taken, as the DomainError the client gets. */
+export function refusalOf(error: unknown, tierId: string): DomainError | undefined {
+  const refused = purchaseRefusal(error);
+  if (refused?.refusal === 'not_on_sale')
+    return new DomainError('ticket.not_on_sale', `The event is ${refused.detail}`);
+  if (refused?.refusal === 'sold_out')
+    return new DomainError('capacity.sold_out', `No seat is left in tier ${tierId}`);
+  return undefined;
 }
 
 export async function releaseSeat(manager: EntityManager, eventId: string, tierId: string): Promise<void> {

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { TicketTopics, type RsvpReply } from '@townhall/contracts';
 import { Changes, queryRows } from '@townhall/platform/service';
 import type { Facilitator } from '@townhall/x402';
-import { paymentRequired, type PaymentSettlement, type Purchase } from '../payments/payment-problems.js';
+import { type PaymentSettlement, type Purchase } from '../payments/payment-problems.js';
 import { FACILITATOR } from '../tokens.js';
 import { AlreadyHolding, insertTicket, releaseSeat, takeSeat } from './seats.js';
 import { TicketBook } from './ticket-book.js';
@@ -21,16 +21,15 @@ export class SettleFacilitatorPayment implements PaymentSettlement {
     @Inject(FACILITATOR) private readonly facilitator: Facilitator | null,
   ) {}
 
-  async settle({ event, caller, payload, requirements, accepts }: Purchase): Promise<RsvpReply> {
+  async settle({ event, caller, payload, requirements, refuse }: Purchase): Promise<RsvpReply> {
     const facilitator = this.facilitator;
     if (!facilitator) throw new Error('X402_FACILITATOR=http needs X402_FACILITATOR_URL');
     const verified = await facilitator.verify(payload, requirements);
     if (!verified.isValid) {
-      throw paymentRequired(
+      throw await refuse(
         'payment.invalid',
         `The facilitator refused the payment: ${verified.invalidReason ?? 'invalid'}`,
         verified.invalidReason ?? 'invalid_payment',
-        accepts,
       );
     }
     const tierId = requirements.extra.tierId;
@@ -61,11 +60,10 @@ export class SettleFacilitatorPayment implements PaymentSettlement {
         );
         await releaseSeat(manager, event.event_id, tierId);
       });
-      throw paymentRequired(
+      throw await refuse(
         'payment.invalid',
         `Settlement failed: ${settled.errorReason ?? 'unknown reason'}`,
         settled.errorReason ?? 'settlement_failed',
-        accepts,
       );
     }
     const ticket = await this.changes.run(async (manager) => {

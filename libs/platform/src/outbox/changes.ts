@@ -30,9 +30,18 @@ export class Changes {
    * the whole transaction is run again, a few times, before giving up.
    */
   async run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.runStatement(() => this.dataSource.transaction(work));
+  }
+
+  /**
+   * Runs one statement that is a transaction of its own (a server-side function called in
+   * autocommit, such as ticketing.purchase), again as `run` does when Postgres chose it as a
+   * deadlock or serialization victim; wakes the relay once it committed.
+   */
+  async runStatement<T>(statement: () => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const result = await this.dataSource.transaction(work);
+        const result = await statement();
         this.relay.wake();
         return result;
       } catch (error) {

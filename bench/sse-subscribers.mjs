@@ -29,7 +29,24 @@ function done() {
 setTimeout(done, Number(timeoutMs)).unref();
 
 const url = new URL(`/events/${eventId}/live`, baseUrl);
-for (let i = 0; i < count; i++) {
+// Connections are opened a few hundred at a time, as a room fills, and one refused or reset while
+// connecting is tried again after a pause, as EventSource does: 10,000 connects at once would only
+// measure the listen backlog.
+const OPENING_AT_ONCE = 200;
+let opening = 0;
+let next = 0;
+let failures = 0;
+
+function openMore() {
+  while (opening < OPENING_AT_ONCE && next < count) {
+    next += 1;
+    opening += 1;
+    subscribe(0);
+  }
+}
+
+function subscribe(attempt) {
+  let open = false;
   const req = request(url, { agent: false, headers: { accept: 'text/event-stream' } }, (res) => {
     let buffer = '';
     let seen = 0;
@@ -40,8 +57,11 @@ for (let i = 0; i < count; i++) {
       while ((end = buffer.indexOf('\n\n')) >= 0) {
         const frame = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
-        if (frame.startsWith('retry:') || frame.includes('\nretry:')) {
+        if (!open && (frame.startsWith('retry:') || frame.includes('\nretry:'))) {
+          open = true;
+          opening -= 1;
           if (++connected === count) process.stderr.write('ready\n');
+          openMore();
         }
         const data = frame.split('\n').find((line) => line.startsWith('data:'));
         if (!data || !frame.includes('event: townhall.stage.posted')) continue;
@@ -52,6 +72,15 @@ for (let i = 0; i < count; i++) {
     });
   });
   req.on('socket', (socket) => sockets.push(socket));
-  req.on('error', (error) => process.stderr.write(`subscriber error: ${error.message}\n`));
+  req.on('error', (error) => {
+    if (reported || open) return;
+    failures += 1;
+    if (attempt >= 10) return process.stderr.write(`subscriber error: ${error.message}\n`);
+    setTimeout(() => subscribe(attempt + 1), 100 * 2 ** Math.min(attempt, 4));
+  });
   req.end();
 }
+openMore();
+process.on('exit', () => {
+  if (failures > 0) process.stderr.write(`subscribers: ${failures} connects retried\n`);
+});

@@ -88,11 +88,8 @@ export interface Nonces {
 export function openNonces(redisUrl: string | undefined, config: GatewayConfig, logger: Logger): Nonces {
   if (!redisUrl) return { store: new MemoryNonceStore(), redis: undefined, readiness: {} };
   const redis = connectRedis(redisUrl, logger);
-  return {
-    store: new RedisNonceStore(redis, config.TOWNHALL_ENV),
-    redis,
-    readiness: { redis: async () => void (await redis.ping()) },
-  };
+  const store = new RedisNonceStore(redis, config.TOWNHALL_ENV);
+  return { store, redis, readiness: { redis: () => store.ping() } };
 }
 
 export interface RunningGateway {

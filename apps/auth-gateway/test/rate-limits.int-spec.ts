@@ -136,4 +136,30 @@ describe('nonce claims and rate limits on the real Redis, in one round trip', ()
     expect(claim.claimed).toBe(true);
     expect(calls).toEqual(['evalSha', 'scriptLoad', 'evalSha']);
   });
+
+  it('fails a claim and falls back for a public read within the 1 s command timeout when Redis hangs', async () => {
+    const [redis, pauser] = clients as [RedisClientType, RedisClientType];
+    const store = new RedisNonceStore(redis, environment);
+    const limits = new RateLimits(CONFIG, namespace, redis);
+    // Warm both scripts, so that what follows is the commands themselves.
+    await store.claim(`frank-${randomUUID()}`, randomUUID());
+    await limits.consumeRead('ip:198.51.100.7');
+    // Redis stops answering every client for 2.5 s (connected, silent: a hang, not a refusal).
+    await pauser.sendCommand(['CLIENT', 'PAUSE', '2500', 'ALL']);
+    const started = Date.now();
+    await expect(store.claim(`frank-${randomUUID()}`, randomUUID())).rejects.toThrow(/within 1000 ms/);
+    const claimTook = Date.now() - started;
+    const read = await limits.consumeRead('ip:198.51.100.7');
+    const readTook = Date.now() - started - claimTook;
+    expect(read).toMatchObject({ allowed: true }); // the insurance counted it
+    expect(claimTook).toBeGreaterThanOrEqual(950);
+    expect(claimTook).toBeLessThan(1_500);
+    expect(readTook).toBeLessThan(1_500);
+    // Once Redis answers again, so do the claims.
+    await waitFor('redis answering again', async () =>
+      (await store.claim(`frank-${randomUUID()}`, randomUUID()).catch(() => undefined))?.claimed
+        ? true
+        : undefined,
+    );
+  });
 });

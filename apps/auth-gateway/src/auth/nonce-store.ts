@@ -1,4 +1,5 @@
 import type { RedisClientType } from 'redis';
+import { withinCommandTimeout } from './redis.js';
 
 /**
  * A counter that a signed request spends in the same step as its nonce claim (the agent's
@@ -93,7 +94,7 @@ export class RedisNonceStore implements NonceStore {
   }
 
   async ping(): Promise<void> {
-    await this.redis.ping();
+    await withinCommandTimeout(this.redis.ping());
   }
 
   async close(): Promise<void> {
@@ -104,13 +105,13 @@ export class RedisNonceStore implements NonceStore {
   private async run(keys: string[], args: string[]): Promise<unknown> {
     if (this.sha) {
       try {
-        return await this.redis.evalSha(this.sha, { keys, arguments: args });
+        return await withinCommandTimeout(this.redis.evalSha(this.sha, { keys, arguments: args }));
       } catch (error) {
         if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
       }
     }
-    this.sha = await this.redis.scriptLoad(CLAIM_AND_COUNT);
-    return this.redis.evalSha(this.sha, { keys, arguments: args });
+    this.sha = await withinCommandTimeout(this.redis.scriptLoad(CLAIM_AND_COUNT));
+    return withinCommandTimeout(this.redis.evalSha(this.sha, { keys, arguments: args }));
   }
 }
 

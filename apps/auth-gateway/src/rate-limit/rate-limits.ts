@@ -1,6 +1,7 @@
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RedisClientType } from 'redis';
 import type { Counted, WindowCount } from '../auth/nonce-store.js';
+import { withinCommandTimeout } from '../auth/redis.js';
 import type { GatewayConfig } from '../config.js';
 
 /** What a request spends: an agent's signed writes, or reads (per client IP, or per agent when signed). */
@@ -102,7 +103,14 @@ export class RateLimits {
       const memory = new RateLimiterMemory({ keyPrefix, points: reads, duration: 1 });
       this.addresses = redis
         ? new RateLimiterRedis({
-            storeClient: redis,
+            // What the library calls of node-redis for consume(), each command within the timeout.
+            storeClient: {
+              get isReady() {
+                return redis.isReady;
+              },
+              eval: (script: string, options: { keys: string[]; arguments: string[] }) =>
+                withinCommandTimeout(redis.eval(script, options)),
+            },
             useRedisPackage: true, // node-redis (v4+ API): eval(script, { keys, arguments })
             rejectIfRedisNotReady: true, // while reconnecting, go straight to the insurance
             insuranceLimiter: memory,

@@ -26,6 +26,12 @@ import {
 } from '../tools/launcher.mjs';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+/** BENCH_ONLY=questions,public runs only those scenarios (e.g. to profile one of them). */
+const SCENARIOS = ['reads', 'paid', 'questions', 'public', 'fanout'];
+const ONLY = new Set((process.env.BENCH_ONLY ?? SCENARIOS.join(',')).split(',').map((name) => name.trim()));
+const unknown = [...ONLY].filter((name) => !SCENARIOS.includes(name));
+if (unknown.length > 0)
+  throw new Error(`BENCH_ONLY: unknown ${unknown.join(', ')}; choose from ${SCENARIOS.join(', ')}`);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const PORT = Number(process.env.BENCH_PORT ?? 3990);
 const audience = `http://127.0.0.1:${PORT}`;
@@ -302,72 +308,79 @@ try {
   const hex = (key) => Buffer.from(key.secretKey).toString('hex');
 
   // 1. Signed reads of one directory card.
-  const key = generateAgentKey();
-  const agent = new AgentClient({ baseUrl: audience, key });
-  await agent.directory.putMe({ handle: `bench_${randomBytes(3).toString('hex')}`, displayName: 'Bench' });
-  const reads = {
-    url: audience,
-    audience,
-    method: 'GET',
-    target: `/directory/${key.agentId}`,
-    connections: CONNECTIONS,
-    durationSeconds: DURATION,
-    signers: [
-      {
-        secretKeyHex: hex(key),
-        agentId: key.agentId,
-        count: Number(process.env.BENCH_PRESIGNED ?? 12_000 * DURATION),
-      },
-    ],
-  };
-  await runLoad({ ...reads, durationSeconds: 2, signers: [{ ...reads.signers[0], count: 30_000 }] }); // warm-up
-  const readReport = await measure(
-    `signed GET /directory/{agentId}, ${CONNECTIONS} connections, ${DURATION} s`,
-    reads,
-    labels,
-  );
-  const memory = rssOf(gatewayPid);
-  readReport.gatewayRssMb = { now: Math.round(memory.rssMb), peak: Math.round(memory.peakMb) };
-
-  // 2. Paid RSVPs on one hot event: every buyer funded, its x402 payment signed beforehand.
-  const BUYERS = Number(process.env.BENCH_BUYERS ?? 3000);
-  const host = new AgentClient({ baseUrl: audience });
-  const startsAt = new Date(Date.now() + 86_400_000);
-  const event = await host.events.create({
-    title: 'Bench: one hot event',
-    startsAt: startsAt.toISOString(),
-    endsAt: new Date(startsAt.getTime() + 3_600_000).toISOString(),
-    timezone: 'UTC',
-    capacity: 1_000_000,
-    ticketing: { mode: 'single', price: '100' },
-  });
-  const buyers = Array.from({ length: BUYERS }, () => new AgentClient({ baseUrl: audience }));
-  for (let i = 0; i < buyers.length; i += 100)
-    await Promise.all(buyers.slice(i, i + 100).map((buyer) => buyer.ledger.faucet('1000')));
-  const accepts = await buyers[0].request('POST', `/events/${event.id}/rsvp`).then(
-    () => {
-      throw new Error('expected 402');
-    },
-    (error) => error.problem.accepts,
-  );
-  const paidReport = await measure(
-    `paid RSVP (x402 on the ledger) to one event, ${BUYERS} buyers, ${CONNECTIONS} connections`,
-    {
+  let readReport;
+  if (ONLY.has('reads')) {
+    const key = generateAgentKey();
+    const agent = new AgentClient({ baseUrl: audience, key });
+    await agent.directory.putMe({ handle: `bench_${randomBytes(3).toString('hex')}`, displayName: 'Bench' });
+    const reads = {
       url: audience,
       audience,
-      method: 'POST',
-      target: `/events/${event.id}/rsvp`,
-      body: '{}',
+      method: 'GET',
+      target: `/directory/${key.agentId}`,
       connections: CONNECTIONS,
-      signers: buyers.map((buyer) => ({
-        secretKeyHex: hex(buyer.key),
-        agentId: buyer.agentId,
-        count: 1,
-        headers: { 'x-payment': encodePaymentHeader(signLedgerPayment(buyer.key, accepts[0])) },
-      })),
-    },
-    labels,
-  );
+      durationSeconds: DURATION,
+      signers: [
+        {
+          secretKeyHex: hex(key),
+          agentId: key.agentId,
+          count: Number(process.env.BENCH_PRESIGNED ?? 12_000 * DURATION),
+        },
+      ],
+    };
+    await runLoad({ ...reads, durationSeconds: 2, signers: [{ ...reads.signers[0], count: 30_000 }] }); // warm-up
+    readReport = await measure(
+      `signed GET /directory/{agentId}, ${CONNECTIONS} connections, ${DURATION} s`,
+      reads,
+      labels,
+    );
+    const memory = rssOf(gatewayPid);
+    readReport.gatewayRssMb = { now: Math.round(memory.rssMb), peak: Math.round(memory.peakMb) };
+  }
+
+  const host = new AgentClient({ baseUrl: audience });
+
+  // 2. Paid RSVPs on one hot event: every buyer funded, its x402 payment signed beforehand.
+  let paidReport;
+  if (ONLY.has('paid')) {
+    const BUYERS = Number(process.env.BENCH_BUYERS ?? 3000);
+    const startsAt = new Date(Date.now() + 86_400_000);
+    const event = await host.events.create({
+      title: 'Bench: one hot event',
+      startsAt: startsAt.toISOString(),
+      endsAt: new Date(startsAt.getTime() + 3_600_000).toISOString(),
+      timezone: 'UTC',
+      capacity: 1_000_000,
+      ticketing: { mode: 'single', price: '100' },
+    });
+    const buyers = Array.from({ length: BUYERS }, () => new AgentClient({ baseUrl: audience }));
+    for (let i = 0; i < buyers.length; i += 100)
+      await Promise.all(buyers.slice(i, i + 100).map((buyer) => buyer.ledger.faucet('1000')));
+    const accepts = await buyers[0].request('POST', `/events/${event.id}/rsvp`).then(
+      () => {
+        throw new Error('expected 402');
+      },
+      (error) => error.problem.accepts,
+    );
+    paidReport = await measure(
+      `paid RSVP (x402 on the ledger) to one event, ${BUYERS} buyers, ${CONNECTIONS} connections`,
+      {
+        url: audience,
+        audience,
+        method: 'POST',
+        target: `/events/${event.id}/rsvp`,
+        body: '{}',
+        connections: CONNECTIONS,
+        signers: buyers.map((buyer) => ({
+          secretKeyHex: hex(buyer.key),
+          agentId: buyer.agentId,
+          count: 1,
+          headers: { 'x-payment': encodePaymentHeader(signLedgerPayment(buyer.key, accepts[0])) },
+        })),
+      },
+      labels,
+    );
+  }
 
   // 3. Signed question posts to one live event: attendees (free RSVP), 5 each (the per-minute limit).
   const ASKERS = Number(process.env.BENCH_ASKERS ?? 1200);
@@ -383,60 +396,70 @@ try {
   const askers = Array.from({ length: ASKERS }, () => new AgentClient({ baseUrl: audience }));
   for (let i = 0; i < askers.length; i += 100)
     await Promise.all(askers.slice(i, i + 100).map((a) => a.tickets.rsvp(ama.id)));
-  const questionReport = await measure(
-    `signed question posts to one live event, ${ASKERS} attendees x 5, ${CONNECTIONS} connections`,
-    {
-      url: audience,
-      audience,
-      method: 'POST',
-      target: `/events/${ama.id}/questions`,
-      body: JSON.stringify({ body: 'How does the outbox keep the stream and the database in step?' }),
-      connections: CONNECTIONS,
-      signers: askers.map((asker) => ({ secretKeyHex: hex(asker.key), agentId: asker.agentId, count: 5 })),
-    },
-    labels,
-  );
+  let questionReport;
+  if (ONLY.has('questions')) {
+    questionReport = await measure(
+      `signed question posts to one live event, ${ASKERS} attendees x 5, ${CONNECTIONS} connections`,
+      {
+        url: audience,
+        audience,
+        method: 'POST',
+        target: `/events/${ama.id}/questions`,
+        body: JSON.stringify({ body: 'How does the outbox keep the stream and the database in step?' }),
+        connections: CONNECTIONS,
+        signers: askers.map((asker) => ({ secretKeyHex: hex(asker.key), agentId: asker.agentId, count: 5 })),
+      },
+      labels,
+    );
+  }
 
   // 4. Public reads of the live event's questions (the first page, top first), unsigned.
-  const publicReads = {
-    url: audience,
-    audience,
-    method: 'GET',
-    target: `/events/${ama.id}/questions?sort=top`,
-    connections: CONNECTIONS,
-    durationSeconds: DURATION,
-  };
-  await runLoad({ ...publicReads, durationSeconds: 2 }); // warm-up
-  const publicReport = await measure(
-    `public GET /events/{id}/questions?sort=top of the live event, ${CONNECTIONS} connections, ${DURATION} s`,
-    publicReads,
-    labels,
-  );
+  let publicReport;
+  if (ONLY.has('public')) {
+    const publicReads = {
+      url: audience,
+      audience,
+      method: 'GET',
+      target: `/events/${ama.id}/questions?sort=top`,
+      connections: CONNECTIONS,
+      durationSeconds: DURATION,
+    };
+    await runLoad({ ...publicReads, durationSeconds: 2 }); // warm-up
+    publicReport = await measure(
+      `public GET /events/{id}/questions?sort=top of the live event, ${CONNECTIONS} connections, ${DURATION} s`,
+      publicReads,
+      labels,
+    );
+  }
 
   // 5. SSE fan-out: subscribers of the live stream in several client processes, 20 stage posts;
   //    latency from the stage message's creation to its arrival at each subscriber.
-  const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 10_000);
-  const POSTS = 20;
-  const fanout = await fanOut(
-    ama.id,
-    SUBSCRIBERS,
-    POSTS,
-    async () => {
-      for (let i = 0; i < POSTS; i++) {
-        await host.stage.post(ama.id, `Stage message ${i + 1}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    },
-    Number(process.env.BENCH_SSE_PROCESSES ?? 4),
-  );
-  const gatewayAfterFanout = rssOf(gatewayPid);
-  const fanoutReport = {
-    scenario: `SSE fan-out: ${SUBSCRIBERS} subscribers of /events/{id}/live, ${POSTS} stage posts`,
-    deliveries: fanout.deliveries,
-    expected: SUBSCRIBERS * POSTS,
-    latencyMs: { p50: fanout.p50, p99: fanout.p99, max: fanout.max },
-    gatewayRssMb: Math.round(gatewayAfterFanout.rssMb),
-  };
+  let fanoutReport;
+  if (ONLY.has('fanout')) {
+    const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 10_000);
+    const POSTS = 20;
+    const fanout = await fanOut(
+      ama.id,
+      SUBSCRIBERS,
+      POSTS,
+      async () => {
+        for (let i = 0; i < POSTS; i++) {
+          await host.stage.post(ama.id, `Stage message ${i + 1}`);
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      },
+      Number(process.env.BENCH_SSE_PROCESSES ?? 4),
+    );
+    const gatewayAfterFanout = rssOf(gatewayPid);
+    fanoutReport = {
+      scenario: `SSE fan-out: ${SUBSCRIBERS} subscribers of /events/{id}/live, ${POSTS} stage posts`,
+      subscribers: SUBSCRIBERS,
+      deliveries: fanout.deliveries,
+      expected: SUBSCRIBERS * POSTS,
+      latencyMs: { p50: fanout.p50, p99: fanout.p99, max: fanout.max },
+      gatewayRssMb: Math.round(gatewayAfterFanout.rssMb),
+    };
+  }
 
   const after = await bounds();
   const verify = (before.verify + after.verify) / 2;
@@ -446,7 +469,7 @@ try {
     ['paid RSVP', paidReport, hotRow, 'hot row', 0.25],
     ['signed question post', questionReport, verify, 'verify', 0.1],
     ['public GET questions', publicReport, verify, 'verify', 0.7],
-  ];
+  ].filter(([, report]) => report !== undefined);
   for (const [, report, bound, boundName, target] of rows) {
     report.ratio = Number((report.okPerSecond / bound).toFixed(3));
     report.boundedBy = boundName;
@@ -459,7 +482,7 @@ try {
           verifyPerSecondOneCore: { before: Math.round(before.verify), after: Math.round(after.verify) },
           hotRowUpdatesPerSecond: { before: Math.round(before.hotRow), after: Math.round(after.hotRow) },
         },
-        scenarios: [readReport, paidReport, questionReport, publicReport, fanoutReport],
+        scenarios: [readReport, paidReport, questionReport, publicReport, fanoutReport].filter(Boolean),
       },
       null,
       2,
@@ -481,11 +504,12 @@ try {
         `${report.ratio} x ${boundName} | ${target} | ${report.ratio >= target ? 'yes' : 'NO'} | ${cpu} |`,
     );
   }
-  console.log(
-    `| SSE fan-out | ${SUBSCRIBERS} subscribers, ${fanoutReport.deliveries}/${fanoutReport.expected} delivered | ` +
-      `${fanoutReport.latencyMs.p50} / ${fanoutReport.latencyMs.p99} ms | | p99 < 250 ms | ` +
-      `${fanoutReport.deliveries === fanoutReport.expected && fanoutReport.latencyMs.p99 < 250 ? 'yes' : 'NO'} | gateway RSS ${fanoutReport.gatewayRssMb} MB |`,
-  );
+  if (fanoutReport)
+    console.log(
+      `| SSE fan-out | ${fanoutReport.subscribers} subscribers, ${fanoutReport.deliveries}/${fanoutReport.expected} delivered | ` +
+        `${fanoutReport.latencyMs.p50} / ${fanoutReport.latencyMs.p99} ms | | p99 < 250 ms | ` +
+        `${fanoutReport.deliveries === fanoutReport.expected && fanoutReport.latencyMs.p99 < 250 ? 'yes' : 'NO'} | gateway RSS ${fanoutReport.gatewayRssMb} MB |`,
+    );
   for (const [, report] of rows) {
     if (report.non2xx > 0 || report.errors > 0)
       console.log(`WARNING (${report.scenario}): ${report.non2xx} non-2xx, ${report.errors} errors`);

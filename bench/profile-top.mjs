@@ -48,7 +48,13 @@ for (const file of profiles(dir)) {
   for (const [id, count] of self) {
     const { callFrame } = byId.get(id);
     if (callFrame.functionName === '(idle)') continue;
-    const where = callFrame.url ? `${callFrame.url.replace(/^file:\/\//, '').split('/').slice(-2).join('/')}:${callFrame.lineNumber + 1}` : '';
+    const where = callFrame.url
+      ? `${callFrame.url
+          .replace(/^file:\/\//, '')
+          .split('/')
+          .slice(-2)
+          .join('/')}:${callFrame.lineNumber + 1}`
+      : '';
     const name = `${callFrame.functionName || '(anonymous)'} ${where}`.trim();
     functions.set(name, (functions.get(name) ?? 0) + count);
     const pkg = packageOf(callFrame.url);

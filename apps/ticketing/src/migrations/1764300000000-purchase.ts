@@ -6,9 +6,10 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * trips became 2 (the event's row, then ticketing.purchase).
  * - ticketing.take_seat: the one owner of "take a seat" (the tier, then the event total, each a
  *   conditional update), called by ticketing.purchase and by every TypeScript path that takes a seat.
- * - ticketing.purchase: the held ticket, the (payer, nonce) claim, the ticket, both ledger
- *   entries, the payer's debit, the domain events, then the rows every buyer shares (the seat
- *   counters, the host's balance), so each purchase holds those for its last statements only.
+ * - ticketing.purchase: the held ticket, the (payer, nonce) claim, both ledger entries, the
+ *   payer's debit, the domain events, then the rows every buyer shares (the seat counters, the
+ *   host's balance), so each purchase holds those for its last statements only. The ticket is
+ *   inserted right after the seat (see there why: measured 1.5x the purchases per second).
  * A refusal raises SQLSTATE TH001 with the refusal's name as its message ('nonce_reused',
  * 'insufficient_funds', 'sold_out', 'not_on_sale'; the status in DETAIL): the statement's
  * transaction rolls back, so a refusal writes nothing.
@@ -77,9 +78,6 @@ export class Purchase1764300000000 implements MigrationInterface {
           END IF;
           RAISE EXCEPTION USING ERRCODE = 'TH001', MESSAGE = 'nonce_reused';
         END IF;
-        -- Another purchase by the same agent in flight: 23505 on tickets_one_live_per_agent.
-        INSERT INTO ticketing.tickets (id, event_id, tier_id, holder_id, price, asset, status, created_at)
-        VALUES (p_ticket, p_event, p_tier, p_payer, p_amount, p_asset, 'active', p_at);
         INSERT INTO ticketing.ledger_entries
           (id, type, agent_id, amount, asset, event_id, ticket_id, counterparty_id, created_at)
         VALUES
@@ -93,6 +91,12 @@ export class Purchase1764300000000 implements MigrationInterface {
         PERFORM ticketing.announce(p_events);
         -- The rows every buyer shares, last.
         PERFORM ticketing.take_seat(p_event, p_tier);
+        -- After the seat: the foreign key's KEY SHARE lock on the event's row is then free (this
+        -- transaction updated the row already), not one more locker in a MultiXact that every
+        -- concurrent buyer's update of the row must copy. Another purchase by the same agent in
+        -- flight: 23505 on tickets_one_live_per_agent.
+        INSERT INTO ticketing.tickets (id, event_id, tier_id, holder_id, price, asset, status, created_at)
+        VALUES (p_ticket, p_event, p_tier, p_payer, p_amount, p_asset, 'active', p_at);
         INSERT INTO ticketing.balances AS b (agent_id, asset, amount) VALUES (p_host, p_asset, p_amount)
         ON CONFLICT (agent_id, asset) DO UPDATE SET amount = b.amount + EXCLUDED.amount;
         outcome := 'purchased';

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, isUuid, Events, type EventAccess, type EventView } from '@townhall/contracts';
-import { Changes, queryRows, type ServiceClient } from '@townhall/platform/service';
+import { Changes, preparedStatement, queryRows, type ServiceClient } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
 import { SERVICES } from '../tokens.js';
 import { EVENT_COLUMNS, tiersOf, type EventRow, type TierOffer } from './event-row.js';
@@ -29,15 +29,24 @@ type EventFacts = Pick<
  */
 @Injectable()
 export class EventsProjection {
+  /** The read every RSVP starts with: a prepared statement (no parse and plan per call). */
+  private readonly known: (values: unknown[]) => Promise<EventRow[]>;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly changes: Changes,
     @Inject(SERVICES) private readonly services: ServiceClient,
-  ) {}
+  ) {
+    this.known = preparedStatement(
+      dataSource,
+      'ticketing.event',
+      `SELECT ${EVENT_COLUMNS} FROM ticketing.events WHERE event_id = $1`,
+    );
+  }
 
   /** The event as ticketing knows it, asking the events service if needed (before any transaction). */
   async ensure(eventId: string, caller: string, requestId: string): Promise<EventRow> {
-    const known = await this.find(this.dataSource.manager, eventId);
+    const [known] = isUuid(eventId) ? await this.known([eventId]) : [];
     if (known) return known;
     const access: EventAccess = await this.services.send(
       Events.access,

@@ -11,6 +11,7 @@ import {
   EngagementTopics,
   EventTopics,
   Events,
+  Polls,
   Questions,
   Stage,
   TicketTopics,
@@ -158,7 +159,7 @@ describe('engagement service: authorization from its projections', () => {
   const ask = (eventId: string, agent: string, body = 'Why?') =>
     engagement.send(Questions.submit, { eventId, body }, agent);
 
-  it('authorizes questions, upvotes, moderation and stage posts with no request to another service', async () => {
+  it('authorizes questions, upvotes, moderation, stage posts, polls and ballots with no request to another service', async () => {
     const eventId = await liveEvent();
     const [asker, voter] = [generateAgentKey().agentId, generateAgentKey().agentId];
     await engagement.deliver(ticket(eventId, asker).issued);
@@ -172,6 +173,17 @@ describe('engagement service: authorization from its projections', () => {
       moderator,
     );
     await engagement.send(Stage.post, { eventId, body: 'Welcome' }, host);
+    const poll = await engagement.send(
+      Polls.open,
+      { eventId, question: 'Ship it?', options: ['yes', 'no'] },
+      host,
+    );
+    const voted = await engagement.send(
+      Polls.vote,
+      { eventId, pollId: poll.id, optionIds: [poll.options[0]!.id] },
+      voter,
+    );
+    expect(voted.options[0]).toMatchObject({ votes: 1 });
     expect(asked).toEqual({ access: 0, attendance: 0 });
 
     // The question is in the table as it was answered, and announced once, with the same data.

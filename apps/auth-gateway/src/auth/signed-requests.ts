@@ -88,10 +88,7 @@ export function installSignedRequests(fastify: FastifyInstance, options: SignedR
         if (!claim.claimed)
           throw new AuthError('auth.nonce_replayed', 'This nonce was already used by this agent');
         request.caller = verified.agentId;
-        if (rateLimits) {
-          rateLimits.answer(request, reply, claim.counts);
-          if (reply.sent) return reply;
-        }
+        if (rateLimits?.answer(request, reply, claim.counts)) return reply;
       } catch (error) {
         return fail(request, reply, error);
       }

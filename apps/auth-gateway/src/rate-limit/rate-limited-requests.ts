@@ -39,9 +39,10 @@ export interface InstalledRateLimits {
   windowsOf(request: FastifyRequest, agentId: string): WindowCount[];
   /**
    * Answers for what the claim counted, before the body is parsed or anything is forwarded: the
-   * RateLimit-* headers, and a 429 when the agent is over its limit.
+   * RateLimit-* headers, and a 429 when the agent is over its limit (then true: the request ends
+   * there; `reply.sent` cannot tell, since onSend hooks finish the response later).
    */
-  answer(request: FastifyRequest, reply: FastifyReply, counts: readonly Counted[]): void;
+  answer(request: FastifyRequest, reply: FastifyReply, counts: readonly Counted[]): boolean;
 }
 
 /**
@@ -71,10 +72,10 @@ export function installRateLimits(
     reply: FastifyReply,
     decision: RateLimitDecision | undefined,
     who: string,
-  ): void {
-    if (!decision) return;
+  ): boolean {
+    if (!decision) return false;
     reply.headers(rateLimitHeaders(decision));
-    if (decision.allowed) return;
+    if (decision.allowed) return false;
     rateLimited.inc({ kind: decision.kind });
     options.onLimited?.(decision.kind);
     const problem = buildProblem(
@@ -87,14 +88,14 @@ export function installRateLimits(
     );
     // Not awaited: a reply is thenable and settles only once the response has been written.
     void reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
+    return true;
   }
 
   if (limits.limits('read')) {
     fastify.addHook('onRequest', async (request, reply) => {
       if (request.routeOptions.config.signed || isUnlimitedRoute(request.routeOptions.url)) return;
       const decision = await limits.consumeRead(clientAddressKey(request.ip));
-      answer(request, reply, decision, 'requests from this address');
-      if (reply.sent) return reply;
+      if (answer(request, reply, decision, 'requests from this address')) return reply;
     });
   }
 
@@ -104,7 +105,7 @@ export function installRateLimits(
     windowsOf: (request, agentId) => limits.windowsOf(kindOf(request), agentId),
     answer: (request, reply, counts) => {
       const kind = kindOf(request);
-      answer(
+      return answer(
         request,
         reply,
         limits.decide(kind, counts),

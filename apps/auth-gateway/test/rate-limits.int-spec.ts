@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { jest } from '@jest/globals';
 import { createLogger } from '@townhall/platform';
 import { REDIS_URL, waitFor } from '@townhall/testing';
 import type { RedisClientType } from 'redis';
@@ -126,8 +127,12 @@ describe('nonce claims and rate limits on the real Redis, in one round trip', ()
     const agent = `erin-${randomUUID()}`;
     await store.claim(agent, randomUUID(), limits.windowsOf('write', agent)); // loads the script
     calls.length = 0;
+    // The client's own command timeout is off: no uncancellable AbortSignal.timeout per command.
+    const signals = jest.spyOn(AbortSignal, 'timeout');
     for (let i = 0; i < 10; i++) await store.claim(agent, randomUUID(), limits.windowsOf('write', agent));
     expect(calls).toEqual(Array.from({ length: 10 }, () => 'evalSha'));
+    expect(signals).not.toHaveBeenCalled();
+    signals.mockRestore();
 
     // A restarted Redis has no scripts: NOSCRIPT, then the store loads it and the claim goes on.
     await clients[1]!.scriptFlush();

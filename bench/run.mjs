@@ -438,11 +438,13 @@ try {
   if (ONLY.has('fanout')) {
     const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 10_000);
     const POSTS = 20;
+    let cpuAtReady = new Map();
     const fanout = await fanOut(
       ama.id,
       SUBSCRIBERS,
       POSTS,
       async () => {
+        cpuAtReady = cpuSnapshot(labels);
         for (let i = 0; i < POSTS; i++) {
           await host.stage.post(ama.id, `Stage message ${i + 1}`);
           await new Promise((r) => setTimeout(r, 100));
@@ -450,6 +452,7 @@ try {
       },
       Number(process.env.BENCH_SSE_PROCESSES ?? 4),
     );
+    const cpuAfterFanout = cpuSnapshot(labels);
     const gatewayAfterFanout = rssOf(gatewayPid);
     fanoutReport = {
       scenario: `SSE fan-out: ${SUBSCRIBERS} subscribers of /events/{id}/live, ${POSTS} stage posts`,
@@ -458,6 +461,10 @@ try {
       expected: SUBSCRIBERS * POSTS,
       latencyMs: { p50: fanout.p50, p99: fanout.p99, max: fanout.max },
       gatewayRssMb: Math.round(gatewayAfterFanout.rssMb),
+      // The gateway's CPU per message delivered to one subscriber, from all connected to all received.
+      gatewayCpuMicrosecondsPerDelivery: Math.round(
+        ((cpuAfterFanout.get(GATEWAY) - cpuAtReady.get(GATEWAY)) * 1e6) / Math.max(fanout.deliveries, 1),
+      ),
     };
   }
 
@@ -508,7 +515,7 @@ try {
     console.log(
       `| SSE fan-out | ${fanoutReport.subscribers} subscribers, ${fanoutReport.deliveries}/${fanoutReport.expected} delivered | ` +
         `${fanoutReport.latencyMs.p50} / ${fanoutReport.latencyMs.p99} ms | | p99 < 250 ms | ` +
-        `${fanoutReport.deliveries === fanoutReport.expected && fanoutReport.latencyMs.p99 < 250 ? 'yes' : 'NO'} | gateway RSS ${fanoutReport.gatewayRssMb} MB |`,
+        `${fanoutReport.deliveries === fanoutReport.expected && fanoutReport.latencyMs.p99 < 250 ? 'yes' : 'NO'} | gateway RSS ${fanoutReport.gatewayRssMb} MB, gateway CPU ${fanoutReport.gatewayCpuMicrosecondsPerDelivery} us per delivery |`,
     );
   for (const [, report] of rows) {
     if (report.non2xx > 0 || report.errors > 0)

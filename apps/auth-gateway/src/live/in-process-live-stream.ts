@@ -1,7 +1,7 @@
 import type { InProcessEventLog } from '@townhall/platform/service';
 import { decodeLiveMessage, type LiveMessage } from './live-message.js';
 import { LiveHub } from './live-hub.js';
-import { liveLimitsOf, type LiveStream, type LiveStreamSettings } from './live-stream.js';
+import { liveStreamOf, type LiveStream, type LiveStreamSettings } from './live-stream.js';
 
 export type InProcessLiveStreamOptions = LiveStreamSettings;
 
@@ -18,20 +18,16 @@ export function startInProcessLiveStream(
   const unfollow = log.follow((event) =>
     hub.receive(event.seq, () => decodeLiveMessage(event.seq, event.subject, event.payload)),
   );
-  return {
-    hub,
-    history: {
-      async *replay(eventId: string, after: number, upTo: number): AsyncGenerator<LiveMessage> {
-        for (const event of log.between(after, upTo)) {
-          // Most of the log is about other events: skip them without parsing.
-          const message = event.payload.includes(eventId)
-            ? decodeLiveMessage(event.seq, event.subject, event.payload)
-            : undefined;
-          if (message?.eventId === eventId) yield message;
-        }
-      },
+  const history = {
+    async *replay(eventId: string, after: number, upTo: number): AsyncGenerator<LiveMessage> {
+      for (const event of log.between(after, upTo)) {
+        // Most of the log is about other events: skip them without parsing.
+        const message = event.payload.includes(eventId)
+          ? decodeLiveMessage(event.seq, event.subject, event.payload)
+          : undefined;
+        if (message?.eventId === eventId) yield message;
+      }
     },
-    ...liveLimitsOf(options),
-    stop: async () => unfollow(),
   };
+  return liveStreamOf(hub, history, options, async () => unfollow());
 }

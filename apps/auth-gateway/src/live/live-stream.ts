@@ -41,7 +41,7 @@ export interface LiveStreamOptions extends LiveStreamSettings {
 }
 
 /** The limits part of a LiveStream, from its settings. */
-export function liveLimitsOf(
+function liveLimitsOf(
   settings: LiveStreamSettings,
 ): Pick<LiveStream, 'heartbeatMs' | 'clientBuffer' | 'streams' | 'replayLimit'> {
   return {
@@ -52,15 +52,23 @@ export function liveLimitsOf(
   };
 }
 
+/**
+ * A live stream around a hub that something else feeds (JetStream, standalone's event log, or a
+ * test), replaying resumes from `history`; `stop` ends the feeding.
+ */
+export function liveStreamOf(
+  hub: LiveHub,
+  history: LiveHistory,
+  settings: LiveStreamSettings,
+  stop: () => Promise<void> = async () => {},
+): LiveStream {
+  return { hub, history, ...liveLimitsOf(settings), stop };
+}
+
 /** Starts the process's live stream: one ordered consumer on the TOWNHALL stream feeding a hub. */
 export function startLiveStream(options: LiveStreamOptions): LiveStream {
   const hub = new LiveHub();
   const feed = new LiveFeed({ nc: options.nc, hub, logger: options.logger });
   feed.start();
-  return {
-    hub,
-    history: new JetStreamHistory(options.nc),
-    ...liveLimitsOf(options),
-    stop: () => feed.stop(),
-  };
+  return liveStreamOf(hub, new JetStreamHistory(options.nc), options, () => feed.stop());
 }

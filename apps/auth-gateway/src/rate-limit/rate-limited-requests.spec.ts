@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import { MemoryNonceStore } from '../auth/nonce-store.js';
 import { createGateway } from '../gateway.js';
 import { LiveHub } from '../live/live-hub.js';
-import { StreamsPerClient } from '../live/streams-per-client.js';
+import { liveStreamOf } from '../live/live-stream.js';
 import { isUnlimitedRoute, rateLimitHeaders } from './rate-limited-requests.js';
 import type { RateLimitConfig, RateLimitKind } from './rate-limits.js';
 
@@ -60,15 +60,11 @@ describe('rate limits in the gateway (in process, memory counters)', () => {
       // As in production: a live stream, and with it the read cache's onSend hook, which makes
       // a response finish after the hook that sent it (a 429 must still end the request).
       readCacheMaxAgeMs: 1_000,
-      liveStream: {
-        hub: new LiveHub(),
-        history: { replay: async function* () {} },
-        heartbeatMs: 60_000,
-        clientBuffer: 100,
-        streams: new StreamsPerClient(20),
-        replayLimit: 1_000,
-        stop: async () => {},
-      },
+      liveStream: liveStreamOf(
+        new LiveHub(),
+        { replay: async function* () {} },
+        { heartbeatMs: 60_000, clientBuffer: 100 },
+      ),
     });
     await app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;

@@ -9,7 +9,7 @@ import { MemoryNonceStore } from '../auth/nonce-store.js';
 import { createGateway } from '../gateway.js';
 import { LiveHub } from '../live/live-hub.js';
 import { decodeLiveMessage } from '../live/live-message.js';
-import { StreamsPerClient } from '../live/streams-per-client.js';
+import { liveStreamOf } from '../live/live-stream.js';
 import { EVENT_READ_CACHE_CONTROL } from './cached-event-reads.js';
 
 const AUDIENCE = 'https://townhall.test';
@@ -70,15 +70,11 @@ describe('public event reads from the gateway cache (in process)', () => {
       verifier: new SignatureVerifier(),
       readiness: {},
       readCacheMaxAgeMs: 60_000,
-      liveStream: {
+      liveStream: liveStreamOf(
         hub,
-        history: { replay: async function* () {} },
-        heartbeatMs: 60_000,
-        clientBuffer: 100,
-        streams: new StreamsPerClient(20),
-        replayLimit: 1_000,
-        stop: async () => {},
-      },
+        { replay: async function* () {} },
+        { heartbeatMs: 60_000, clientBuffer: 100 },
+      ),
     });
     await app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;

@@ -108,6 +108,21 @@ describe('the OpenAPI document of the gateway', () => {
     expect(await again.text()).toBe('');
   });
 
+  it('documents the public event reads as conditional: 200 or 304, with ETag and Cache-Control', () => {
+    const eventReads = ['/events/{id}', '/events/{id}/stage', '/events/{id}/questions', '/events/{id}/polls'];
+    for (const path of eventReads) {
+      const responses = document.paths[path]!['get']!.responses;
+      expect(Object.keys(responses)).toEqual(expect.arrayContaining(['200', '304']));
+      expect(Object.keys((responses['200'] as { headers: object }).headers)).toEqual(
+        expect.arrayContaining(['ETag', 'Cache-Control']),
+      );
+      expect(responses['304']).not.toHaveProperty('content');
+    }
+    // A signed read, or a list of every event, is not served from the cache.
+    expect(Object.keys(document.paths['/events']!['get']!.responses)).not.toContain('304');
+    expect(Object.keys(document.paths['/directory/{agentId}']!['get']!.responses)).not.toContain('304');
+  });
+
   it('names this environment as its server and the package version as its own', () => {
     const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
     expect(document.servers).toEqual([expect.objectContaining({ url: AUDIENCE })]);

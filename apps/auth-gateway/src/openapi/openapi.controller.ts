@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { Controller, Get, Headers, Inject, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
+import { entityTagOf, matchesEntityTag } from '../entity-tag.js';
 import { ApiRoute } from './api-route.decorator.js';
 import type { OpenApiDocument } from './openapi-document.js';
 
@@ -14,17 +14,8 @@ export class PublishedDocument {
 
   constructor(readonly document: OpenApiDocument) {
     this.json = JSON.stringify(document);
-    this.etag = `"${createHash('sha256').update(this.json).digest('base64url').slice(0, 27)}"`;
+    this.etag = entityTagOf(this.json);
   }
-}
-
-/** RFC 9110 If-None-Match: a list of (possibly weak) entity tags, or `*`. */
-function matchesEtag(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  return header.split(',').some((tag) => {
-    const trimmed = tag.trim();
-    return trimmed === '*' || trimmed.replace(/^W\//, '') === etag;
-  });
 }
 
 /** `GET /openapi.json`: public, unsigned and cacheable (the docs page at /docs reads the same document). */
@@ -47,7 +38,7 @@ export class OpenApiController {
       .header('cache-control', 'public, max-age=300')
       .header('etag', this.published.etag)
       .header('access-control-allow-origin', '*');
-    if (matchesEtag(ifNoneMatch, this.published.etag)) {
+    if (matchesEntityTag(ifNoneMatch, this.published.etag)) {
       reply.code(304).send();
       return;
     }

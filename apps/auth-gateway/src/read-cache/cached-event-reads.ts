@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Counter } from 'prom-client';
 import { metricsRegistry } from '@townhall/platform';
+import { matchesEntityTag } from '../entity-tag.js';
 import type { LiveHub } from '../live/live-hub.js';
 import { EventReadCache, type EventReadCacheOptions } from './event-read-cache.js';
 
@@ -36,14 +37,6 @@ function eventIdOf(request: FastifyRequest): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
-function matches(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (!ifNoneMatch) return false;
-  return ifNoneMatch
-    .split(',')
-    .map((tag) => tag.trim().replace(/^W\//, ''))
-    .some((tag) => tag === etag || tag === '*');
-}
-
 /**
  * Public event reads (routes marked `eventRead`) served from the process's EventReadCache: a hit
  * is answered in onRequest (after the per-address rate limit counted it) without asking a
@@ -73,7 +66,7 @@ export function installCachedEventReads(
     }
     readCacheRequests.inc({ outcome: 'hit' });
     reply.header('cache-control', EVENT_READ_CACHE_CONTROL).header('etag', cached.etag);
-    if (matches(request.headers['if-none-match'], cached.etag)) return reply.code(304).send();
+    if (matchesEntityTag(request.headers['if-none-match'], cached.etag)) return reply.code(304).send();
     return reply.type(cached.contentType).send(cached.body);
   });
 

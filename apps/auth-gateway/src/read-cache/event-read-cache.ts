@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { entityTagOf } from '../entity-tag.js';
 
 /** One cached public reply: the body exactly as sent, its type and its strong ETag. */
 export interface CachedReply {
@@ -78,7 +78,7 @@ export class EventReadCache {
 
   /** Keeps a reply whose read began at `ticket`, unless its event changed since; answers its ETag. */
   store(eventId: string, key: string, ticket: number, body: string, contentType: string): string {
-    const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+    const etag = entityTagOf(body);
     if (ticket >= this.lastChange(eventId))
       this.replies.set(key, { body, contentType, etag, storedAt: this.now(), ticket });
     return etag;

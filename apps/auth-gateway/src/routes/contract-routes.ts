@@ -62,6 +62,13 @@ export function contractRoutes(group: Readonly<Record<string, HttpRoute>>): Type
       ...(rest && route.rest === 'body' ? { body: rest } : {}),
       reply: route.reply,
       codes: [...route.codes],
+      ...(isEventRead(route)
+        ? {
+            // Served from the gateway's read cache (read-cache/): conditional, and shareable for a second.
+            statuses: { 200: 'OK', 304: 'Not modified: `If-None-Match` names the current ETag' },
+            replyHeaders: ['ETag', 'Cache-Control'],
+          }
+        : {}),
     })(ContractRoutes.prototype, route.name, descriptor);
     Req()(ContractRoutes.prototype, route.name, 0);
   }

@@ -80,6 +80,8 @@ describe('/docs/signing.js', () => {
   });
 
   it('takes the key file, its secretKey or the seed in hex, into a key that cannot be exported', async () => {
+    // A secretKey that could also read as an agentId is refused (below): take one that cannot.
+    while (!/[0OIl_-]/.test(Buffer.from(key.secretKey).toString('base64url'))) key = generateAgentKey();
     const seed = Buffer.from(key.secretKey);
     for (const text of [
       encodeKeyFile(key),
@@ -103,6 +105,13 @@ describe('/docs/signing.js', () => {
     );
     await expect(signing.importAgentKey(key.agentId)).rejects.toThrow('Not a key');
     await expect(signing.importAgentKey('')).rejects.toThrow('Not a key');
+    // About one agentId in 18 is 43 characters, the length of a base64url secretKey; such a
+    // paste must never become a key (anyone who knows the agentId could derive it).
+    let short = generateAgentKey();
+    for (let i = 0; i < 5_000 && short.agentId.length !== 43; i++) short = generateAgentKey();
+    expect(short.agentId).toHaveLength(43);
+    await expect(signing.importAgentKey(short.agentId)).rejects.toThrow('reads as an agentId');
+    await expect(signing.importAgentKey('B'.repeat(43))).rejects.toThrow('reads as an agentId');
   });
 
   it('signs exactly as signRequest in @townhall/auth does', async () => {

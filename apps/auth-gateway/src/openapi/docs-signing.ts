@@ -81,6 +81,7 @@ export const SIGNING_SCRIPT = String.raw`(function () {
 
   const FORMATS =
     'paste the whole key file (~/.townhall/key.json), its secretKey (43 base64url characters) or the 32-byte seed as 64 hex digits';
+  const FORMATS_UNAMBIGUOUS = 'paste the whole key file (~/.townhall/key.json) or the 32-byte seed as 64 hex digits';
 
   /** The seed (and the agentId a key file names) of what was pasted. */
   function seedOf(text) {
@@ -103,6 +104,12 @@ export const SIGNING_SCRIPT = String.raw`(function () {
       return { seed: fromBase64url(file.secretKey), named: typeof file.agentId === 'string' ? file.agentId : undefined };
     }
     if (/^[0-9A-Fa-f]{64}$/.test(value)) return { seed: fromHex(value), named: undefined };
+    // An agentId (base58 of the public key) is 43 or 44 characters of an alphabet inside
+    // base64url's: a 43-character value with none of base64url's own characters (0 O I l - _)
+    // reads as both. Taken as a seed it would sign as another agent, whose key anyone who knows
+    // the agentId could derive: refuse it and ask for a form that cannot be mistaken.
+    if (/^[1-9A-HJ-NP-Za-km-z]{43}$/.test(value))
+      throw new Error('Not a key: that reads as an agentId (a public key); ' + FORMATS_UNAMBIGUOUS);
     if (/^[A-Za-z0-9_-]{43}$/.test(value)) return { seed: fromBase64url(value), named: undefined };
     throw new Error('Not a key: ' + FORMATS);
   }

@@ -20,8 +20,10 @@ const OTHER = '6a1d2c3b-4e5f-4a7b-8c9d-0e1f2a3b4c5d';
 class Services implements ServiceClient {
   readonly calls: string[] = [];
   questions: string[] = [];
-  /** While set, a list waits for it before it answers (a read in flight). */
+  /** While set, a list waits for it before it answers (a read in flight)... */
   hold: Promise<void> | undefined;
+  /** ...and calls this once it has read the questions. */
+  onHeld: (() => void) | undefined;
 
   async send<C extends Contract<z.ZodType, unknown>>(contract: C, data: unknown, _meta: MessageMeta) {
     const input = data as { eventId: string; body?: string };
@@ -30,7 +32,10 @@ class Services implements ServiceClient {
       throw new DomainError('event.not_found', 'No such event');
     if (contract.pattern === Questions.list.pattern) {
       const snapshot = [...this.questions];
-      await this.hold;
+      if (this.hold) {
+        this.onHeld?.();
+        await this.hold;
+      }
       return { items: snapshot.map((body) => ({ body })), nextCursor: null } as never;
     }
     if (contract.pattern === Questions.submit.pattern) {
@@ -147,8 +152,9 @@ describe('public event reads from the gateway cache (in process)', () => {
     services.questions = ['old'];
     let release!: () => void;
     services.hold = new Promise<void>((resolve) => (release = resolve));
+    const read = new Promise<void>((resolve) => (services.onHeld = resolve));
     const inFlight = list();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await read; // the service has read the questions and not answered yet
     services.questions = ['old', 'new'];
     hub.receive(++seq, () => message(seq, EVENT));
     release();

@@ -11,8 +11,8 @@ declare module 'fastify' {
     eventRead?: boolean;
   }
   interface FastifyRequest {
-    /** The cache's clock when this event read was sent on to its service (a miss). */
-    readTicket?: number;
+    /** A missed event read sent on to its service: its event, and the cache's clock then. */
+    eventRead?: { eventId: string; ticket: number };
   }
 }
 
@@ -29,10 +29,14 @@ const readCacheRequests = new Counter({
   registers: [metricsRegistry],
 });
 
-/** `/events/:id` and the routes under it: the event a request is about, if it is one of those. */
+/** Whether a route pattern is `/events/:id` or under it: about the one event its `:id` names. */
+export function isAboutOneEvent(routePath: string | undefined): boolean {
+  return routePath === '/events/:id' || (routePath?.startsWith('/events/:id/') ?? false);
+}
+
+/** The event a request is about, if its route is one of those. */
 function eventIdOf(request: FastifyRequest): string | undefined {
-  const route = request.routeOptions.url;
-  if (route === undefined || !(route === '/events/:id' || route.startsWith('/events/:id/'))) return undefined;
+  if (!isAboutOneEvent(request.routeOptions.url)) return undefined;
   const id = (request.params as { id?: unknown } | undefined)?.id;
   return typeof id === 'string' ? id : undefined;
 }
@@ -61,7 +65,7 @@ export function installCachedEventReads(
     const cached = cache.get(eventId, request.url);
     if (!cached) {
       readCacheRequests.inc({ outcome: 'miss' });
-      request.readTicket = cache.ticket();
+      request.eventRead = { eventId, ticket: cache.ticket() };
       return;
     }
     readCacheRequests.inc({ outcome: 'hit' });
@@ -72,11 +76,11 @@ export function installCachedEventReads(
 
   fastify.addHook('onSend', async (request, reply, payload) => {
     const status = reply.statusCode;
-    if (request.readTicket !== undefined) {
-      const eventId = eventIdOf(request);
-      if (status === 200 && typeof payload === 'string' && eventId !== undefined) {
+    const read = request.eventRead;
+    if (read) {
+      if (status === 200 && typeof payload === 'string') {
         const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
-        const etag = cache.store(eventId, request.url, request.readTicket, payload, contentType);
+        const etag = cache.store(read.eventId, request.url, read.ticket, payload, contentType);
         reply.header('cache-control', EVENT_READ_CACHE_CONTROL).header('etag', etag);
       }
     } else if (request.method !== 'GET' && request.method !== 'HEAD' && status >= 200 && status < 300) {

@@ -11,6 +11,7 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiRoute } from '../openapi/api-route.decorator.js';
+import { isAboutOneEvent } from '../read-cache/cached-event-reads.js';
 import { metaOf } from '../request-context.js';
 
 const METHODS: Record<HttpMethod, (path: string) => MethodDecorator> = {
@@ -84,7 +85,7 @@ export function isEventRead(route: HttpRoute): boolean {
     route.method === 'GET' &&
     !route.signed &&
     fieldOfParam(route, 'id') === 'eventId' &&
-    (route.path === '/events/:id' || route.path.startsWith('/events/:id/'))
+    isAboutOneEvent(route.path)
   );
 }
 

@@ -82,39 +82,92 @@ function resultOf(line) {
   }
 }
 
+/** The first restart's delay; it doubles per crash up to RESTART_MAX_MS, as Kubernetes' CrashLoopBackOff does. */
+export const RESTART_FIRST_MS = 500;
+const RESTART_MAX_MS = 30_000;
+/** An app that ran this long before it died starts its backoff again from RESTART_FIRST_MS. */
+const RESTART_RESET_AFTER_MS = 60_000;
+
 /**
- * Spawns each app with its own environment overrides. Returns the children and a stop()
- * that sends SIGTERM to every one (SIGKILL after the grace period) and waits for all.
+ * Spawns each app with its own environment overrides. Returns the children (each `child` is the
+ * app's current process) and a stop() that sends SIGTERM to every one (SIGKILL after the grace
+ * period) and waits for all.
+ *
+ * With `restart`, an app that exits on its own is started again while the others keep serving,
+ * after a backoff (RESTART_FIRST_MS, doubling to RESTART_MAX_MS; back to the first delay once it
+ * has run RESTART_RESET_AFTER_MS), with one log line for the exit and one for the new pid.
+ * Without it, `exited` of each child resolves when its (only) process exits.
  */
-export function launch(apps, baseEnv, { output = process.stdout } = {}) {
+export function launch(
+  apps,
+  baseEnv,
+  { output = process.stdout, restart = false, log = console.error } = {},
+) {
   const width = Math.max(...apps.map((app) => app.name.length));
+  let stopping;
+  let stopRequested = false;
+  let wakeOnStop;
+  const stopRequest = new Promise((resolve) => (wakeOnStop = resolve));
   const children = apps.map((app, index) => {
-    const child = spawn(process.execPath, [...(app.nodeArgs ?? []), `apps/${app.name}/dist/main.js`], {
-      cwd: ROOT,
-      env: { ...baseEnv, ...app.env },
-      // output: null sends logs to /dev/null (the benchmark), else each line gets the app's name.
-      stdio: ['ignore', output ? 'pipe' : 'ignore', output ? 'pipe' : 'ignore'],
-    });
     const label = `\x1b[${COLORS[index % COLORS.length]}m${app.name.padEnd(width)}\x1b[0m | `;
-    if (output) {
-      for (const stream of [child.stdout, child.stderr]) {
-        createInterface({ input: stream }).on('line', (line) => output.write(`${label}${line}\n`));
+    const spawnApp = () => {
+      const child = spawn(process.execPath, [...(app.nodeArgs ?? []), `apps/${app.name}/dist/main.js`], {
+        cwd: ROOT,
+        env: { ...baseEnv, ...app.env },
+        // output: null sends logs to /dev/null (the benchmark), else each line gets the app's name.
+        stdio: ['ignore', output ? 'pipe' : 'ignore', output ? 'pipe' : 'ignore'],
+      });
+      if (output) {
+        for (const stream of [child.stdout, child.stderr]) {
+          createInterface({ input: stream }).on('line', (line) => output.write(`${label}${line}\n`));
+        }
       }
+      return child;
+    };
+    const entry = { name: app.name, child: spawnApp(), restarts: 0 };
+    const exitOf = (child) =>
+      new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    if (!restart) {
+      entry.exited = exitOf(entry.child);
+      return entry;
     }
-    const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-    return { name: app.name, child, exited };
+    // Supervised: `exited` resolves only once the app is stopped for good (by stop()).
+    entry.exited = (async () => {
+      let delay = RESTART_FIRST_MS;
+      for (;;) {
+        const startedAt = Date.now();
+        const { code, signal } = await exitOf(entry.child);
+        if (stopRequested) return { code, signal };
+        if (Date.now() - startedAt >= RESTART_RESET_AFTER_MS) delay = RESTART_FIRST_MS;
+        entry.restarts += 1;
+        log(
+          `${app.name} exited (${signal ?? code}); restarting it in ${delay} ms (restart ${entry.restarts})`,
+        );
+        let timer;
+        await Promise.race([stopRequest, new Promise((resolve) => (timer = setTimeout(resolve, delay)))]);
+        clearTimeout(timer);
+        if (stopRequested) return { code, signal };
+        delay = Math.min(delay * 2, RESTART_MAX_MS);
+        entry.child = spawnApp();
+        log(`${app.name} restarted (pid ${entry.child.pid})`);
+      }
+    })();
+    return entry;
   });
 
-  let stopping;
-  const stop = (graceMs = 15_000) =>
-    (stopping ??= Promise.all(
-      children.map(async ({ child, exited }) => {
+  const stop = (graceMs = 15_000) => {
+    stopRequested = true;
+    wakeOnStop();
+    return (stopping ??= Promise.all(
+      children.map(async (entry) => {
+        const { child } = entry;
         if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
         const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-        await exited;
+        await entry.exited;
         clearTimeout(timer);
       }),
     ));
+  };
   return { children, stop };
 }
 

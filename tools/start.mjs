@@ -52,7 +52,9 @@ try {
   process.exit(1);
 }
 
-const { children, stop } = launch(apps, env);
+// Supervised: an app that dies is started again (with backoff) while the others keep serving,
+// as Kubernetes restarts a container; Ctrl-C or SIGTERM stops them all.
+const { children, stop } = launch(apps, env, { restart: true });
 console.log(
   `Townhall starting: gateway on http://localhost:${env.PORT} (audience ${env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`})`,
 );
@@ -74,15 +76,6 @@ const shutdown = async (signal) => {
 };
 process.on('SIGINT', () => void shutdown('SIGINT'));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
-
-// If one app dies on its own, stop the rest: a half-running system is worse than none.
-for (const { name, exited } of children) {
-  void exited.then(({ code, signal }) => {
-    if (stopping) return;
-    console.error(`${name} exited (${signal ?? code}); stopping the others`);
-    void shutdown('exit').then(() => process.exit(1));
-  });
-}
 
 /** Whether nothing listens on the port, on the address the apps bind (every interface). */
 function isFree(port) {

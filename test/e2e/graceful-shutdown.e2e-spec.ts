@@ -1,23 +1,10 @@
-import type { EventFieldsInput, TicketView } from '@townhall/contracts';
+import type { TicketView } from '@townhall/contracts';
 import type { AgentClient } from '@townhall/sdk';
 import { Topology, type AppProcess } from '@townhall/testing';
 import pg from 'pg';
+import { aPaidEvent, expectTicketingWhole, fundedAgents, PRICE } from './faults/workload.js';
 
-const HOUR = 3_600_000;
-const PRICE = '100';
 const BUYERS = 250; // each buys with two signed writes (the 402, then the payment): 500 writes
-
-function aPaidEvent(): EventFieldsInput {
-  const startsAt = new Date(Date.now() + 24 * HOUR);
-  return {
-    title: 'Burst',
-    startsAt: startsAt.toISOString(),
-    endsAt: new Date(startsAt.getTime() + HOUR).toISOString(),
-    timezone: 'UTC',
-    capacity: 1_000,
-    ticketing: { mode: 'single', price: PRICE, asset: 'USDC' },
-  };
-}
 
 type Outcome = { buyer: AgentClient; ticket?: TicketView; failure?: string; afterInterrupt?: boolean };
 
@@ -46,50 +33,19 @@ async function burst(
 
 /** What the database says: nothing half-done, and every acknowledged purchase whole. */
 async function checkTicketing(db: pg.Client, eventId: string, outcomes: Outcome[]): Promise<void> {
-  const { rows: invariants } = await db.query<Record<string, number | string>>(
-    `SELECT
-       (SELECT count(*) FROM ticketing.tickets WHERE status = 'pending')::int AS pending_tickets,
-       (SELECT count(*) FROM ticketing.tickets WHERE event_id = $1 AND status = 'active')::int AS active_tickets,
-       (SELECT sold FROM ticketing.events WHERE event_id = $1) AS event_sold,
-       (SELECT sum(sold) FROM ticketing.inventory WHERE event_id = $1)::int AS tier_sold,
-       (SELECT count(*) FROM ticketing.ledger_entries WHERE event_id = $1 AND type = 'EVENT_TICKET' AND amount < 0)::int AS debits,
-       (SELECT count(*) FROM ticketing.ledger_entries WHERE event_id = $1 AND type = 'EVENT_TICKET' AND amount > 0)::int AS credits,
-       (SELECT count(*) FROM ticketing.payments WHERE event_id = $1 AND ticket_id IS NULL)::int AS payments_without_ticket,
-       (SELECT COALESCE(sum(amount), 0) FROM ticketing.balances)::text AS balances,
-       (SELECT COALESCE(sum(amount), 0) FROM ticketing.ledger_entries WHERE type = 'FAUCET')::text AS faucet`,
-    [eventId],
+  await expectTicketingWhole(
+    db,
+    eventId,
+    outcomes
+      .filter((outcome) => outcome.ticket)
+      .map((outcome) => ({ holderId: outcome.buyer.agentId, ticketId: outcome.ticket!.id })),
   );
-  const state = invariants[0]!;
-  expect(state['pending_tickets']).toBe(0);
-  expect(state['event_sold']).toBe(state['active_tickets']);
-  expect(state['tier_sold']).toBe(state['active_tickets']);
-  expect(state['debits']).toBe(state['active_tickets']);
-  expect(state['credits']).toBe(state['active_tickets']);
-  expect(state['payments_without_ticket']).toBe(0);
-  expect(state['balances']).toBe(state['faucet']);
-
-  const { rows: tickets } = await db.query<{ id: string; holder_id: string }>(
-    `SELECT id, holder_id FROM ticketing.tickets WHERE event_id = $1 AND status = 'active'`,
-    [eventId],
-  );
-  const stored = new Map(tickets.map((row) => [row.holder_id, row.id]));
-  const acknowledged = outcomes.filter((outcome) => outcome.ticket);
-  // Every 201/200 the client saw is a ticket in the database, with its own id.
-  for (const outcome of acknowledged) expect(stored.get(outcome.buyer.agentId)).toBe(outcome.ticket!.id);
   // Each refused purchase failed in the clean ways only: the server stopping, or unreachable.
   for (const outcome of outcomes.filter((item) => item.failure)) {
     expect(outcome.failure).toMatch(
       /^(service\.unavailable|service\.timeout|fetch failed|.*ECONNREFUSED.*|.*other side closed.*|.*socket.*)$/i,
     );
   }
-}
-
-async function fundedBuyers(topology: Topology): Promise<AgentClient[]> {
-  const buyers = Array.from({ length: BUYERS }, () => topology.client());
-  for (let index = 0; index < buyers.length; index += 50) {
-    await Promise.all(buyers.slice(index, index + 50).map((buyer) => buyer.ledger.faucet('1000')));
-  }
-  return buyers;
 }
 
 describe('graceful shutdown: SIGTERM during a burst of 500 signed writes', () => {
@@ -113,7 +69,7 @@ describe('graceful shutdown: SIGTERM during a burst of 500 signed writes', () =>
     const { topology, db } = await start();
     const host = topology.client();
     const event = await host.events.create(aPaidEvent());
-    const buyers = await fundedBuyers(topology);
+    const buyers = await fundedAgents(topology, BUYERS);
     let stopping: Promise<number | null> | undefined;
     const outcomes = await burst(buyers, event.id, 40, () => {
       stopping = topology.gateway.stop();
@@ -132,7 +88,7 @@ describe('graceful shutdown: SIGTERM during a burst of 500 signed writes', () =>
     const { topology, db } = await start();
     const host = topology.client();
     const event = await host.events.create(aPaidEvent());
-    const buyers = await fundedBuyers(topology);
+    const buyers = await fundedAgents(topology, BUYERS);
     let stopping: Promise<number | null> | undefined;
     const ticketing: AppProcess = topology.service('ticketing');
     const outcomes = await burst(buyers, event.id, 40, () => {

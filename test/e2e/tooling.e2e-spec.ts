@@ -1,4 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import pg from 'pg';
 import { AgentClient } from '@townhall/sdk';
@@ -49,12 +50,12 @@ class Command {
     return this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  /** Resolves with the first match of `pattern` in stdout; rejects if the process ends first. */
-  waitForOutput(pattern: RegExp, timeoutMs = 30_000): Promise<RegExpExecArray> {
+  /** Resolves with the first match of `pattern` in stdout (or stderr); rejects if the process ends first. */
+  waitForOutput(pattern: RegExp, timeoutMs = 30_000, stream: 'stdout' | 'stderr' = 'stdout'): Promise<RegExpExecArray> {
     return waitFor(
       `${pattern} in the output`,
       async () => {
-        const match = pattern.exec(this.stdout);
+        const match = pattern.exec(this[stream]);
         if (match) return match;
         if (!this.running) throw new Error(`exited first:\n${this.stdout}\n${this.stderr}`);
         return undefined;
@@ -115,6 +116,15 @@ async function freePortRange(count: number): Promise<number> {
     }
   }
   throw new Error(`no ${count} consecutive free ports`);
+}
+
+/** What /proc says a process was started with (its argv, space-separated); empty once it is gone. */
+function commandLineOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+  } catch {
+    return '';
+  }
 }
 
 function alive(pid: number): boolean {
@@ -237,7 +247,7 @@ describe('standalone --probe-port: Prometheus and probes for operators', () => {
   });
 });
 
-describe('npm run start:distributed (tools/start.mjs): a probe port per app', () => {
+describe('npm run start:distributed (tools/start.mjs): a probe port per app, and a dead app restarted', () => {
   let database: TestDatabase;
   let nats: PrivateNatsServer;
   let launcher: Command | undefined;
@@ -255,7 +265,7 @@ describe('npm run start:distributed (tools/start.mjs): a probe port per app', ()
     await nats.destroy();
   });
 
-  it('prints each probe URL, serves metrics on each, gives every app the gateway origin, and stops every app on SIGTERM', async () => {
+  it('prints each probe URL, serves metrics on each, gives every app the gateway origin, restarts an app killed with -9 while the others serve, and stops every app on SIGTERM', async () => {
     const apps = [...APPS.services, APPS.gateway];
     const port = await freePort();
     const probeBase = await freePortRange(apps.length);
@@ -315,6 +325,26 @@ describe('npm run start:distributed (tools/start.mjs): a probe port per app', ()
     expect(payment.status).toBe(402);
     const [offer] = payment.problem['accepts'] as { resource: string }[];
     expect(offer!.resource.startsWith(`${origin}/`)).toBe(true);
+
+    // kill -9 of one app: it is started again on its own, the others keep their pids and serve.
+    const ticketing = children.find((pid) => commandLineOf(pid).includes('apps/ticketing/dist/main.js'));
+    expect(ticketing).toBeDefined();
+    process.kill(ticketing!, 'SIGKILL');
+    await launcher.waitForOutput(
+      /ticketing exited \(SIGKILL\); restarting it in 500 ms \(restart 1\)/,
+      10_000,
+      'stderr',
+    );
+    const [, restarted] = await launcher.waitForOutput(/ticketing restarted \(pid (\d+)\)/, 10_000, 'stderr');
+    expect(alive(Number(restarted))).toBe(true);
+    expect(children.filter((pid) => pid !== ticketing).every(alive)).toBe(true);
+    expect((await get(`http://127.0.0.1:${port}/events/${event.id}`)).status).toBe(200); // served meanwhile
+    const ticketingProbe = rows.find(([name]) => name === 'ticketing')![1] as number;
+    await waitFor('ticketing ready again', async () =>
+      (await get(`http://127.0.0.1:${ticketingProbe}/readyz`)).status === 200 ? true : undefined,
+    );
+    expect((await problemOf(client().tickets.rsvp(event.id))).status).toBe(402);
+    children = [...children.filter((pid) => pid !== ticketing), Number(restarted)];
 
     expect(await launcher.stop()).toBe(0);
     expect(launcher.stdout).toContain(`SIGTERM: stopping ${apps.join(', ')}`);

@@ -1,6 +1,7 @@
 import { connect } from '@nats-io/transport-node';
 import { SignatureVerifier } from '@townhall/auth';
 import {
+  NATS_RECONNECT,
   NatsServiceClient,
   type InProcessBroker,
   type InProcessEventLog,
@@ -40,7 +41,7 @@ export async function natsGatewayTransport(
   const nats = await connect({
     servers: natsUrl,
     name: 'auth-gateway',
-    maxReconnectAttempts: -1,
+    ...NATS_RECONNECT,
     waitOnFirstConnect: true,
     // Capturing a stack per request costs a third of the client's time per request.
     noAsyncTraces: true,
@@ -48,7 +49,7 @@ export async function natsGatewayTransport(
   // One JetStream consumer per gateway process feeds every live-stream client it serves.
   const liveStream = startLiveStream({ nc: nats, logger, ...liveStreamSettingsOf(config) });
   return {
-    services: new NatsServiceClient(nats, config.SERVICE_TIMEOUT_MS),
+    services: new NatsServiceClient(nats, config.SERVICE_TIMEOUT_MS, logger),
     liveStream,
     readiness: {
       nats: async () => {

@@ -88,7 +88,9 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
     const broker = new InProcessBroker();
     const eventLog = new InProcessEventLog();
     const transportFor = (name: string): Promise<ServiceTransport> =>
-      natsUrl ? openNatsTransport(name, natsUrl) : Promise.resolve(inProcessTransport(broker, eventLog));
+      natsUrl
+        ? openNatsTransport(name, natsUrl, logger.child({ app: name }))
+        : Promise.resolve(inProcessTransport(broker, eventLog));
 
     const child = (app: string) => logger.child({ app });
     const services: StartedService[] = [];

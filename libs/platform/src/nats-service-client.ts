@@ -8,6 +8,7 @@ import {
   type RequestOf,
 } from '@townhall/contracts';
 import type { z } from 'zod';
+import type { Logger } from './logger.js';
 import { MeasuredServiceClient } from './service-client.js';
 
 /** The reply packet a Nest NATS microservice sends (see @nestjs/microservices ServerNats). */
@@ -21,6 +22,14 @@ interface NestReplyPacket {
 export const REQUEST_ID_HEADER = 'x-request-id';
 
 /**
+ * How every connection to NATS (the gateway's, each service's, Nest's for the requests it serves)
+ * comes back after the server went away: forever, trying every half second (plus the client's
+ * jitter), so that a restarted NATS serves again within about a second rather than the client's
+ * default two.
+ */
+export const NATS_RECONNECT = { maxReconnectAttempts: -1, reconnectTimeWait: 500 } as const;
+
+/**
  * Request/reply over NATS with the raw v3 client instead of Nest's ClientProxy: `request()`
  * multiplexes replies on one inbox (Nest subscribes a new inbox per request) and reports
  * "no responders" at once, so a stopped service is a 503 now rather than a 504 later.
@@ -28,11 +37,34 @@ export const REQUEST_ID_HEADER = 'x-request-id';
  * `@MessagePattern` handlers.
  */
 export class NatsServiceClient extends MeasuredServiceClient {
+  /** False from the moment the connection to NATS drops until it is back. */
+  private connected = true;
+
   constructor(
     private readonly connection: NatsConnection,
     private readonly timeoutMs: number,
+    /** Where a lost and a regained connection are said (one client per connection should say it). */
+    logger?: Logger,
   ) {
     super();
+    void this.follow(logger);
+  }
+
+  /**
+   * Follows the connection's status. While NATS is away the client would buffer a request
+   * until its timeout; refusing it at once (503 with Retry-After) tells the caller the truth
+   * sooner. A request already sent keeps waiting for its reply: it may have been served.
+   */
+  private async follow(logger: Logger | undefined): Promise<void> {
+    for await (const status of this.connection.status()) {
+      if (status.type === 'disconnect') {
+        this.connected = false;
+        logger?.warn('lost the connection to NATS: requests to services are refused (503) until it is back');
+      } else if (status.type === 'reconnect') {
+        this.connected = true;
+        logger?.info('connected to NATS again');
+      }
+    }
   }
 
   protected async request<C extends Contract<z.ZodType, unknown>>(
@@ -40,6 +72,9 @@ export class NatsServiceClient extends MeasuredServiceClient {
     data: RequestOf<C>,
     meta: MessageMeta,
   ): Promise<ReplyOf<C>> {
+    if (!this.connected || this.connection.isClosed()) {
+      throw new DomainError('service.unavailable', `The message bus is not connected (${contract.pattern})`);
+    }
     const packet = JSON.stringify({ pattern: contract.pattern, data: { meta, data }, id: randomUUID() });
     const headers = natsHeaders();
     headers.set(REQUEST_ID_HEADER, meta.requestId);

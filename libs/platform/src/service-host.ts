@@ -232,7 +232,7 @@ export async function runServiceMain<Config extends ServiceConfig>(
 ): Promise<void> {
   const logger = createLogger(service.name, config.LOG_LEVEL);
   const definition = await service.define(config, logger);
-  await runService(definition, await openNatsTransport(service.name, config.NATS_URL), {
+  await runService(definition, await openNatsTransport(service.name, config.NATS_URL, logger), {
     logger,
     probePort: config.PROBE_PORT,
   });

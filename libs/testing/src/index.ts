@@ -1,6 +1,7 @@
 export * from './ports.js';
 export * from './app-process.js';
 export * from './postgres.js';
+export * from './postgres-server.js';
 export * from './redis-server.js';
 export * from './topology.js';
 export * from './domain-event-tap.js';

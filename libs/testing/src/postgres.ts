@@ -15,15 +15,19 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(prefix = 'townhall_test'): Promise<TestDatabase> {
+/** A database of its own on the machine's server, or on `adminUrl`'s (a PrivatePostgresServer's). */
+export async function createTestDatabase(
+  prefix = 'townhall_test',
+  adminUrl = POSTGRES_ADMIN_URL,
+): Promise<TestDatabase> {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(POSTGRES_ADMIN_URL);
+  await admin(`CREATE DATABASE ${name}`, adminUrl);
+  const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     name,
-    drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+    drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`, adminUrl),
   };
 }
 
@@ -65,8 +69,8 @@ export async function withDatabaseRoles(database: TestDatabase): Promise<TestDat
   };
 }
 
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+async function admin(sql: string, adminUrl = POSTGRES_ADMIN_URL): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
     await client.query(sql);

@@ -37,6 +37,8 @@ export interface TopologyOptions {
    * that owns the schemas, apps connect as the role that may only read and write rows.
    */
   databaseRoles?: boolean;
+  /** The administrator's URL of the PostgreSQL to create the database on (a PrivatePostgresServer's); the machine's by default. */
+  postgresAdminUrl?: string;
 }
 
 /**
@@ -49,7 +51,8 @@ export class Topology {
     readonly baseUrl: string,
     /** The NATS (JetStream) this topology's apps use. */
     readonly natsUrl: string,
-    private readonly nats: PrivateNatsServer | undefined,
+    /** The topology's own nats-server (undefined with `sharedNats`): tests stop and restart it. */
+    readonly natsServer: PrivateNatsServer | undefined,
     /** Its URL is the administrator's; with `databaseRoles`, also the migrator's and the apps'. */
     readonly database: TestDatabase & Partial<DatabaseRoles>,
     readonly gateway: AppProcess,
@@ -62,7 +65,7 @@ export class Topology {
   readonly extraGateways: AppProcess[] = [];
 
   static async start(options: TopologyOptions = {}): Promise<Topology> {
-    const created = await createTestDatabase();
+    const created = await createTestDatabase(undefined, options.postgresAdminUrl);
     const database: TestDatabase & Partial<DatabaseRoles> = options.databaseRoles
       ? await withDatabaseRoles(created)
       : created;
@@ -119,11 +122,19 @@ export class Topology {
     return app;
   }
 
-  /** Stops a service (SIGTERM) and starts it again with extra environment; resolves when it is ready. */
-  async restartService(name: string, env: Record<string, string> = {}): Promise<AppProcess> {
+  /**
+   * Stops a service (SIGTERM, or SIGKILL with `kill`: no chance to finish anything) and starts it
+   * again with extra environment; resolves when it is ready.
+   */
+  async restartService(
+    name: string,
+    env: Record<string, string> = {},
+    { kill = false }: { kill?: boolean } = {},
+  ): Promise<AppProcess> {
     const index = this.services.findIndex((service) => service.name === name);
     if (index < 0) throw new Error(`no service ${name} in this topology`);
-    await this.services[index]!.stop();
+    if (kill) await this.services[index]!.kill();
+    else await this.services[index]!.stop();
     const restarted = await startService(name, { ...this.serviceEnv, ...env }, []);
     this.services[index] = restarted;
     return restarted;
@@ -167,7 +178,7 @@ export class Topology {
       ...this.services.map((service) => service.stop()),
     ]);
     await this.database.drop();
-    await this.nats?.destroy();
+    await this.natsServer?.destroy();
   }
 }
 

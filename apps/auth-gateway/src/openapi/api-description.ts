@@ -54,7 +54,7 @@ send a sane one).
 
 Every non-2xx response is \`application/problem+json\` (RFC 9457, the \`Problem\` schema):
 \`{ type, title, status, detail, code, requestId }\`, plus \`errors\` (one entry per field) for
-validation failures. \`code\` is stable: switch on it. A 429 or 503 carries \`Retry-After\`; a
+validation failures. \`code\` is stable: switch on it. A 429, 503 or 504 carries \`Retry-After\`; a
 401 carries \`WWW-Authenticate: service realm="${serverUrl}"\`. Each operation lists the codes
 it can answer with; any route may also answer the ones in its \`default\` response.
 

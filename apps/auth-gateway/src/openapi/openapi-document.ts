@@ -21,6 +21,7 @@ import {
   TAG_DESCRIPTIONS,
 } from './api-description.js';
 import { API_ROUTE_METADATA, type ApiRouteDoc } from './api-route.decorator.js';
+import { RETRY_AFTER_STATUSES } from '../problem/problem.js';
 import { isUnlimitedRoute } from '../rate-limit/rate-limited-requests.js';
 
 type Json = Record<string, unknown>;
@@ -403,7 +404,8 @@ function problemResponse(codes: readonly ProblemCode[], x402: boolean, intro?: s
   const lines = codes.map((code) => `- \`${code}\`: ${PROBLEM_CODES[code].title}`);
   const headers: Json = { 'X-Request-Id': headerRef('X-Request-Id') };
   if (statuses.has(401)) headers['WWW-Authenticate'] = headerRef('WWW-Authenticate');
-  if (statuses.has(429) || statuses.has(503)) headers['Retry-After'] = headerRef('Retry-After');
+  if ([...statuses].some((status) => RETRY_AFTER_STATUSES.has(status)))
+    headers['Retry-After'] = headerRef('Retry-After');
   if (x402) headers['PAYMENT-REQUIRED'] = headerRef('PAYMENT-REQUIRED');
   return {
     description: [intro ?? '', ...lines].filter(Boolean).join('\n'),

@@ -17,6 +17,11 @@ export interface Problem {
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 export const RETRY_AFTER_SECONDS = 1;
+/**
+ * The statuses that tell a client to come back (with Retry-After): rate limited (429), a
+ * dependency or service that is down (503), a service that did not answer in time (504).
+ */
+export const RETRY_AFTER_STATUSES: ReadonlySet<number> = new Set([429, 503, 504]);
 
 /** Everything the gateway can be asked to answer for, reduced to a code, a detail and field errors. */
 export function toDomainError(error: unknown): DomainError | undefined {
@@ -87,8 +92,7 @@ export function sendProblem(
   const problem = buildProblem(error, request.id, audience);
   if (error.code.startsWith('auth.')) authFailures.inc({ code: error.code });
   if (problem.status === 401) reply.header('www-authenticate', `service realm="${audience}"`);
-  if (problem.status === 503 || problem.status === 429)
-    reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+  if (RETRY_AFTER_STATUSES.has(problem.status)) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
   const x402 = paymentRequiredOf(error);
   if (x402) reply.header('payment-required', encodePaymentRequiredHeader(x402));
   return reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));

@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js';
 import { domainEventsPublished } from '../observability/metrics.js';
 import { quoteSchema } from './outbox.js';
 import type { DomainEventPublisher } from './publisher.js';
+import { databaseFaultOf } from '../database-faults.js';
 
 export interface OutboxRelayOptions {
   dataSource: DataSource;
@@ -120,7 +121,14 @@ export class OutboxRelay {
       // A full batch means more rows are probably waiting: go again at once.
       more = (await this.relayOnce()) === this.batchSize;
     } catch (error) {
-      this.options.logger.error({ err: error, schema: this.options.schema }, 'outbox relay pass failed');
+      // The database away (a restart, a failover) is an outage the next passes outlast, not a bug.
+      const fault = databaseFaultOf(error);
+      if (fault)
+        this.options.logger.warn(
+          { err: error, fault, schema: this.options.schema },
+          'outbox relay cannot reach the database; trying again',
+        );
+      else this.options.logger.error({ err: error, schema: this.options.schema }, 'outbox relay pass failed');
     } finally {
       this.ticking = false;
     }

@@ -2,7 +2,8 @@ import { Transport } from '@nestjs/microservices';
 import { connect } from '@nats-io/transport-node';
 import { consumeSubscriptions } from '../outbox/consumer.js';
 import { ensureTownhallStream, JetStreamPublisher } from '../outbox/publisher.js';
-import { NatsServiceClient } from '../nats-service-client.js';
+import { NATS_RECONNECT, NatsServiceClient } from '../nats-service-client.js';
+import type { Logger } from '../logger.js';
 import type { ServiceTransport } from './service-transport.js';
 
 /**
@@ -10,11 +11,15 @@ import type { ServiceTransport } from './service-transport.js';
  * other services, JetStream publishing and durable consumers (the TOWNHALL stream ensured),
  * and Nest's NATS transport, in the service's queue group, for the requests it serves.
  */
-export async function openNatsTransport(name: string, natsUrl: string): Promise<ServiceTransport> {
+export async function openNatsTransport(
+  name: string,
+  natsUrl: string,
+  logger?: Logger,
+): Promise<ServiceTransport> {
   const nats = await connect({
     servers: natsUrl,
     name: `${name}-events`,
-    maxReconnectAttempts: -1,
+    ...NATS_RECONNECT,
     waitOnFirstConnect: true,
     noAsyncTraces: true,
   });
@@ -26,12 +31,12 @@ export async function openNatsTransport(name: string, natsUrl: string): Promise<
         servers: natsUrl,
         queue,
         name: queue,
-        maxReconnectAttempts: -1,
+        ...NATS_RECONNECT,
         gracefulShutdown: true,
         gracePeriod: 2_000,
       },
     }),
-    client: (timeoutMs) => new NatsServiceClient(nats, timeoutMs),
+    client: (timeoutMs) => new NatsServiceClient(nats, timeoutMs, logger),
     publisher: new JetStreamPublisher(nats),
     consume: (logger, subscriptions) => consumeSubscriptions(nats, logger, subscriptions),
     readiness: {

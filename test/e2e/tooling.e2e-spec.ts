@@ -51,7 +51,11 @@ class Command {
   }
 
   /** Resolves with the first match of `pattern` in stdout (or stderr); rejects if the process ends first. */
-  waitForOutput(pattern: RegExp, timeoutMs = 30_000, stream: 'stdout' | 'stderr' = 'stdout'): Promise<RegExpExecArray> {
+  waitForOutput(
+    pattern: RegExp,
+    timeoutMs = 30_000,
+    stream: 'stdout' | 'stderr' = 'stdout',
+  ): Promise<RegExpExecArray> {
     return waitFor(
       `${pattern} in the output`,
       async () => {

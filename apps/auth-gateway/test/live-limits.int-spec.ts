@@ -406,6 +406,7 @@ describe('the limits of one client (gateway in process)', () => {
           lastEventId: String(first),
           resumedAfter: String(upTo - replayLimit),
           skipped: upTo - replayLimit - first,
+          reason: 'too_far_behind',
         })}\n\n`,
       );
       expect(stream.body.indexOf('event: history.cut')).toBeLessThan(stream.body.indexOf('event: townhall.'));

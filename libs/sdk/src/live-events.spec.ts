@@ -89,7 +89,7 @@ describe('readLiveEvents', () => {
   });
 
   it('hands a history cut to onHistoryCut, in order, without yielding it, and resumes after it', async () => {
-    const cutFrame = `id: 40\nevent: history.cut\ndata: ${JSON.stringify({ lastEventId: '2', resumedAfter: '40', skipped: 38 })}\n\n`;
+    const cutFrame = `id: 40\nevent: history.cut\ndata: ${JSON.stringify({ lastEventId: '2', resumedAfter: '40', skipped: 38, reason: 'too_far_behind' })}\n\n`;
     const connector = new ScriptedConnector([
       () => stream('retry: 0\n\n', cutFrame, frame(41)),
       () => stream(frame(42)),
@@ -108,7 +108,7 @@ describe('readLiveEvents', () => {
       if (seen.length === 3) break;
     }
     expect(seen).toEqual(['cut', '41', '42']);
-    expect(cuts).toEqual([{ lastEventId: '2', resumedAfter: '40', skipped: 38 }]);
+    expect(cuts).toEqual([{ lastEventId: '2', resumedAfter: '40', skipped: 38, reason: 'too_far_behind' }]);
     expect(connector.asked).toEqual(['2', '41']);
 
     // Without the callback the cut is skipped; its id still moves the resume point.

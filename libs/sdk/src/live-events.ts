@@ -11,17 +11,23 @@ export interface LiveEvent {
 }
 
 /**
- * Sent instead of the start of a resume that reaches too far back (the server reads at most
- * its replay limit, 1,000 stream messages by default): messages about the event may have been
- * missed there, so read its current state again. The stream goes on after `resumedAfter`.
+ * Sent instead of the start of a resume the server cannot replay whole: messages about the event
+ * may have been missed there, so read its current state again. The stream goes on after
+ * `resumedAfter`. `reason`: `too_far_behind`, the resume reaches further back than the server
+ * reads at once (its replay limit, 1,000 stream messages by default); `history_gone`, the server
+ * no longer holds that history (aged out, a standalone server restarted, a stream reset).
  */
 export interface LiveHistoryCut {
   /** The id the stream was resumed from. */
   lastEventId: string;
   /** Replay goes on after this id; it is now the id a reconnect resumes from. */
   resumedAfter: string;
-  /** Stream messages between the two that were not read (about every event: an upper bound). */
-  skipped: number;
+  /**
+   * Stream messages between the two that were not read (about every event: an upper bound);
+   * null when the history is gone and nobody knows how many there were.
+   */
+  skipped: number | null;
+  reason: 'too_far_behind' | 'history_gone';
 }
 
 /** The SSE event type of a LiveHistoryCut. */
@@ -54,8 +60,8 @@ const DEFAULT_RETRY_MS = 2_000;
 
 /**
  * Reads a live stream as an async iterable, reconnecting like EventSource: when the connection
- * drops (or the server ends it, e.g. on a deploy) it waits the server's `retry:` delay and
- * reconnects with the last id it received, so nothing is missed and nothing repeats (unless
+ * drops (or the server ends it, e.g. on a deploy) it waits the server's `retry:` delay (plus up to
+ * half of it at random) and reconnects with the last id it received, so nothing is missed and nothing repeats (unless
  * the server cuts the history: `onHistoryCut`). The first connection's failure is thrown; after
  * that, network errors, 429 and 5xx answers are retried (after `Retry-After` if longer), and
  * another 4xx is thrown. Breaking out of the loop or aborting `signal` closes the connection.
@@ -81,14 +87,14 @@ export async function* readLiveEvents(
       } catch (error) {
         if (signal.aborted) return;
         if (!connectedOnce) throw error;
-        await sleep(retryMs, signal);
+        await sleep(jittered(retryMs), signal);
         continue;
       }
       if (!response.ok) {
         const error = await connector.errorOf(response);
         // A 429 is passing: e.g. the server has not yet noticed that the dropped connection is gone.
         if (!connectedOnce || (response.status < 500 && response.status !== 429)) throw error;
-        await sleep(Math.max(retryMs, retryAfterMs(response)), signal);
+        await sleep(jittered(Math.max(retryMs, retryAfterMs(response))), signal);
         continue;
       }
       connectedOnce = true;
@@ -118,12 +124,20 @@ export async function* readLiveEvents(
       } finally {
         reader?.releaseLock();
       }
-      await sleep(retryMs, signal);
+      await sleep(jittered(retryMs), signal);
     }
   } finally {
     options.signal?.removeEventListener('abort', abort);
     controller.abort();
   }
+}
+
+/**
+ * The delay, plus up to half of it at random: the clients of a server that went away (a deploy,
+ * a crash) come back spread out instead of all in the same instant.
+ */
+function jittered(ms: number): number {
+  return ms + Math.random() * ms * 0.5;
 }
 
 /** Retry-After in delay-seconds (what the server sends), else 0. */

@@ -10,3 +10,4 @@ export * from './x402-facilitator.js';
 export * from './problem-of.js';
 export * from './fuzz/index.js';
 export * from './standalone-process.js';
+export * from './failover-proxy.js';

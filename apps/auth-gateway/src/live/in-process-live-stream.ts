@@ -19,6 +19,7 @@ export function startInProcessLiveStream(
     hub.receive(event.seq, () => decodeLiveMessage(event.seq, event.subject, event.payload)),
   );
   const history = {
+    span: async () => ({ first: log.firstSeq, last: log.lastSeq }),
     async *replay(eventId: string, after: number, upTo: number): AsyncGenerator<LiveMessage> {
       for (const event of log.between(after, upTo)) {
         // Most of the log is about other events: skip them without parsing.

@@ -22,6 +22,12 @@ export class JetStreamHistory implements LiveHistory {
     this.js = jetstream(nc);
   }
 
+  async span(): Promise<{ first: number; last: number }> {
+    const { state } = await (await this.js.streams.get(TOWNHALL_STREAM)).info();
+    // An empty stream says first_seq 0 when new, last_seq + 1 once its messages aged out.
+    return { first: state.messages === 0 ? state.last_seq + 1 : state.first_seq, last: state.last_seq };
+  }
+
   async *replay(eventId: string, after: number, upTo: number): AsyncGenerator<LiveMessage> {
     if (after >= upTo) return;
     const consumer = await this.js.consumers.get(TOWNHALL_STREAM, {

@@ -47,27 +47,39 @@ export function decodeLiveMessage(
 /** The SSE event type that tells a resuming client its history was cut (not a CloudEvent type). */
 export const HISTORY_CUT_EVENT = 'history.cut';
 
+/**
+ * Why a resume was cut: `too_far_behind`, more messages to read than one resume may
+ * (LIVE_REPLAY_LIMIT); `history_gone`, the stream no longer holds what came after the client's
+ * id (aged out, standalone's log before a restart, a stream that was reset).
+ */
+export type HistoryCutReason = 'too_far_behind' | 'history_gone';
+
 /** What a `history.cut` message says: strings for ids, like the SSE `id:` fields. */
 export interface HistoryCut {
   /** The Last-Event-ID the client resumed from. */
   lastEventId: string;
   /** Replay goes on after this id (also the message's own `id:`, so a reconnect is not cut again). */
   resumedAfter: string;
-  /** Stream messages between the two that were not read: of every event, so at most this many about this one. */
-  skipped: number;
+  /**
+   * Stream messages between the two that were not read: of every event, so at most this many
+   * about this one. null when the history is gone: nobody knows how many there were.
+   */
+  skipped: number | null;
+  reason: HistoryCutReason;
 }
 
 /**
- * The message that replaces the part of a resume beyond the replay limit: the client may have
- * missed messages there and should read the current state again (GET the event, its questions,
+ * The message that replaces the part of a resume beyond the replay limit, or history that is
+ * gone: the client may have missed messages there and should read the current state again (GET the event, its questions,
  * its polls). Its id is where replay resumes, so EventSource and the SDK move their
  * Last-Event-ID past the cut.
  */
-export function historyCutFrame(lastEventId: number, resumedAfter: number): string {
+export function historyCutFrame(lastEventId: number, resumedAfter: number, reason: HistoryCutReason): string {
   const cut: HistoryCut = {
     lastEventId: String(lastEventId),
     resumedAfter: String(resumedAfter),
-    skipped: resumedAfter - lastEventId,
+    skipped: reason === 'too_far_behind' ? resumedAfter - lastEventId : null,
+    reason,
   };
   return sseMessage({ id: String(resumedAfter), event: HISTORY_CUT_EVENT, data: JSON.stringify(cut) });
 }

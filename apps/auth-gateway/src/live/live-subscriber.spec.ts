@@ -11,10 +11,11 @@ const message = (seq: number, eventId = 'e1'): LiveMessage => ({
   frame: `id: ${seq}\n\n`,
 });
 
-/** A socket that always takes what it is given and remembers the SSE ids and event names. */
+/** A socket that always takes what it is given and remembers the SSE ids, event names and data. */
 class Sink extends EventEmitter {
   readonly ids: number[] = [];
   readonly events: string[] = [];
+  readonly data: string[] = [];
   socket = { destroyed: false, setTimeout: () => undefined };
   destroyed = false;
   setHeader(): void {}
@@ -24,6 +25,8 @@ class Sink extends EventEmitter {
     if (id) this.ids.push(Number(id));
     const event = /^event: (.+)$/m.exec(chunk)?.[1];
     if (event) this.events.push(event);
+    const data = /^data: (.+)$/m.exec(chunk)?.[1];
+    if (data) this.data.push(data);
     return true;
   }
   end(): void {
@@ -42,6 +45,11 @@ class ScriptedHistory implements LiveHistory {
     private readonly stored: LiveMessage[],
     private readonly duringReplay: () => void = () => undefined,
   ) {}
+  /** The stream holds `stored` (of every event): from its first to its last. */
+  async span(): Promise<{ first: number; last: number }> {
+    const first = this.stored[0]?.seq ?? 1;
+    return { first, last: this.stored.at(-1)?.seq ?? first - 1 };
+  }
   async *replay(eventId: string, after: number, upTo: number): AsyncGenerator<LiveMessage> {
     this.asked.push([after, upTo]);
     for (const m of this.stored) {
@@ -121,6 +129,35 @@ describe('LiveSubscriber', () => {
     expect(history.asked).toEqual([[6, 10]]);
     expect(sink.ids).toEqual([6, 7, 8, 9, 10, 11]);
     expect(sink.events[0]).toBe('history.cut');
+  });
+
+  it('tells a client whose history is gone (older than the stream holds) with history.cut, never silence', async () => {
+    const { sink, subscriber } = connect(2);
+    // The stream now starts at 10: 3..9 aged out (or were standalone's log before a restart).
+    const history = new ScriptedHistory([10, 11, 12].map((seq) => message(seq)));
+    await subscriber.catchUp(history, 12, 1_000);
+    expect(sink.events[0]).toBe('history.cut');
+    expect(JSON.parse(sink.data[0]!)).toEqual({
+      lastEventId: '2',
+      resumedAfter: '9',
+      skipped: null,
+      reason: 'history_gone',
+    });
+    expect(sink.ids).toEqual([9, 10, 11, 12]);
+  });
+
+  it('tells a client whose id is past the end of a stream that was reset, then replays the new stream', async () => {
+    const { sink, subscriber } = connect(500);
+    const history = new ScriptedHistory([1, 2, 3].map((seq) => message(seq)));
+    await subscriber.catchUp(history, 3, 1_000);
+    subscriber.deliver(message(4));
+    expect(sink.events[0]).toBe('history.cut');
+    expect(JSON.parse(sink.data[0]!)).toMatchObject({
+      lastEventId: '500',
+      resumedAfter: '0',
+      reason: 'history_gone',
+    });
+    expect(sink.ids).toEqual([0, 1, 2, 3, 4]);
   });
 
   it('does not cut a resume point within the limit, nor one at the very start of a short stream', async () => {

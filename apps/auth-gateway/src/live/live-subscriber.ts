@@ -1,5 +1,5 @@
 import type { LiveListener } from './live-hub.js';
-import { historyCutFrame, type LiveMessage } from './live-message.js';
+import { historyCutFrame, type HistoryCutReason, type LiveMessage } from './live-message.js';
 import type { SseConnection } from './sse-connection.js';
 
 /** Where a resuming client's missed messages come from: the stream itself. */
@@ -9,6 +9,13 @@ export interface LiveHistory {
    * `upTo` (the hub's position when the client joined). Stops when the caller stops iterating.
    */
   replay(eventId: string, after: number, upTo: number): AsyncIterable<LiveMessage>;
+  /**
+   * The sequences the stream holds now: `first`, its oldest message (the next one to be written
+   * when it holds none), and `last`, its newest (`first - 1` when empty). A resume from before
+   * `first` missed messages that nobody can replay any more (aged out, or standalone's log
+   * before a restart); one from past `last` comes from a stream that was since reset.
+   */
+  span(): Promise<{ first: number; last: number }>;
 }
 
 /**
@@ -54,13 +61,16 @@ export class LiveSubscriber implements LiveListener {
    * Replays what the client missed up to `upTo`, at the client's pace, then goes live. It reads
    * at most `replayLimit` stream messages, the last ones before `upTo`: a client further behind
    * gets `history.cut` first (whatever it missed before is not looked for), so that an old
-   * Last-Event-ID cannot make one resume scan the whole stream.
+   * Last-Event-ID cannot make one resume scan the whole stream. A client whose history is gone
+   * (older than the stream's first message, or from a stream since reset) is told so the same
+   * way, never left to wait in silence for ids the stream will not reach.
    */
   async catchUp(history: LiveHistory, upTo: number, replayLimit: number): Promise<void> {
-    const oldest = upTo - replayLimit;
-    if (this.lastSeq < oldest) {
-      this.connection.send(historyCutFrame(this.lastSeq, oldest));
-      this.lastSeq = oldest;
+    const { first, last } = await history.span();
+    const limit = upTo - replayLimit;
+    if (this.lastSeq > last) this.cut(Math.max(first - 1, limit), 'history_gone');
+    else if (this.lastSeq < Math.max(first - 1, limit)) {
+      this.cut(Math.max(first - 1, limit), first - 1 >= limit ? 'history_gone' : 'too_far_behind');
     }
     if (this.lastSeq < upTo) {
       for await (const message of history.replay(this.eventId, this.lastSeq, upTo)) {
@@ -72,6 +82,11 @@ export class LiveSubscriber implements LiveListener {
     const held = this.held ?? [];
     this.held = undefined;
     for (const message of held) this.forward(message);
+  }
+
+  private cut(resumedAfter: number, reason: HistoryCutReason): void {
+    this.connection.send(historyCutFrame(this.lastSeq, resumedAfter, reason));
+    this.lastSeq = resumedAfter;
   }
 
   private forward(message: LiveMessage): void {

@@ -37,6 +37,9 @@ const domainEvent = (seq: number, eventId = EVENT): LiveMessage =>
 
 class StoredHistory implements LiveHistory {
   constructor(readonly stored: LiveMessage[]) {}
+  async span(): Promise<{ first: number; last: number }> {
+    return { first: this.stored[0]?.seq ?? 1, last: this.stored.at(-1)?.seq ?? 0 };
+  }
   async *replay(eventId: string, after: number, upTo: number): AsyncGenerator<LiveMessage> {
     for (const m of this.stored) if (m.seq > after && m.seq <= upTo && m.eventId === eventId) yield m;
   }
@@ -209,7 +212,7 @@ describe('GET /events/{id}/live (in process)', () => {
     hub.receive(8, () => domainEvent(8));
     await until('five messages', () => ids(stream.text()).length === 5);
     expect(stream.text()).toContain(
-      'id: 4\nevent: history.cut\ndata: {"lastEventId":"1","resumedAfter":"4","skipped":3}\n\n',
+      'id: 4\nevent: history.cut\ndata: {"lastEventId":"1","resumedAfter":"4","skipped":3,"reason":"too_far_behind"}\n\n',
     );
     expect(ids(stream.text())).toEqual([4, 5, 6, 7, 8]);
     stream.response.destroy();

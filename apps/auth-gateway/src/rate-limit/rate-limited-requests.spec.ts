@@ -62,7 +62,7 @@ describe('rate limits in the gateway (in process, memory counters)', () => {
       readCacheMaxAgeMs: 1_000,
       liveStream: liveStreamOf(
         new LiveHub(),
-        { replay: async function* () {} },
+        { replay: async function* () {}, span: async () => ({ first: 1, last: 0 }) },
         { heartbeatMs: 60_000, clientBuffer: 100 },
       ),
     });

@@ -77,7 +77,7 @@ describe('public event reads from the gateway cache (in process)', () => {
       readCacheMaxAgeMs: 60_000,
       liveStream: liveStreamOf(
         hub,
-        { replay: async function* () {} },
+        { replay: async function* () {}, span: async () => ({ first: 1, last: 0 }) },
         { heartbeatMs: 60_000, clientBuffer: 100 },
       ),
     });

@@ -47,7 +47,12 @@ export class InProcessEventLog implements DomainEventPublisher {
     this.nextSeq = options.firstSeq ?? Date.now() * 1_000;
   }
 
-  /** The sequence of the last event logged (0 before any, like an empty stream's last_seq). */
+  /** The sequence of the oldest event retained (the next one to be logged while none is). */
+  get firstSeq(): number {
+    return this.events[0]?.seq ?? this.nextSeq;
+  }
+
+  /** The sequence of the last event logged (the one before `firstSeq` while none is). */
   get lastSeq(): number {
     return this.events.at(-1)?.seq ?? this.nextSeq - 1;
   }

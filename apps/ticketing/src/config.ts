@@ -16,6 +16,13 @@ export const TicketingConfigSchema = BaseConfigSchema.extend(DatabaseConfigSchem
   X402_FACILITATOR_URL: z.url().optional(),
   /** The x402 network the http facilitator settles on, e.g. solana-devnet. */
   X402_NETWORK: z.string().min(1).max(100).optional(),
+  /**
+   * How long the http facilitator has to answer /verify, and again /settle. Both together must
+   * fit in SERVICE_TIMEOUT_MS, so that the buyer hears the outcome (or that it is pending).
+   */
+  X402_FACILITATOR_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
+  /** How often payments still settling at the http facilitator are asked about again. */
+  SETTLEMENT_RETRY_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(1_000),
   /** How long a signed payment authorization may be valid (x402 maxTimeoutSeconds). */
   PAYMENT_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(3600).default(300),
   OUTBOX_POLL_INTERVAL_MS: z.coerce.number().int().min(10).default(500),

@@ -3,6 +3,7 @@ import type { DataSource } from 'typeorm';
 import { CreateTicketing1763900000000 } from './migrations/1763900000000-create-ticketing.js';
 import { EventVersion1764100000000 } from './migrations/1764100000000-event-version.js';
 import { Purchase1764300000000 } from './migrations/1764300000000-purchase.js';
+import { Settlements1764400000000 } from './migrations/1764400000000-settlements.js';
 
 export const TICKETING_SCHEMA = 'ticketing';
 
@@ -11,7 +12,12 @@ export function createTicketingDataSource(url: string, poolSize?: number): DataS
     url,
     schema: TICKETING_SCHEMA,
     entities: [],
-    migrations: [CreateTicketing1763900000000, EventVersion1764100000000, Purchase1764300000000],
+    migrations: [
+      CreateTicketing1763900000000,
+      EventVersion1764100000000,
+      Purchase1764300000000,
+      Settlements1764400000000,
+    ],
     ...(poolSize === undefined ? {} : { poolSize }),
   });
 }

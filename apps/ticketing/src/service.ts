@@ -36,7 +36,11 @@ async function defineTicketing(
         logger,
         signatures: new SignatureVerifier(),
         facilitator:
-          config.X402_FACILITATOR === 'http' ? new HttpFacilitator(config.X402_FACILITATOR_URL!) : null,
+          config.X402_FACILITATOR === 'http'
+            ? new HttpFacilitator(config.X402_FACILITATOR_URL!, {
+                timeoutMs: config.X402_FACILITATOR_TIMEOUT_MS,
+              })
+            : null,
         settings: {
           environment: config.TOWNHALL_ENV,
           publicBaseUrl: config.PUBLIC_BASE_URL,
@@ -45,6 +49,8 @@ async function defineTicketing(
           network:
             config.X402_FACILITATOR === 'ledger' ? ledgerNetwork(config.TOWNHALL_ENV) : config.X402_NETWORK!,
           paymentTimeoutSeconds: config.PAYMENT_TIMEOUT_SECONDS,
+          facilitatorTimeoutMs: config.X402_FACILITATOR_TIMEOUT_MS,
+          settlementRetryIntervalMs: config.SETTLEMENT_RETRY_INTERVAL_MS,
         },
       }),
     // Durable consumers: what was published while ticketing was down is processed when it is back.

@@ -10,6 +10,7 @@ import { TicketsHandler } from './tickets/tickets.handler.js';
 import { CancelEventTickets } from './tickets/cancel-event-tickets.js';
 import { ReleaseSeat } from './tickets/release-seat.js';
 import { Rsvp } from './tickets/rsvp.js';
+import { FacilitatorSettlements, SettlementReconciler } from './tickets/facilitator-settlements.js';
 import { SettleFacilitatorPayment } from './tickets/settle-facilitator-payment.js';
 import { SettleLedgerPayment } from './tickets/settle-ledger-payment.js';
 import { TakeSeat } from './tickets/take-seat.js';
@@ -62,6 +63,8 @@ export class TicketingModule {
         TicketBook,
         TakeSeat,
         SettleLedgerPayment,
+        FacilitatorSettlements,
+        SettlementReconciler,
         SettleFacilitatorPayment,
         Rsvp,
         ReleaseSeat,

@@ -19,6 +19,10 @@ export interface TicketingSettings {
   /** x402 network: `ledger:<environment>` for the ledger facilitator, else X402_NETWORK. */
   network: string;
   paymentTimeoutSeconds: number;
+  /** How long the http facilitator has to answer /verify or /settle (X402_FACILITATOR_TIMEOUT_MS). */
+  facilitatorTimeoutMs: number;
+  /** How often payments still settling are asked about again (SETTLEMENT_RETRY_INTERVAL_MS). */
+  settlementRetryIntervalMs: number;
 }
 
 export type { Logger };

@@ -50,8 +50,14 @@ export interface RsvpOptions {
 }
 
 export interface RsvpResult {
+  /**
+   * `status: 'pending'` (HTTP 202): an http facilitator has not yet said whether the payment
+   * settled. The seat is held for you; `tickets.held(eventId)` shows the ticket `active` once it
+   * has, or answers `ticket.not_found` if the payment was refused. Paying again meanwhile
+   * charges nothing: the same pending ticket is the answer (HTTP 200, `created: false`).
+   */
   ticket: TicketView;
-  /** false: you already held this ticket and nothing was charged. */
+  /** false: you already held this ticket (active, or pending) and nothing was charged. */
   created: boolean;
   /** The settlement (X-PAYMENT-RESPONSE) when this call paid. */
   payment: PaymentResponse | null;
@@ -246,7 +252,8 @@ export class AgentClient {
       const settlement = paid.headers.get('x-payment-response');
       return {
         ticket: paid.data,
-        created: paid.status === 201,
+        // 202: a pending ticket, whose payment this call sent.
+        created: paid.status === 201 || paid.status === 202,
         payment: settlement ? decodePaymentResponse(settlement) : null,
       };
     }

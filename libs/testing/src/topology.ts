@@ -57,9 +57,13 @@ export class Topology {
     readonly database: TestDatabase & Partial<DatabaseRoles>,
     readonly gateway: AppProcess,
     readonly services: AppProcess[],
+    /** The environment every app got (`common`). */
     private readonly serviceEnv: Record<string, string>,
     private readonly redisUrl: string = REDIS_URL,
   ) {}
+
+  /** Extra environment of each service, by name (TopologyOptions.serviceEnv): a restart keeps it. */
+  private ownEnv: Record<string, Record<string, string>> = {};
 
   /** Gateways started by startGateway(), beside `gateway`. */
   readonly extraGateways: AppProcess[] = [];
@@ -105,7 +109,9 @@ export class Topology {
 
       await waitFor('gateway ready', () => ready(`${baseUrl}/readyz`));
       const redisUrl = options.redisUrl ?? REDIS_URL;
-      return new Topology(baseUrl, natsUrl, nats, database, gateway, services, common, redisUrl);
+      const topology = new Topology(baseUrl, natsUrl, nats, database, gateway, services, common, redisUrl);
+      topology.ownEnv = options.serviceEnv ?? {};
+      return topology;
     } catch (error) {
       await Promise.all(started.map((app) => app.stop()));
       await database.drop();
@@ -135,7 +141,7 @@ export class Topology {
     if (index < 0) throw new Error(`no service ${name} in this topology`);
     if (kill) await this.services[index]!.kill();
     else await this.services[index]!.stop();
-    const restarted = await startService(name, { ...this.serviceEnv, ...env }, []);
+    const restarted = await startService(name, { ...this.serviceEnv, ...this.ownEnv[name], ...env }, []);
     this.services[index] = restarted;
     return restarted;
   }

@@ -63,7 +63,8 @@ export class TicketsController {
     reply: TicketViewSchema,
     statuses: {
       201: 'A new ticket; a paid one comes with X-PAYMENT-RESPONSE',
-      200: 'The ticket you already hold: nothing was charged',
+      200: 'The ticket you already hold (active, or pending while an earlier payment settles): nothing was charged',
+      202: 'A pending ticket: the payment facilitator has not yet said whether the payment settled. The seat is held; follow the ticket at Location (GET /events/{id}/rsvp) until it is active or cancelled',
     },
     x402: true,
     codes: [
@@ -95,7 +96,12 @@ export class TicketsController {
       const encoded = encodePaymentResponse(result.settlement);
       reply.header('x-payment-response', encoded).header('payment-response', encoded);
     }
-    reply.code(result.created ? 201 : 200);
+    // A pending ticket: the facilitator has not said whether this call's payment settled. The
+    // seat is held; GET /events/{id}/rsvp shows it active (or gone) once it has. One already
+    // pending is a 200 like any ticket already held.
+    if (result.created && result.ticket.status === 'pending')
+      reply.header('location', `/events/${eventId}/rsvp`).code(202);
+    else reply.code(result.created ? 201 : 200);
     return result.ticket;
   }
 }

@@ -64,12 +64,12 @@ export class Rsvp {
         return await this.payOnLedger(meta.caller, event, tierId, header);
       } catch (error) {
         const held =
-          error instanceof DomainError && (await this.book.activeTicket(event.event_id, meta.caller));
+          error instanceof DomainError && (await this.book.liveTicket(event.event_id, meta.caller));
         if (held) return { ticket: toTicket(held), created: false, settlement: null };
         throw error;
       }
     }
-    const held = await this.book.activeTicket(event.event_id, meta.caller);
+    const held = await this.book.liveTicket(event.event_id, meta.caller);
     if (held) return { ticket: toTicket(held), created: false, settlement: null };
     requireOnSale(event);
 

@@ -1,23 +1,27 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { TicketTopics, type RsvpReply } from '@townhall/contracts';
-import { Changes, queryRows } from '@townhall/platform/service';
+import type { RsvpReply } from '@townhall/contracts';
+import { Changes } from '@townhall/platform/service';
 import type { Facilitator } from '@townhall/x402';
 import { type PaymentSettlement, type Purchase } from '../payments/payment-problems.js';
 import { FACILITATOR } from '../tokens.js';
-import { AlreadyHolding, insertTicket, releaseSeat, takeSeat } from './seats.js';
+import { FacilitatorSettlements } from './facilitator-settlements.js';
+import { AlreadyHolding, insertTicket, takeSeat } from './seats.js';
 import { TicketBook } from './ticket-book.js';
-import { TICKET_COLUMNS, toTicket, type TicketRow } from './ticket-row.js';
 
 /**
- * A paid ticket through any x402 facilitator over HTTP: the seat is reserved (a pending ticket)
- * before /settle and released if settlement fails; no transaction is open while the facilitator
- * works.
+ * A paid ticket through any x402 facilitator over HTTP. After /verify, one transaction takes the
+ * seat, writes a pending ticket and records the payment as settling; no transaction is open
+ * while the facilitator works. Its answer to /settle concludes the payment (FacilitatorSettlements):
+ * settled, the ticket is issued (201); refused, the seat is released (402); no answer (a timeout,
+ * a 5xx), the ticket stays pending with its seat (202) and the payment is asked about again
+ * until the facilitator says what happened.
  */
 @Injectable()
 export class SettleFacilitatorPayment implements PaymentSettlement {
   constructor(
     private readonly changes: Changes,
     private readonly book: TicketBook,
+    private readonly settlements: FacilitatorSettlements,
     @Inject(FACILITATOR) private readonly facilitator: Facilitator | null,
   ) {}
 
@@ -33,11 +37,11 @@ export class SettleFacilitatorPayment implements PaymentSettlement {
       );
     }
     const tierId = requirements.extra.tierId;
-    let pending: TicketRow;
+    let ticketId: string;
     try {
-      pending = await this.changes.run(async (manager) => {
+      ticketId = await this.changes.run(async (manager) => {
         await takeSeat(manager, event.event_id, tierId);
-        return insertTicket(manager, {
+        const pending = await insertTicket(manager, {
           eventId: event.event_id,
           tierId,
           holderId: caller,
@@ -45,48 +49,25 @@ export class SettleFacilitatorPayment implements PaymentSettlement {
           asset: requirements.asset,
           status: 'pending',
         });
+        await this.settlements.open(manager, pending, { payer: caller, payload, requirements });
+        return pending.id;
       });
     } catch (error) {
       if (error instanceof AlreadyHolding) return this.book.alreadyHeld(event.event_id, caller);
       throw error;
     }
-    const settled = await facilitator.settle(payload, requirements);
-    if (!settled.success) {
-      await this.changes.run(async (manager) => {
-        await queryRows(
-          manager,
-          `UPDATE ticketing.tickets SET status = 'cancelled', cancelled_at = now() WHERE id = $1`,
-          [pending.id],
-        );
-        await releaseSeat(manager, event.event_id, tierId);
-      });
+    const outcome = await this.settlements.settle(ticketId, payload, requirements);
+    if (outcome.state === 'voided') {
       throw await refuse(
         'payment.invalid',
-        `Settlement failed: ${settled.errorReason ?? 'unknown reason'}`,
-        settled.errorReason ?? 'settlement_failed',
+        `Settlement failed: ${outcome.message ?? outcome.reason}`,
+        outcome.reason,
       );
     }
-    const ticket = await this.changes.run(async (manager) => {
-      const [row] = await queryRows<TicketRow>(
-        manager,
-        `UPDATE ticketing.tickets SET status = 'active' WHERE id = $1 RETURNING ${TICKET_COLUMNS}`,
-        [pending.id],
-      );
-      const view = toTicket(row!);
-      await this.changes.announce(manager, [
-        { type: TicketTopics.issued, subject: view.eventId, data: view },
-      ]);
-      return view;
-    });
     return {
-      ticket,
+      ticket: outcome.ticket,
       created: true,
-      settlement: {
-        success: true,
-        transaction: settled.transaction,
-        network: settled.network,
-        payer: settled.payer ?? caller,
-      },
+      settlement: outcome.state === 'settled' ? outcome.settlement : null,
     };
   }
 }

@@ -52,8 +52,23 @@ export class TicketBook {
   }
 
   /** The answer to an RSVP by an agent who holds a ticket already (after a unique violation, too). */
+  /**
+   * The agent's live ticket for an event: active, or pending while its payment settles (it holds
+   * the seat). What an RSVP answers to an agent who has one, instead of charging it again.
+   */
+  async liveTicket(eventId: string, holder: string): Promise<TicketRow | undefined> {
+    if (!isUuid(eventId)) return undefined;
+    const [row] = await queryRows<TicketRow>(
+      this.dataSource.manager,
+      `SELECT ${TICKET_COLUMNS} FROM ticketing.tickets
+       WHERE event_id = $1 AND holder_id = $2 AND status <> 'cancelled'`,
+      [eventId, holder],
+    );
+    return row;
+  }
+
   async alreadyHeld(eventId: string, holder: string): Promise<RsvpReply> {
-    const held = await this.activeTicket(eventId, holder);
+    const held = await this.liveTicket(eventId, holder);
     if (!held) throw new Error('expected a live ticket after a unique violation');
     return { ticket: toTicket(held), created: false, settlement: null };
   }

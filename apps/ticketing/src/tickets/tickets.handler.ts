@@ -42,7 +42,8 @@ export class TicketsHandler {
 
   @Handle(Tickets.held)
   async held(data: ParsedRequestOf<typeof Tickets.held>, meta: MessageMeta) {
-    const ticket = await this.tickets.activeTicket(data.eventId, signedMeta(meta).caller);
+    // A pending ticket (its payment still settling) is shown too: the buyer follows it here.
+    const ticket = await this.tickets.liveTicket(data.eventId, signedMeta(meta).caller);
     if (!ticket) throw new DomainError('ticket.not_found', 'You hold no ticket for this event');
     return toTicket(ticket);
   }

@@ -8,22 +8,13 @@
 // from 32 clients.
 import { spawn } from 'node:child_process';
 import { randomBytes, generateKeyPairSync, sign, verify, createPublicKey } from 'node:crypto';
-import { createWriteStream, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AgentClient, generateAgentKey } from '@townhall/sdk';
-import { PrivateNatsServer } from '@townhall/testing';
 import { encodePaymentHeader, signLedgerPayment } from '@townhall/x402';
-import {
-  GATEWAY,
-  SERVICES,
-  LOCAL_DEFAULTS,
-  ROOT,
-  ensureDatabase,
-  launch,
-  migrateAll,
-  waitUntilReady,
-} from '../tools/launcher.mjs';
+import { GATEWAY, ROOT } from '../tools/launcher.mjs';
+import { benchSystem, rssOf } from './system.mjs';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 /** BENCH_ONLY=questions,public runs only those scenarios (e.g. to profile one of them). */
@@ -34,44 +25,15 @@ if (unknown.length > 0)
   throw new Error(`BENCH_ONLY: unknown ${unknown.join(', ')}; choose from ${SCENARIOS.join(', ')}`);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const PORT = Number(process.env.BENCH_PORT ?? 3990);
-const audience = `http://127.0.0.1:${PORT}`;
-const database = `townhall_bench_${randomBytes(4).toString('hex')}`;
-const adminUrl = new URL(process.env.DATABASE_URL ?? LOCAL_DEFAULTS.DATABASE_URL);
-adminUrl.pathname = `/${database}`;
-
-// A nats-server of the bench's own (JetStream in a temp folder) unless BENCH_SHARED_NATS=1: durable
-// consumers then start empty instead of catching up on whatever earlier runs left in the stream.
-const nats = process.env.BENCH_SHARED_NATS ? undefined : await PrivateNatsServer.start();
-const env = {
-  PATH: process.env.PATH,
-  DATABASE_URL: adminUrl.toString(),
-  NATS_URL: nats?.url ?? process.env.NATS_URL ?? LOCAL_DEFAULTS.NATS_URL,
-  REDIS_URL: process.env.REDIS_URL ?? LOCAL_DEFAULTS.REDIS_URL,
-  LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-  PORT: String(PORT),
-  HOST: '127.0.0.1',
-  PUBLIC_BASE_URL: audience,
-  LEDGER_FAUCET: 'true',
-  // The limiter runs (its Redis round trip is part of the measured hot path) but, with a few
-  // agents driving the load, never throttles.
-  RATE_LIMIT_READS_PER_SECOND: '1000000',
-  RATE_LIMIT_WRITES_PER_SECOND: '1000000',
-  RATE_LIMIT_WRITE_BURST: '1000000',
-  // The SSE fan-out opens 1,000 streams from the load generator's one address: past the per-address cap.
-  LIVE_STREAMS_PER_CLIENT: '10000',
-};
+// The SSE fan-out opens 1,000 streams from the load generator's one address: past the per-address cap.
+const system = await benchSystem({ port: PORT, name: 'bench', env: { LIVE_STREAMS_PER_CLIENT: '10000' } });
+const { audience, env } = system;
 
 /** BENCH_PROFILE=dir writes a V8 CPU profile of each app there, to see where the time goes. */
 function profileArgs(app) {
   return process.env.BENCH_PROFILE
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}/${app}`]
     : [];
-}
-
-function rssOf(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-  return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
 }
 
 /**
@@ -280,29 +242,13 @@ async function fanOut(eventId, subscribers, posts, post, processes) {
 }
 
 console.log(`Townhall bench on ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}`);
-await ensureDatabase(env.DATABASE_URL);
-await migrateAll(env, { quiet: true });
+await system.prepare();
 const before = await bounds();
 console.error(
   `bounds before: verify ${Math.round(before.verify)}/s on one core, hot-row UPDATE ${Math.round(before.hotRow)}/s`,
 );
-const probes = Object.fromEntries(SERVICES.map((service, i) => [service, PORT + 1 + i]));
-const { children, stop } = launch(
-  [
-    ...SERVICES.map((name) => ({
-      name,
-      env: { PROBE_PORT: String(probes[name]) },
-      nodeArgs: profileArgs(name),
-    })),
-    { name: GATEWAY, nodeArgs: profileArgs(GATEWAY) },
-  ],
-  env,
-  // BENCH_LOG=file keeps the apps' logs (a crash's last words); by default they are dropped.
-  { output: process.env.BENCH_LOG ? createWriteStream(process.env.BENCH_LOG) : null },
-);
+const children = await system.start(profileArgs);
 try {
-  for (const port of Object.values(probes)) await waitUntilReady(`http://127.0.0.1:${port}/readyz`);
-  await waitUntilReady(`${audience}/readyz`);
   const labels = new Map(children.map((c) => [c.child.pid, c.name]));
   const gatewayPid = children.find((c) => c.name === GATEWAY).child.pid;
   const hex = (key) => Buffer.from(key.secretKey).toString('hex');
@@ -522,11 +468,5 @@ try {
       console.log(`WARNING (${report.scenario}): ${report.non2xx} non-2xx, ${report.errors} errors`);
   }
 } finally {
-  await stop();
-  await nats?.destroy();
-  const { default: pg } = await import('pg');
-  const admin = new pg.Client({ connectionString: new URL('/postgres', env.DATABASE_URL).toString() });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-  await admin.end();
+  await system.stop();
 }

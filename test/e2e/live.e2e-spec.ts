@@ -5,6 +5,7 @@ import {
   APPS,
   AppProcess,
   DomainEventTap,
+  LiveReader,
   REDIS_URL,
   Topology,
   freePort,
@@ -29,49 +30,6 @@ function anEvent(overrides: Partial<EventFieldsInput> = {}): EventFieldsInput {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Reads an event's live stream through the SDK in the background, keeping what arrives. */
-class LiveReader {
-  readonly received: LiveEvent[] = [];
-  private readonly controller = new AbortController();
-  private failure: unknown;
-  private pump: Promise<void> = Promise.resolve();
-
-  /** Resolves once the stream is connected: every change after that reaches it. */
-  static async open(client: AgentClient, eventId: string, lastEventId?: string): Promise<LiveReader> {
-    const reader = new LiveReader();
-    await new Promise<void>((resolve, reject) => {
-      const stream = client.events.live(eventId, {
-        signal: reader.controller.signal,
-        onOpen: resolve,
-        ...(lastEventId === undefined ? {} : { lastEventId }),
-      });
-      reader.pump = (async () => {
-        for await (const message of stream) reader.received.push(message);
-      })().catch((error: unknown) => {
-        reader.failure = error;
-        reject(error);
-      });
-    });
-    return reader;
-  }
-
-  async waitFor(count: number, timeoutMs = 10_000): Promise<LiveEvent[]> {
-    return waitFor(
-      `${count} live messages (have ${this.received.length})`,
-      async () => {
-        if (this.failure) throw this.failure;
-        return this.received.length >= count ? this.received : undefined;
-      },
-      timeoutMs,
-    );
-  }
-
-  async close(): Promise<void> {
-    this.controller.abort();
-    await this.pump;
-  }
-}
 
 interface StalledClient {
   response: IncomingMessage;

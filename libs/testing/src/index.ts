@@ -11,3 +11,4 @@ export * from './problem-of.js';
 export * from './fuzz/index.js';
 export * from './standalone-process.js';
 export * from './failover-proxy.js';
+export * from './live-reader.js';

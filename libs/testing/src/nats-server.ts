@@ -24,6 +24,11 @@ export class PrivateNatsServer {
     return server;
   }
 
+  /** Its process id while it runs. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   get url(): string {
     return `nats://127.0.0.1:${this.port}`;
   }

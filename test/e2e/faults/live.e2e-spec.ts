@@ -1,47 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AgentClient, generateAgentKey, type LiveEvent, type LiveHistoryCut } from '@townhall/sdk';
-import { FailoverProxy, StandaloneProcess, Topology, freePort, waitFor } from '@townhall/testing';
+import { AgentClient, generateAgentKey, type LiveEvent } from '@townhall/sdk';
+import { FailoverProxy, LiveReader, StandaloneProcess, Topology, freePort, waitFor } from '@townhall/testing';
 import { aPaidEvent, report } from './workload.js';
 
 const CLIENTS = 200;
-
-/** One SDK reader of an event's live stream, reconnecting as the SDK does; keeps what arrives. */
-class Reader {
-  readonly received: LiveEvent[] = [];
-  readonly cuts: LiveHistoryCut[] = [];
-  opens = 0;
-  private readonly controller = new AbortController();
-  private pump: Promise<void> = Promise.resolve();
-  failure: unknown;
-
-  static async open(client: AgentClient, eventId: string): Promise<Reader> {
-    const reader = new Reader();
-    await new Promise<void>((resolve, reject) => {
-      const stream = client.events.live(eventId, {
-        signal: reader.controller.signal,
-        onOpen: () => {
-          reader.opens += 1;
-          resolve();
-        },
-        onHistoryCut: (cut) => reader.cuts.push(cut),
-      });
-      reader.pump = (async () => {
-        for await (const message of stream) reader.received.push(message);
-      })().catch((error: unknown) => {
-        reader.failure = error;
-        reject(error);
-      });
-    });
-    return reader;
-  }
-
-  async close(): Promise<void> {
-    this.controller.abort();
-    await this.pump;
-  }
-}
 
 /** The questions the messages announce (townhall.question.submitted carries the question). */
 function questionIds(messages: LiveEvent[]): string[] {
@@ -51,7 +15,7 @@ function questionIds(messages: LiveEvent[]): string[] {
 describe('faults: live streams across a dead gateway replica and a standalone restart', () => {
   let topology: Topology | undefined;
   let proxy: FailoverProxy | undefined;
-  let readers: Reader[] = [];
+  let readers: LiveReader[] = [];
 
   afterEach(async () => {
     await Promise.all(readers.map((reader) => reader.close()));
@@ -78,7 +42,9 @@ describe('faults: live streams across a dead gateway replica and a standalone re
     const event = await host.events.create(aPaidEvent());
     const viewer = new AgentClient({ baseUrl: proxy.url, audience: topology.baseUrl });
     for (let index = 0; index < CLIENTS; index += 50) {
-      readers.push(...(await Promise.all(Array.from({ length: 50 }, () => Reader.open(viewer, event.id)))));
+      readers.push(
+        ...(await Promise.all(Array.from({ length: 50 }, () => LiveReader.open(viewer, event.id)))),
+      );
     }
 
     const asked: string[] = [];
@@ -106,7 +72,7 @@ describe('faults: live streams across a dead gateway replica and a standalone re
     report(`live: ${CLIENTS} clients of a killed replica caught up ${caughtUp} ms after the kill`);
 
     for (const reader of readers) {
-      expect(reader.failure).toBeUndefined();
+      expect(reader.error).toBeUndefined();
       expect(reader.cuts).toEqual([]);
       expect(reader.opens).toBe(2);
       expect(questionIds(reader.received)).toEqual(asked);
@@ -127,7 +93,7 @@ describe('faults: live streams across a dead gateway replica and a standalone re
     try {
       const host = new AgentClient({ baseUrl: standalone.baseUrl, key: generateAgentKey() });
       const event = await host.events.create(aPaidEvent());
-      const reader = await Reader.open(new AgentClient({ baseUrl: standalone.baseUrl }), event.id);
+      const reader = await LiveReader.open(new AgentClient({ baseUrl: standalone.baseUrl }), event.id);
       readers.push(reader);
       const before = await host.questions.submit(event.id, 'Before the restart');
       await waitFor('the first question', async () => (reader.received.length === 1 ? true : undefined));

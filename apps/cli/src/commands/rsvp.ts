@@ -15,6 +15,11 @@ interface RsvpOptions {
 }
 
 function describe(result: RsvpResult): string[] {
+  if (result.ticket.status === 'pending')
+    return [
+      'the payment is not confirmed yet: the seat is held until the facilitator says whether it settled',
+      ticketLine(result.ticket),
+    ];
   if (!result.created)
     return [`you already hold this ticket; nothing was charged`, ticketLine(result.ticket)];
   if (result.payment)

@@ -181,7 +181,7 @@ describe('paid RSVP through an x402 facilitator over HTTP', () => {
 
   it('a payment the facilitator cannot answer for stays pending, and is voided (the seat given back) once it refuses it', async () => {
     const eventId = await oneSeatEvent();
-    facilitator.mode = 'error500';
+    facilitator.mode = 'settle-error500';
     const buyer = topology.client();
     const pending = await pay(buyer, eventId);
     expect(pending.status).toBe(202);
@@ -209,7 +209,7 @@ describe('paid RSVP through an x402 facilitator over HTTP', () => {
 
   it('a payment settling when ticketing is killed (-9) is concluded by the service started again', async () => {
     const eventId = await oneSeatEvent();
-    facilitator.mode = 'error500';
+    facilitator.mode = 'settle-error500';
     const buyer = topology.client();
     expect((await pay(buyer, eventId)).status).toBe(202);
     await topology.service('ticketing').kill();

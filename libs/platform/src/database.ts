@@ -1,5 +1,28 @@
-import { required } from './config.js';
+import pg from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
+import { required } from './config.js';
+
+/**
+ * pg, with a Pool whose every client always has an 'error' listener. pg-pool hands a freed client
+ * to the next waiting caller from inside the socket read that freed it, and TypeORM attaches its
+ * own listener a promise tick later: a FATAL message in the same read (a backend terminated right
+ * after its last answer) reached a client with no listener, and Node ended the process. The error
+ * still reaches the query it failed, TypeORM and the pool (which drop that client); this listener
+ * only keeps it from being thrown. test/e2e/faults/postgres.e2e-spec.ts terminates backends under
+ * load, which is how this was found.
+ */
+class GuardedPool extends pg.Pool {
+  constructor(options?: pg.PoolConfig) {
+    super(options);
+    this.on('connect', (client) => client.on('error', ignoreClientError));
+  }
+}
+
+function ignoreClientError(): void {
+  // Handled where it matters: see GuardedPool.
+}
+
+const guardedPg: typeof pg = Object.create(pg, { Pool: { value: GuardedPool } }) as typeof pg;
 
 export interface SchemaDataSourceOptions {
   url: string;
@@ -31,6 +54,7 @@ export function createSchemaDataSource(options: SchemaDataSourceOptions): DataSo
     // reaches RemoteErrorFilter, which logs it as internal.error with its stack.
     logging: false,
     poolSize: options.poolSize ?? 10,
+    driver: guardedPg,
     extra: { application_name: `townhall-${options.schema}`, connectionTimeoutMillis: 5_000 },
   });
 }

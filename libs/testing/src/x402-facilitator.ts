@@ -32,13 +32,13 @@ export const FacilitatorRequestSchema = z.discriminatedUnion('x402Version', [
 export type FacilitatorRequest = z.infer<typeof FacilitatorRequestSchema>;
 
 /**
- * How the facilitator answers: `ok`; `refuse` at /verify; `refuse-settle`; `error500` (at /settle);
- * `hang`
- * (never answers); `stall-body` (headers and half a body); `settle-late` (settles at once but
- * answers /settle only after `lateMs`, when the client has stopped waiting).
+ * How the facilitator answers: `ok`; `refuse` at /verify; `refuse-settle`; `error500`;
+ * `settle-error500` (a valid /verify, then 500 at /settle); `hang` (never answers); `stall-body`
+ * (headers and half a body); `settle-late` (settles at once but answers /settle only after
+ * `lateMs`, when the client has stopped waiting).
  */
 export type FacilitatorMode =
-  'ok' | 'refuse' | 'refuse-settle' | 'error500' | 'hang' | 'stall-body' | 'settle-late';
+  'ok' | 'refuse' | 'refuse-settle' | 'error500' | 'settle-error500' | 'hang' | 'stall-body' | 'settle-late';
 
 export class TestFacilitator {
   mode: FacilitatorMode = 'ok';
@@ -113,8 +113,11 @@ export class TestFacilitator {
         response.writeHead(200, { 'content-type': 'application/json' });
         response.write('{"success":tr');
         return; // headers and half a body, then silence
-      case 'error500':
+      case 'settle-error500':
         if (path === '/verify') return send(response, 200, { isValid: true, payer });
+        response.writeHead(500, { 'content-type': 'text/plain' }).end('facilitator exploded');
+        return;
+      case 'error500':
         response.writeHead(500, { 'content-type': 'text/plain' }).end('facilitator exploded');
         return;
       case 'refuse':

@@ -12,6 +12,7 @@ import {
 } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
 import { isUuid, TOWNHALL_STREAM, TOWNHALL_SUBJECTS, type CloudEvent } from '@townhall/contracts';
+import { databaseFaultOf } from '../database-faults.js';
 import type { Logger } from '../logger.js';
 
 export interface DomainEventConsumerOptions {
@@ -34,6 +35,8 @@ export interface DomainEventConsumer {
 }
 
 const ACK_WAIT_MS = 30_000;
+/** How soon an event whose handler met a database fault is redelivered. */
+const DATABASE_RETRY_DELAY_MS = 1_000;
 /** The most events a batch handler is given at once (and a batch consumer buffers). */
 export const CONSUMER_BATCH = 100;
 // A handler slower than the ack wait would see its event redelivered while it still runs.
@@ -97,7 +100,9 @@ export async function consumeDomainEvents(options: DomainEventConsumerOptions): 
         { err: error, durable, eventId: event.id, type: event.type, deliveries: message.info.deliveryCount },
         'domain event handler failed; JetStream redelivers it later',
       );
-      message.nak(retryDelayMs);
+      // The database away (a restart) is back within a second or two: try again soon, so that
+      // projections do not lag an outage by the whole retry delay.
+      message.nak(databaseFaultOf(error) ? Math.min(DATABASE_RETRY_DELAY_MS, retryDelayMs) : retryDelayMs);
     } finally {
       clearInterval(keepAlive);
     }

@@ -1,0 +1,56 @@
+import { createSchemaDataSource } from '@townhall/platform/service';
+import { createTestDatabase, type TestDatabase } from '@townhall/testing';
+import type pg from 'pg';
+import type { DataSource } from 'typeorm';
+
+/**
+ * The pool every service's DataSource uses against the real PostgreSQL. pg-pool hands a client to
+ * the next caller from inside the socket read that freed it; TypeORM attaches its 'error'
+ * listener only a promise tick later. An error in between (a backend terminated right after its
+ * last answer, in the same read) used to find no listener and end the process:
+ * test/e2e/faults/postgres.e2e-spec.ts found it by terminating backends under load.
+ */
+describe('createSchemaDataSource: its pool clients never throw an error event', () => {
+  let database: TestDatabase;
+  let dataSource: DataSource;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('pool_test');
+    dataSource = createSchemaDataSource({
+      url: database.url,
+      schema: 'public',
+      entities: [],
+      migrations: [],
+    });
+    await dataSource.initialize();
+  });
+  afterAll(async () => {
+    await dataSource.destroy();
+    await database.drop();
+  });
+
+  it('a client handed over by the pool has an error listener before its new owner adds one', async () => {
+    const pool = (dataSource.driver as unknown as { master: pg.Pool }).master;
+    for (let round = 0; round < 3; round++) {
+      // The callback runs where pg-pool hands the client over: nobody else has listened yet.
+      const handedOver = await new Promise<{ listeners: number; threw: boolean }>((resolve, reject) =>
+        pool.connect((error, client, release) => {
+          if (error || !client) return reject(error ?? new Error('no client'));
+          const listeners = client.listenerCount('error');
+          // An error now must not throw (it did: "Unhandled 'error' event").
+          let threw = false;
+          try {
+            client.emit('error', new Error('terminating connection'));
+          } catch {
+            threw = true;
+          }
+          release(new Error('drop this client'));
+          resolve({ listeners, threw });
+        }),
+      );
+      expect(handedOver).toEqual({ listeners: 1, threw: false });
+    }
+    // And the pool goes on serving with new clients.
+    expect(await dataSource.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+  });
+});

@@ -67,6 +67,38 @@ export async function aStage(topology: Topology, host: AgentClient): Promise<Sta
   return { eventId: event.id, hostQuestionId: question.id };
 }
 
+/** The directory handle the workload gives an agent's card. */
+export function cardHandle(agent: AgentClient): string {
+  return `fault_${agent.agentId.slice(0, 12).toLowerCase()}`;
+}
+
+/** One signed write, timed, as the client saw it. */
+export async function attempt(
+  kind: WriteKind,
+  agent: AgentClient,
+  call: () => Promise<string>,
+  afterFault = true,
+): Promise<Write> {
+  const started = Date.now();
+  const record: Write = { kind, agent, ok: false, ms: 0, at: 0, afterFault };
+  try {
+    record.id = await call();
+    record.ok = true;
+  } catch (error) {
+    if (error instanceof TownhallError) {
+      record.status = error.status;
+      record.code = error.code;
+      record.retryAfter = error.headers.get('retry-after');
+    } else {
+      record.network =
+        error instanceof Error ? `${error.message} ${String(error.cause ?? '')}` : String(error);
+    }
+  }
+  record.at = Date.now();
+  record.ms = record.at - started;
+  return record;
+}
+
 /**
  * Every agent at once: a paid RSVP (two signed writes, the 402 then the payment), then a
  * question, an upvote of the host's question and a directory card: four or five writes each.
@@ -82,23 +114,7 @@ export async function burst(
   const writes: Write[] = [];
   let answered = 0;
   const write = async (kind: WriteKind, agent: AgentClient, call: () => Promise<string>): Promise<Write> => {
-    const started = Date.now();
-    const record: Write = { kind, agent, ok: false, ms: 0, at: 0, afterFault: answered >= after };
-    try {
-      record.id = await call();
-      record.ok = true;
-    } catch (error) {
-      if (error instanceof TownhallError) {
-        record.status = error.status;
-        record.code = error.code;
-        record.retryAfter = error.headers.get('retry-after');
-      } else {
-        record.network =
-          error instanceof Error ? `${error.message} ${String(error.cause ?? '')}` : String(error);
-      }
-    }
-    record.at = Date.now();
-    record.ms = record.at - started;
+    const record = await attempt(kind, agent, call, answered >= after);
     writes.push(record);
     if (++answered === after) fault();
     return record;
@@ -122,7 +138,7 @@ export async function burst(
       }
       await write('card', agent, async () => {
         await agent.directory.putMe({
-          handle: `fault_${agent.agentId.slice(0, 12).toLowerCase()}`,
+          handle: cardHandle(agent),
           displayName: `A${index}`,
         });
         return agent.agentId;
@@ -193,7 +209,7 @@ export async function retryFailed(writes: Write[], stage: Stage): Promise<Write[
           await agent.questions.upvote(stage.eventId, stage.hostQuestionId);
         } else {
           await agent.directory.putMe({
-            handle: `fault_${agent.agentId.slice(0, 12).toLowerCase()}`,
+            handle: cardHandle(agent),
             displayName: 'Again',
           });
         }

@@ -1,7 +1,25 @@
 import { createServer } from 'node:net';
 
-/** A TCP port that was free a moment ago on 127.0.0.1. */
+/**
+ * Every port this process has handed out. The kernel may give a port that was just closed to the
+ * next `listen(0)`: without this, a topology could hand the gateway's port to a service's probe
+ * server too, whose `/readyz` would then answer for a gateway that never bound (seen in CI: every
+ * request of a suite got the probe's 404).
+ */
+const handedOut = new Set<number>();
+
+/** A TCP port that was free a moment ago on 127.0.0.1 and that this process never handed out. */
 export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = await unusedPort();
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    return port;
+  }
+  throw new Error('no fresh port after 100 tries');
+}
+
+async function unusedPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();

@@ -2,6 +2,7 @@ import { createSchemaDataSource } from '@townhall/platform/service';
 import type { DataSource } from 'typeorm';
 import { CreateEngagement1764000000000 } from './migrations/1764000000000-create-engagement.js';
 import { EventStanding1764200000000 } from './migrations/1764200000000-event-standing.js';
+import { Moderation1764500000000 } from './migrations/1764500000000-moderation.js';
 
 export const ENGAGEMENT_SCHEMA = 'engagement';
 
@@ -10,7 +11,7 @@ export function createEngagementDataSource(url: string, poolSize?: number): Data
     url,
     schema: ENGAGEMENT_SCHEMA,
     entities: [],
-    migrations: [CreateEngagement1764000000000, EventStanding1764200000000],
+    migrations: [CreateEngagement1764000000000, EventStanding1764200000000, Moderation1764500000000],
     ...(poolSize === undefined ? {} : { poolSize }),
   });
 }

@@ -2,6 +2,8 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { Changes, type Logger, type OutboxRelay, type ServiceClient } from '@townhall/platform/service';
 import { DataSource } from 'typeorm';
 import { Participants } from './access/participants.js';
+import { BlocksHandler } from './blocks/blocks.handler.js';
+import { BlocksService } from './blocks/blocks.service.js';
 import { ENGAGEMENT_SCHEMA } from './data-source.js';
 import { PollCloser } from './polls/poll-closer.js';
 import { PollsHandler } from './polls/polls.handler.js';
@@ -32,7 +34,7 @@ export class EngagementModule {
   static register(options: EngagementModuleOptions): DynamicModule {
     return {
       module: EngagementModule,
-      controllers: [StageHandler, QuestionsHandler, PollsHandler, RecordingsHandler],
+      controllers: [StageHandler, QuestionsHandler, PollsHandler, RecordingsHandler, BlocksHandler],
       providers: [
         { provide: DataSource, useValue: options.dataSource },
         {
@@ -51,6 +53,7 @@ export class EngagementModule {
         PollsService,
         PollCloser,
         RecordingsService,
+        BlocksService,
         EventStandings,
         TicketAttendance,
       ],

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { generateAgentKey } from '@townhall/auth';
 import {
+  DEFAULT_MODERATION,
   Attendance,
   DomainError,
   EngagementTopics,
@@ -58,6 +59,7 @@ describe('engagement service: authorization from its projections', () => {
         status: known.status,
         hostId: known.hostId,
         role,
+        moderation: known.moderation,
         startsAt: known.startsAt,
         endsAt: known.endsAt,
         capacity: known.capacity,
@@ -117,6 +119,7 @@ describe('engagement service: authorization from its projections', () => {
       speakers: [],
       capacity: 100,
       ticketing: { mode: 'free' },
+      moderation: DEFAULT_MODERATION,
       status,
       seriesId: null,
       counts: { ticketsSold: {}, questions: 0, polls: 0 },

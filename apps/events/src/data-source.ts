@@ -1,6 +1,7 @@
 import { createSchemaDataSource } from '@townhall/platform/service';
 import type { DataSource } from 'typeorm';
 import { CreateEvents1763800000000 } from './migrations/1763800000000-create-events.js';
+import { Moderation1764500000000 } from './migrations/1764500000000-moderation.js';
 
 export const EVENTS_SCHEMA = 'events';
 
@@ -9,7 +10,7 @@ export function createEventsDataSource(url: string, poolSize?: number): DataSour
     url,
     schema: EVENTS_SCHEMA,
     entities: [],
-    migrations: [CreateEvents1763800000000],
+    migrations: [CreateEvents1763800000000, Moderation1764500000000],
     ...(poolSize === undefined ? {} : { poolSize }),
   });
 }

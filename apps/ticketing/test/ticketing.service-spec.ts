@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { generateAgentKey, type AgentKey } from '@townhall/auth';
 import {
+  DEFAULT_MODERATION,
   DomainError,
   EventTopics,
   Events,
@@ -52,6 +53,7 @@ describe('ticketing service', () => {
       endsAt: new Date(startsAt.getTime() + HOUR).toISOString(),
       capacity,
       ticketing: ticketingMode,
+      moderation: DEFAULT_MODERATION,
       moderators: [],
       speakers: [],
       seriesId: null,

@@ -19,5 +19,12 @@ export interface CloudEvent<T = unknown> {
   /** The aggregate's id, e.g. the event id. */
   subject: string;
   datacontenttype: 'application/json';
+  /**
+   * A CloudEvents extension attribute: `staff` marks what only an event's host and moderators may
+   * see (a report, a question held for review). Absent: public, on the event's live stream.
+   */
+  visibility?: DomainEventVisibility;
   data: T;
 }
+
+export type DomainEventVisibility = 'staff';

@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { AgentIdSchema } from './agent-id.js';
 import { contract } from './contract.js';
-import { AgendaItemSchema, EventIdSchema, EventPath, PollPath, QuestionPath } from './events.js';
+import {
+  AgendaItemSchema,
+  EventIdSchema,
+  EventPath,
+  ParticipantPath,
+  PollPath,
+  QuestionPath,
+  StageMessagePath,
+} from './events.js';
 import type { ProblemCode } from './problem-codes.js';
 import { httpRoute, routeGroup } from './http.js';
 import { InstantReply, pageOf, reply } from './replies.js';
@@ -16,7 +24,8 @@ export const StageMessageViewSchema = reply(
     eventId: z.string(),
     sequence: z.number().int().describe('Gap-free per event, from 1: read on with `?after=<sequence>`'),
     authorId: AgentIdSchema,
-    body: z.string(),
+    body: z.string().nullable().describe('null once a moderator has hidden the message'),
+    hidden: z.boolean().describe('Hidden by a moderator: the sequence stays, the body is gone'),
     kind: z.enum(['message', 'question']).describe('`question`: a promoted question put on stage'),
     questionId: z.string().nullable(),
     createdAt: InstantReply,
@@ -36,10 +45,19 @@ export const StageListSchema = PagingSchema.extend({
   after: SequenceQuerySchema.default(0),
 }).strict();
 
+export const StageHideSchema = z.strictObject({ eventId: EventIdSchema, messageId: EventIdSchema });
+
 // ---- Q&A ----
 
-export const QUESTION_STATES = ['open', 'promoted', 'answered', 'dismissed'] as const;
+export const QUESTION_STATES = ['pending', 'open', 'promoted', 'answered', 'dismissed', 'withdrawn'] as const;
 export type QuestionState = (typeof QUESTION_STATES)[number];
+/** The states anyone may read; `pending` and `withdrawn` are for the author, moderators and the host. */
+export const PUBLIC_QUESTION_STATES = [
+  'open',
+  'promoted',
+  'answered',
+  'dismissed',
+] as const satisfies QuestionState[];
 
 export const QuestionViewSchema = reply(
   z.object({
@@ -49,6 +67,11 @@ export const QuestionViewSchema = reply(
     body: z.string(),
     upvotes: z.number().int(),
     state: z.enum(QUESTION_STATES),
+    reports: z
+      .number()
+      .int()
+      .optional()
+      .describe('Reports by distinct attendees; only in reads signed by a moderator or the host'),
     createdAt: InstantReply,
   }),
   'Question',
@@ -74,7 +97,15 @@ export const QuestionUpvoteSchema = z.strictObject({
   up: z.boolean(),
 });
 
-export const QUESTION_ACTIONS = ['promote', 'answer', 'dismiss'] as const;
+export const QuestionWithdrawSchema = z.strictObject({ eventId: EventIdSchema, questionId: EventIdSchema });
+
+export const QuestionReportSchema = z.strictObject({
+  eventId: EventIdSchema,
+  questionId: EventIdSchema,
+  reason: z.string().trim().min(1, 'must not be empty').max(500).optional(),
+});
+
+export const QUESTION_ACTIONS = ['approve', 'promote', 'answer', 'dismiss'] as const;
 export type QuestionAction = (typeof QUESTION_ACTIONS)[number];
 
 export const QuestionModerateSchema = z.strictObject({
@@ -134,6 +165,31 @@ export const PollVoteSchema = z.strictObject({
 
 export const PollCloseSchema = z.strictObject({ eventId: EventIdSchema, pollId: EventIdSchema });
 
+// ---- Moderation: blocks ----
+
+export const BlockViewSchema = reply(
+  z.object({
+    eventId: z.string(),
+    agentId: AgentIdSchema,
+    blocked: z.boolean(),
+    blockedBy: AgentIdSchema.nullable().describe('The moderator or host who blocked; null when not blocked'),
+    blockedAt: InstantReply.nullable(),
+  }),
+  'Block',
+  'Whether an agent is blocked from taking part in an event',
+);
+export type BlockView = z.output<typeof BlockViewSchema>;
+export const BlockPageSchema = pageOf(BlockViewSchema, 'Block');
+
+export const BlockSetSchema = z.strictObject({
+  eventId: EventIdSchema,
+  agentId: AgentIdSchema,
+  /** true to block (idempotent), false to unblock (idempotent). */
+  blocked: z.boolean(),
+});
+
+export const BlockListSchema = PagingSchema.extend({ eventId: EventIdSchema }).strict();
+
 // ---- Recordings ----
 
 export const RecordingViewSchema = reply(
@@ -170,6 +226,7 @@ const EventRef = z.strictObject({ eventId: EventIdSchema });
 export const Stage = {
   post: contract<StageMessageView>()('engagement.stage.post', StagePostSchema),
   list: contract<Page<StageMessageView>>()('engagement.stage.list', StageListSchema),
+  hide: contract<StageMessageView>()('engagement.stage.hide', StageHideSchema),
 } as const;
 
 export const Questions = {
@@ -177,6 +234,13 @@ export const Questions = {
   list: contract<Page<QuestionView>>()('engagement.question.list', QuestionListSchema),
   upvote: contract<QuestionView>()('engagement.question.upvote', QuestionUpvoteSchema),
   moderate: contract<QuestionView>()('engagement.question.moderate', QuestionModerateSchema),
+  withdraw: contract<QuestionView>()('engagement.question.withdraw', QuestionWithdrawSchema),
+  report: contract<QuestionView>()('engagement.question.report', QuestionReportSchema),
+} as const;
+
+export const Blocks = {
+  set: contract<BlockView>()('engagement.block.set', BlockSetSchema),
+  list: contract<Page<BlockView>>()('engagement.block.list', BlockListSchema),
 } as const;
 
 export const Polls = {
@@ -198,6 +262,15 @@ export const EngagementTopics = {
   questionPromoted: 'townhall.question.promoted',
   questionAnswered: 'townhall.question.answered',
   questionDismissed: 'townhall.question.dismissed',
+  questionApproved: 'townhall.question.approved',
+  questionWithdrawn: 'townhall.question.withdrawn',
+  /** Moderators and the host only (visibility `staff`): never on the public live stream. */
+  questionReported: 'townhall.question.reported',
+  /** An open question sent back to `pending` by reports: it leaves public view. */
+  questionHeld: 'townhall.question.held',
+  stageHidden: 'townhall.stage.hidden',
+  participantBlocked: 'townhall.participant.blocked',
+  participantUnblocked: 'townhall.participant.unblocked',
   pollOpened: 'townhall.poll.opened',
   pollVoted: 'townhall.poll.voted',
   pollClosed: 'townhall.poll.closed',
@@ -243,9 +316,26 @@ export const StageRoutes = routeGroup('Stage', {
     rest: 'query',
     signed: false,
     summary: 'The stage messages, in order',
-    description: 'Poll with `?after=<the last sequence you saw>`, or follow `/events/{id}/live`.',
+    description:
+      'Poll with `?after=<the last sequence you saw>`, or follow `/events/{id}/live`. A message a moderator hid keeps its sequence with `hidden: true` and `body: null`.',
     reply: StageMessagePageSchema,
     codes: ['event.not_found'],
+  }),
+  /** Moderators and the host: the body leaves every public read and the public recording. */
+  hide: httpRoute({
+    contract: Stage.hide,
+    method: 'POST',
+    path: '/events/:id/stage/:mid/hide',
+    fields: { id: 'eventId', mid: 'messageId' },
+    params: StageMessagePath,
+    rest: 'none',
+    signed: true,
+    status: 200,
+    summary: 'Hide a stage message',
+    description:
+      'Moderators and the host. The message keeps its sequence; public reads, the live stream and the public recording show `hidden: true` and `body: null`. Hiding again is a no-op.',
+    reply: StageMessageViewSchema,
+    codes: ['event.not_found', 'stage.message_not_found', 'role.forbidden', 'role.blocked'],
   }),
 });
 
@@ -315,6 +405,8 @@ const UPVOTE_CODES = [
   'role.forbidden',
   'question.closed',
   'question.own_upvote',
+  'question.invalid_transition',
+  'role.blocked',
 ] as const satisfies ProblemCode[];
 
 /** What a moderation action (promote, answer, dismiss) can answer besides the common codes. */
@@ -324,6 +416,7 @@ const MODERATION_CODES = [
   'role.forbidden',
   'question.closed',
   'question.invalid_transition',
+  'role.blocked',
 ] as const satisfies ProblemCode[];
 
 const questionRoute = {
@@ -349,9 +442,9 @@ export const QuestionRoutes = routeGroup('Questions', {
     description:
       'Attendees, while the event is scheduled (AMA pre-questions) or live; 5 per minute per event.',
     reply: QuestionViewSchema,
-    codes: ['event.not_found', 'role.forbidden', 'question.closed', 'rate.limited'],
+    codes: ['event.not_found', 'role.forbidden', 'role.blocked', 'question.closed', 'rate.limited'],
   }),
-  /** Public: `?sort=top|new&state=&limit=&cursor=`. */
+  /** Public: `?sort=top|new&state=&limit=&cursor=`; signed, also what only moderators see. */
   list: httpRoute({
     contract: Questions.list,
     method: 'GET',
@@ -360,10 +453,12 @@ export const QuestionRoutes = routeGroup('Questions', {
     params: EventPath,
     rest: 'query',
     signed: false,
+    acceptsSignature: true,
     summary: 'The questions',
-    description: 'By upvotes then age (`sort=top`) or newest first (`sort=new`).',
+    description:
+      'By upvotes then age (`sort=top`) or newest first (`sort=new`). Public reads show `open`, `promoted`, `answered` and `dismissed` questions, except the open ones of a blocked agent. Signed, the same read also takes `state=pending` or `state=withdrawn`: moderators and the host see every such question with its `reports`, an author their own.',
     reply: QuestionPageSchema,
-    codes: ['event.not_found'],
+    codes: ['event.not_found', 'role.forbidden'],
   }),
   /** Idempotent: upvoting twice counts once. */
   upvote: httpRoute({
@@ -387,6 +482,56 @@ export const QuestionRoutes = routeGroup('Questions', {
     description: 'Idempotent.',
     codes: [...UPVOTE_CODES],
   }),
+  /** Moderators and the host: a pending question becomes open (public). */
+  approve: httpRoute({
+    ...questionRoute,
+    contract: Questions.moderate,
+    method: 'POST',
+    path: '/events/:id/questions/:qid/approve',
+    fixed: { action: 'approve' },
+    status: 200,
+    summary: 'Approve a pending question',
+    description: 'Moderators and the host: `pending -> open`; the question appears in public reads.',
+    codes: [...MODERATION_CODES],
+  }),
+  /** Its author: the question leaves every public read. */
+  withdrawQuestion: httpRoute({
+    ...questionRoute,
+    contract: Questions.withdraw,
+    method: 'POST',
+    path: '/events/:id/questions/:qid/withdraw',
+    status: 200,
+    summary: 'Withdraw your question',
+    description: 'Its author, while it is pending or open: `-> withdrawn`, gone from public reads.',
+    codes: [
+      'event.not_found',
+      'question.not_found',
+      'role.forbidden',
+      'question.closed',
+      'question.invalid_transition',
+    ],
+  }),
+  /** Attendees, once each (again is a no-op); at the event's threshold an open question goes back to pending. */
+  report: httpRoute({
+    ...questionRoute,
+    contract: Questions.report,
+    method: 'POST',
+    path: '/events/:id/questions/:qid/report',
+    rest: 'body',
+    status: 200,
+    summary: 'Report a question',
+    description:
+      "Attendees, `{ reason? }`, once per agent (again: 200, counted once). At the event's `moderation.reportThreshold` an open question becomes `pending` and leaves public view until a moderator approves or dismisses it. Report counts are shown to moderators and the host only.",
+    codes: [
+      'event.not_found',
+      'question.not_found',
+      'role.forbidden',
+      'role.blocked',
+      'question.closed',
+      'question.own_report',
+      'question.invalid_transition',
+    ],
+  }),
   /** Moderators and the host; promoting puts the question on stage (live only). */
   promote: httpRoute({
     ...questionRoute,
@@ -404,6 +549,7 @@ export const QuestionRoutes = routeGroup('Questions', {
       'stage.closed',
       'question.closed',
       'question.invalid_transition',
+      'role.blocked',
     ],
   }),
   answer: httpRoute({
@@ -427,6 +573,54 @@ export const QuestionRoutes = routeGroup('Questions', {
     summary: 'Dismiss a question',
     description: 'Moderators and the host.',
     codes: [...MODERATION_CODES],
+  }),
+});
+
+const blockRoute = {
+  contract: Blocks.set,
+  fields: { id: 'eventId' },
+  params: ParticipantPath,
+  rest: 'none',
+  signed: true,
+  status: 200,
+  reply: BlockViewSchema,
+  codes: ['event.not_found', 'role.forbidden', 'role.blocked'],
+} as const;
+
+/** Blocks (docs/product.md "Moderation"); owned by the engagement service. */
+export const ModerationRoutes = routeGroup('Moderation', {
+  /** Moderators and the host: `{ agentId }`; idempotent. */
+  block: httpRoute({
+    ...blockRoute,
+    method: 'POST',
+    path: '/events/:id/blocks',
+    params: EventPath,
+    rest: 'body',
+    fixed: { blocked: true },
+    summary: 'Block an agent in this event',
+    description:
+      'Moderators and the host, `{ agentId }`. The agent gets 403 `role.blocked` on questions, upvotes, reports, ballots and the stage of this event; its pending and open questions leave public view. Its ticket is kept. Blocking again is a no-op. The host cannot be blocked, and only the host can block a moderator.',
+  }),
+  unblock: httpRoute({
+    ...blockRoute,
+    method: 'DELETE',
+    path: '/events/:id/blocks/:agentId',
+    fixed: { blocked: false },
+    summary: 'Unblock an agent',
+    description: 'Moderators and the host; its open questions return to public view. Idempotent.',
+  }),
+  list: httpRoute({
+    contract: Blocks.list,
+    method: 'GET',
+    path: '/events/:id/blocks',
+    fields: { id: 'eventId' },
+    params: EventPath,
+    rest: 'query',
+    signed: true,
+    summary: 'The agents blocked in this event',
+    description: 'Moderators and the host; most recent first.',
+    reply: BlockPageSchema,
+    codes: ['event.not_found', 'role.forbidden'],
   }),
 });
 

@@ -55,6 +55,22 @@ export const AgendaItemSchema = z.strictObject({
 });
 export type AgendaItem = z.output<typeof AgendaItemSchema>;
 
+export const QUESTION_MODERATION_MODES = ['post', 'pre'] as const;
+export type QuestionModerationMode = (typeof QUESTION_MODERATION_MODES)[number];
+const ReportThresholdSchema = z.number().int().min(1).max(100);
+
+/**
+ * How an event's questions are moderated (docs/product.md "Moderation"): `pre` holds every new
+ * question as `pending` until a moderator approves it; in either mode `reportThreshold` reports
+ * send an open question back to `pending`.
+ */
+export const ModerationSchema = z.strictObject({
+  questions: z.enum(QUESTION_MODERATION_MODES).default('post'),
+  reportThreshold: ReportThresholdSchema.default(3),
+});
+export type Moderation = z.output<typeof ModerationSchema>;
+export const DEFAULT_MODERATION: Moderation = { questions: 'post', reportThreshold: 3 };
+
 const AgentList = z
   .array(AgentIdSchema)
   .max(50)
@@ -72,6 +88,7 @@ export const EventFieldsSchema = z.strictObject({
   moderators: AgentList.default([]),
   speakers: AgentList.default([]),
   ticketing: TicketingSchema.default({ mode: 'free' }),
+  moderation: ModerationSchema.default(DEFAULT_MODERATION),
 });
 export type EventFields = z.output<typeof EventFieldsSchema>;
 export type EventFieldsInput = z.input<typeof EventFieldsSchema>;
@@ -88,6 +105,13 @@ export const EventChangesSchema = z.strictObject({
   moderators: AgentList.optional(),
   speakers: AgentList.optional(),
   ticketing: TicketingSchema.optional(),
+  /** Either field alone; the other keeps its value. */
+  moderation: z
+    .strictObject({
+      questions: z.enum(QUESTION_MODERATION_MODES).optional(),
+      reportThreshold: ReportThresholdSchema.optional(),
+    })
+    .optional(),
 });
 export type EventChanges = z.output<typeof EventChangesSchema>;
 export type EventChangesInput = z.input<typeof EventChangesSchema>;
@@ -100,6 +124,8 @@ export const EventPath = z.object({ id: EventIdSchema.describe('The event id') }
 export const SeriesPath = z.object({ id: EventIdSchema.describe('The series id') });
 export const QuestionPath = EventPath.extend({ qid: EventIdSchema.describe('The question id') });
 export const PollPath = EventPath.extend({ pid: EventIdSchema.describe('The poll id') });
+export const StageMessagePath = EventPath.extend({ mid: EventIdSchema.describe('The stage message id') });
+export const ParticipantPath = EventPath.extend({ agentId: AgentIdSchema.describe('The agent') });
 
 export const EventViewSchema = reply(
   z.object({
@@ -115,6 +141,15 @@ export const EventViewSchema = reply(
     speakers: z.array(z.string()),
     capacity: z.number().int(),
     ticketing: TicketingSchema,
+    moderation: z.object({
+      questions: z
+        .enum(QUESTION_MODERATION_MODES)
+        .describe('`pre`: new questions are `pending` until a moderator approves them'),
+      reportThreshold: z
+        .number()
+        .int()
+        .describe('Reports by distinct attendees that send an open question back to `pending`'),
+    }),
     status: z.enum(EVENT_STATUSES),
     seriesId: z.string().nullable(),
     counts: z.object({
@@ -167,6 +202,7 @@ export interface EventAccess {
   endsAt: string;
   capacity: number;
   ticketing: Ticketing;
+  moderation: Moderation;
   moderators: string[];
   speakers: string[];
   seriesId: string | null;

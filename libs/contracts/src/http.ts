@@ -38,6 +38,12 @@ export interface HttpRoute<C extends AnyContract = AnyContract> {
   rest: 'query' | 'body' | 'none';
   /** The caller signs (docs/protocol/signing.md); `false`: a public read. */
   signed: boolean;
+  /**
+   * A public read that also takes a signature: when the request carries one, the gateway
+   * verifies it (401 if it does not verify) and the service sees the caller, who may be shown
+   * more (pending questions to moderators). Such a read is never served from or put in a cache.
+   */
+  acceptsSignature?: true;
   summary: string;
   /** Markdown. */
   description?: string;

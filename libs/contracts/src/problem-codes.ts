@@ -28,6 +28,7 @@ export const PROBLEM_CODES = {
   'auth.nonce_replayed': { status: 401, title: 'The nonce was already used' },
 
   'role.forbidden': { status: 403, title: 'Your role in this event does not allow this' },
+  'role.blocked': { status: 403, title: 'A moderator of this event has blocked you from taking part' },
 
   'event.not_found': { status: 404, title: 'No such event' },
   'event.invalid_transition': { status: 409, title: 'The event is not in a state that allows this' },
@@ -53,6 +54,8 @@ export const PROBLEM_CODES = {
   'question.not_found': { status: 404, title: 'No such question' },
   'question.closed': { status: 409, title: 'Questions are taken while the event is scheduled or live' },
   'question.own_upvote': { status: 409, title: 'You cannot upvote your own question' },
+  'question.own_report': { status: 409, title: 'You cannot report your own question' },
+  'stage.message_not_found': { status: 404, title: 'No such stage message' },
   'question.invalid_transition': { status: 409, title: 'The question is not in a state that allows this' },
   'poll.not_found': { status: 404, title: 'No such poll' },
   'poll.closed': { status: 409, title: 'The poll is closed' },

@@ -34,6 +34,14 @@ export interface SignedRequestOptions {
 const EMPTY = Buffer.alloc(0);
 
 /**
+ * A public read that takes a signature (`acceptsSignature` routes) and was sent with one: it is
+ * verified exactly as on a signed route, and a signature that does not verify is refused.
+ */
+export function carriesAcceptedSignature(request: FastifyRequest): boolean {
+  return request.routeOptions.config.acceptsSignature === true && request.headers.authorization !== undefined;
+}
+
+/**
  * The auth guard, as two Fastify hooks so that the checks run in the order of
  * docs/protocol/signing.md "Verification order":
  * headers, timestamp and agentId before the body is read (onRequest); then the body
@@ -55,7 +63,7 @@ export function installSignedRequests(fastify: FastifyInstance, options: SignedR
   );
 
   fastify.addHook('onRequest', async (request, reply) => {
-    if (!request.routeOptions.config.signed) return;
+    if (!request.routeOptions.config.signed && !carriesAcceptedSignature(request)) return;
     try {
       request.pendingAuth = verifier.precheck({
         authorization: request.raw.headersDistinct['authorization'],

@@ -6,6 +6,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route needs a signed request (docs/protocol/signing.md). */
     signed?: boolean;
+    /** A public read that also takes a signature, verified when one is sent. */
+    acceptsSignature?: boolean;
   }
 }
 

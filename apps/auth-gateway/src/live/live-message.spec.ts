@@ -32,3 +32,21 @@ describe('decodeLiveMessage', () => {
     ).toBeUndefined();
   });
 });
+
+describe('decodeLiveMessage and visibility', () => {
+  it('leaves out a domain event for moderators only (visibility staff), whatever its type', () => {
+    const report = JSON.stringify({
+      specversion: '1.0',
+      id: 'x',
+      source: 's',
+      type: 'townhall.question.reported',
+      subject: 'e1',
+      time: 't',
+      visibility: 'staff',
+      data: { reporterId: 'a' },
+    });
+    expect(decodeLiveMessage(3, 'townhall.question.reported', report)).toBeUndefined();
+    const pending = report.replace('townhall.question.reported', 'townhall.question.submitted');
+    expect(decodeLiveMessage(4, 'townhall.question.submitted', pending)).toBeUndefined();
+  });
+});

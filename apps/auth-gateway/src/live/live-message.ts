@@ -22,8 +22,9 @@ export function isLiveTopic(type: string): boolean {
 
 /**
  * The live-stream message for one message of the TOWNHALL stream, or undefined for a domain
- * event that does not belong on a live stream (a private or off-topic type, or a payload that
- * is not a CloudEvent with a string `type` and `subject`).
+ * event that does not belong on a live stream (a private or off-topic type, one with any
+ * `visibility` (e.g. `staff`), or a payload that is not a CloudEvent with a string `type` and
+ * `subject`).
  */
 export function decodeLiveMessage(
   seq: number,
@@ -38,8 +39,10 @@ export function decodeLiveMessage(
     return undefined;
   }
   if (typeof value !== 'object' || value === null) return undefined;
-  const { type, subject } = value as { type?: unknown; subject?: unknown };
+  const { type, subject, visibility } = value as { type?: unknown; subject?: unknown; visibility?: unknown };
   if (typeof type !== 'string' || typeof subject !== 'string' || !isLiveTopic(type)) return undefined;
+  // Only what the public may see: a report or a question held for review is for moderators.
+  if (visibility !== undefined) return undefined;
   if (/[\r\n]/.test(type)) return undefined;
   return { seq, type, eventId: subject, frame: sseMessage({ id: String(seq), event: type, data: payload }) };
 }

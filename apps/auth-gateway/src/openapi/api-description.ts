@@ -118,10 +118,12 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   Events: 'Schedule, edit, start, end and cancel events; public lists, pages and calendars',
   Tickets: 'RSVP (free, or paid with x402), give tickets back, the attendee list and your tickets',
   Ledger: 'The built-in ledger: your balances and entries (every money movement, both sides)',
-  Stage: 'What is said on the stage of an event, in order',
-  Questions: 'Audience questions: ask, upvote, and moderate (on stage, answered, dismissed)',
+  Stage: 'What is said on the stage of an event, in order; moderators hide what should not be there',
+  Questions:
+    'Audience questions: ask, upvote, withdraw, report; moderators approve, put on stage, answer, dismiss',
   Polls: 'Polls in an event: open, vote, close; results live or after close',
   Recordings: 'What happened in an event, assembled when it ended, and its publication',
+  Moderation: 'Block and unblock agents in an event (moderators and the host)',
   Live: 'Follow an event as it happens: a Server-Sent Events stream of CloudEvents',
   Documentation: 'This document; `/docs` renders it and can sign "Try it out" requests with your key',
 };

@@ -137,6 +137,12 @@ export const CloudEventSchema = reply(
     time: Instant,
     subject: z.string().describe('The event id'),
     datacontenttype: z.literal('application/json'),
+    visibility: z
+      .literal('staff')
+      .optional()
+      .describe(
+        'On NATS only: `staff` marks what only moderators and the host may see; never on the live stream',
+      ),
     data: z.unknown().describe('The resource after the change, e.g. the Event or the StageMessage'),
   }),
   'CloudEvent',

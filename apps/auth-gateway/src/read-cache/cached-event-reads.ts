@@ -60,6 +60,8 @@ export function installCachedEventReads(
 
   fastify.addHook('onRequest', async (request, reply) => {
     if (request.method !== 'GET' || !request.routeOptions.config.eventRead) return;
+    // A signed read (an `acceptsSignature` route) may show what the public must not see: never cached.
+    if (request.headers.authorization !== undefined) return;
     const eventId = eventIdOf(request);
     if (eventId === undefined) return;
     const cached = cache.get(eventId, request.url);

@@ -50,6 +50,7 @@ export function contractRoutes(group: Readonly<Record<string, HttpRoute>>): Type
     METHODS[route.method](route.path)(ContractRoutes.prototype, route.name, descriptor);
     RouteConfig({
       ...(route.signed ? { signed: true } : {}),
+      ...(route.acceptsSignature ? { acceptsSignature: true } : {}),
       ...(isEventRead(route) ? { eventRead: true } : {}),
     })(ContractRoutes.prototype, route.name, descriptor);
     if (route.status !== undefined) HttpCode(route.status)(ContractRoutes.prototype, route.name, descriptor);

@@ -8,6 +8,7 @@ import {
   type EventStatus,
   type EventView,
   type MessageMeta,
+  type Moderation,
   type SignedMeta,
 } from '@townhall/contracts';
 import { metricsRegistry, preparedStatement, type ServiceClient } from '@townhall/platform/service';
@@ -25,6 +26,9 @@ export interface Participant {
   role: EventRole | null;
   /** Holds a live ticket, or has an appointed role (which counts as attendance). */
   attendee: boolean;
+  /** A moderator or the host blocked this agent in this event (engagement.blocks). */
+  blocked: boolean;
+  moderation: Moderation;
 }
 
 /** Where an authorization was decided: the projections, or the owners asked over NATS. */
@@ -40,6 +44,9 @@ interface StandingRow {
   host_id: string;
   role: EventRole | null;
   holds_ticket: boolean;
+  blocked: boolean;
+  question_moderation: Moderation['questions'];
+  report_threshold: number;
 }
 
 /**
@@ -58,6 +65,7 @@ interface StandingRow {
 @Injectable()
 export class Participants {
   private readonly standing: (values: unknown[]) => Promise<StandingRow[]>;
+  private readonly blockedNow: (values: unknown[]) => Promise<Array<{ blocked: boolean }>>;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -70,8 +78,15 @@ export class Participants {
          CASE WHEN e.host_id = $2 THEN 'host' WHEN $2 = ANY (e.moderators) THEN 'moderator'
               WHEN $2 = ANY (e.speakers) THEN 'speaker' END AS role,
          EXISTS (SELECT 1 FROM engagement.attendance a
-                 WHERE a.event_id = e.event_id AND a.agent_id = $2 AND a.cancelled_at IS NULL) AS holds_ticket
+                 WHERE a.event_id = e.event_id AND a.agent_id = $2 AND a.cancelled_at IS NULL) AS holds_ticket,
+         EXISTS (SELECT 1 FROM engagement.blocks b WHERE b.event_id = e.event_id AND b.agent_id = $2) AS blocked,
+         e.question_moderation, e.report_threshold
        FROM engagement.events e WHERE e.event_id = $1`,
+    );
+    this.blockedNow = preparedStatement<{ blocked: boolean }>(
+      dataSource,
+      'engagement.blocked',
+      'SELECT EXISTS (SELECT 1 FROM engagement.blocks WHERE event_id = $1 AND agent_id = $2) AS blocked',
     );
   }
 
@@ -115,6 +130,8 @@ export class Participants {
       hostId: row.host_id,
       role: row.role,
       attendee: row.role !== null || row.holds_ticket,
+      blocked: row.blocked,
+      moderation: { questions: row.question_moderation, reportThreshold: row.report_threshold },
     };
   }
 
@@ -126,6 +143,8 @@ export class Participants {
       access.role !== null ||
       (await this.services.send(Attendance.get, { eventId: access.eventId, agentId: meta.caller }, meta))
         .holdsTicket;
+    // Blocks are engagement's own: the table itself, not a projection, answers.
+    const [block] = await this.blockedNow([access.eventId, meta.caller]);
     return {
       eventId: access.eventId,
       agentId: meta.caller,
@@ -133,6 +152,8 @@ export class Participants {
       hostId: access.hostId,
       role: access.role,
       attendee,
+      blocked: block?.blocked ?? false,
+      moderation: access.moderation,
     };
   }
 }
@@ -141,6 +162,12 @@ export class Participants {
 export function requireAttendee(participant: Participant, doing: string): void {
   if (!participant.attendee)
     throw new DomainError('role.forbidden', `Only attendees (ticket holders) can ${doing}`);
+}
+
+/** Refuses (403 role.blocked) an agent a moderator or the host blocked in this event. */
+export function requireNotBlocked(participant: Participant): void {
+  if (participant.blocked)
+    throw new DomainError('role.blocked', 'A moderator of this event has blocked you from taking part');
 }
 
 /** Refuses (403) a participant whose role is not one of `roles`. */

@@ -13,7 +13,7 @@ import {
 } from '@townhall/contracts';
 import { Changes, queryRows, type Announcement } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
-import { Participants, requireAttendee, requireRole } from '../access/participants.js';
+import { Participants, requireAttendee, requireNotBlocked, requireRole } from '../access/participants.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { holdOpen } from '../stage/stage-lock.js';
 import { POLL_COLUMNS, POLL_OPTION_COLUMNS, toPoll, type PollOptionRow, type PollRow } from './poll-row.js';
@@ -34,6 +34,7 @@ export class PollsService {
     const { eventId } = opening;
     await this.participants.authorize(eventId, meta, (participant) => {
       requireRole(participant, ['host', 'moderator', 'speaker'], 'open polls');
+      requireNotBlocked(participant);
       if (participant.status !== 'live')
         throw new DomainError('poll.not_live', `The event is ${participant.status}`);
     });
@@ -84,6 +85,7 @@ export class PollsService {
    */
   async vote(meta: SignedMeta, eventId: string, pollId: string, optionIds: string[]): Promise<PollView> {
     const { poll, options } = await this.participants.authorize(eventId, meta, async (participant) => {
+      requireNotBlocked(participant);
       requireAttendee(participant, 'vote in polls');
       const found = await this.find(this.dataSource.manager, eventId, pollId);
       // Ending the event closes its polls; until the closing is processed here, the status says so.

@@ -1,4 +1,4 @@
-import type { QuestionState, QuestionView } from '@townhall/contracts';
+import { PUBLIC_QUESTION_STATES, type QuestionState, type QuestionView } from '@townhall/contracts';
 
 /** A row of engagement.questions (see the migrations). */
 export interface QuestionRow {
@@ -9,12 +9,21 @@ export interface QuestionRow {
   body: string;
   upvotes: number;
   state: QuestionState;
+  reports: number;
+  withheld: boolean;
   created_at: Date;
 }
 
-export const QUESTION_COLUMNS = 'id, seq, event_id, author_id, body, upvotes, state, created_at';
+export const QUESTION_COLUMNS =
+  'id, seq, event_id, author_id, body, upvotes, state, reports, withheld, created_at';
 
-export function toQuestion(row: QuestionRow): QuestionView {
+/** Whether the public sees the question: a public state, and not dismissed while pending. */
+export function isPublic(row: Pick<QuestionRow, 'state' | 'withheld'>): boolean {
+  return (PUBLIC_QUESTION_STATES as readonly QuestionState[]).includes(row.state) && !row.withheld;
+}
+
+/** The question as anyone may see it; `forStaff` adds its report count (moderators and the host). */
+export function toQuestion(row: QuestionRow, forStaff = false): QuestionView {
   return {
     id: row.id,
     eventId: row.event_id,
@@ -22,6 +31,7 @@ export function toQuestion(row: QuestionRow): QuestionView {
     body: row.body,
     upvotes: row.upvotes,
     state: row.state,
+    ...(forStaff ? { reports: row.reports } : {}),
     createdAt: row.created_at.toISOString(),
   };
 }

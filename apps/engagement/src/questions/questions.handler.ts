@@ -24,6 +24,16 @@ export class QuestionsHandler {
     return this.questions.upvote(signedMeta(meta), data.eventId, data.questionId, data.up);
   }
 
+  @Handle(Questions.withdraw)
+  withdraw(data: ParsedRequestOf<typeof Questions.withdraw>, meta: MessageMeta) {
+    return this.questions.withdraw(signedMeta(meta), data.eventId, data.questionId);
+  }
+
+  @Handle(Questions.report)
+  report(data: ParsedRequestOf<typeof Questions.report>, meta: MessageMeta) {
+    return this.questions.report(signedMeta(meta), data.eventId, data.questionId, data.reason);
+  }
+
   @Handle(Questions.moderate)
   moderate(data: ParsedRequestOf<typeof Questions.moderate>, meta: MessageMeta) {
     return this.questions.moderate(signedMeta(meta), data.eventId, data.questionId, data.action);

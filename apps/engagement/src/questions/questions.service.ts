@@ -6,6 +6,7 @@ import {
   type EventStatus,
   type MessageMeta,
   type Page,
+  PUBLIC_QUESTION_STATES,
   type QuestionAction,
   type QuestionState,
   type QuestionView,
@@ -14,22 +15,61 @@ import {
 } from '@townhall/contracts';
 import { Changes, preparedStatement, queryRows, type Announcement } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
-import { Participants, requireAttendee, requireRole } from '../access/participants.js';
+import {
+  Participants,
+  requireAttendee,
+  requireNotBlocked,
+  requireRole,
+  type Participant,
+} from '../access/participants.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { holdOpen } from '../stage/stage-lock.js';
 import { StageService } from '../stage/stage.service.js';
 import { SETTINGS, type EngagementSettings } from '../tokens.js';
-import { QUESTION_COLUMNS, toQuestion, type QuestionRow } from './question-row.js';
+import { isPublic, QUESTION_COLUMNS, toQuestion, type QuestionRow } from './question-row.js';
 
 /** Questions are taken (and voted on, and moderated) while the event is scheduled (AMA pre-questions) or live. */
 const OPEN_STATUSES: ReadonlySet<EventStatus> = new Set(['scheduled', 'live']);
 
-/** open -> promoted -> answered; open | promoted -> dismissed. */
+/** pending -> open; open -> promoted -> answered; pending | open | promoted -> dismissed. */
 const TRANSITIONS: Record<QuestionAction, { from: QuestionState[]; to: QuestionState; topic: string }> = {
+  approve: { from: ['pending'], to: 'open', topic: EngagementTopics.questionApproved },
   promote: { from: ['open'], to: 'promoted', topic: EngagementTopics.questionPromoted },
   answer: { from: ['promoted'], to: 'answered', topic: EngagementTopics.questionAnswered },
-  dismiss: { from: ['open', 'promoted'], to: 'dismissed', topic: EngagementTopics.questionDismissed },
+  dismiss: {
+    from: ['pending', 'open', 'promoted'],
+    to: 'dismissed',
+    topic: EngagementTopics.questionDismissed,
+  },
 };
+
+/** The states a question is upvoted and reported in: visible to everyone, and not yet settled. */
+const VOTABLE: ReadonlySet<QuestionState> = new Set(['open', 'promoted']);
+
+/** Whether anyone may ask for questions in this state without signing. */
+function isPublicState(state: QuestionState): boolean {
+  return (PUBLIC_QUESTION_STATES as readonly QuestionState[]).includes(state);
+}
+
+/**
+ * A domain event about a question. `seen`: whether the public could see the question before or
+ * after the change; if it could not, the event is for moderators only (never on the live stream).
+ */
+function questionEvent(type: string, question: QuestionView, seen: boolean): Announcement {
+  return { type, subject: question.eventId, data: question, ...(seen ? {} : { visibility: 'staff' }) };
+}
+
+/**
+ * A question reports sent back to `pending`: the public saw it, so its reporters may still report
+ * it (once each). Only public questions are ever reported, so a pending one with reports is one.
+ */
+function heldByReports(row: QuestionRow): boolean {
+  return row.state === 'pending' && row.reports > 0;
+}
+
+function isStaff(participant: Participant): boolean {
+  return participant.role === 'host' || participant.role === 'moderator';
+}
 
 export interface QuestionListQuery {
   eventId: string;
@@ -52,7 +92,7 @@ export class QuestionsService {
     this.submitQuestion = preparedStatement(
       dataSource,
       'engagement.submit_question',
-      'SELECT engagement.submit_question($1, $2, $3, $4, $5, $6, $7::jsonb) AS outcome',
+      'SELECT engagement.submit_question($1, $2, $3, $4, $5, $6, $7, $8::jsonb) AS outcome',
     );
   }
 
@@ -63,9 +103,11 @@ export class QuestionsService {
    * to engagement.submit_question (the stage lock, the rate, the row and its domain event).
    */
   async submit(meta: SignedMeta, eventId: string, body: string): Promise<QuestionView> {
-    await this.participants.authorize(eventId, meta, (participant) => {
+    const moderation = await this.participants.authorize(eventId, meta, (participant) => {
+      requireNotBlocked(participant);
       requireAttendee(participant, 'ask questions');
       requireOpen(participant.status);
+      return participant.moderation;
     });
     const question: QuestionView = {
       id: randomUUID(),
@@ -73,11 +115,12 @@ export class QuestionsService {
       authorId: meta.caller,
       body,
       upvotes: 0,
-      state: 'open',
+      // Pre-moderation: held until a moderator approves it, seen by its author and the moderators.
+      state: moderation.questions === 'pre' ? 'pending' : 'open',
       createdAt: new Date().toISOString(),
     };
     const events = this.changes.prepare([
-      { type: EngagementTopics.questionSubmitted, subject: eventId, data: question },
+      questionEvent(EngagementTopics.questionSubmitted, question, question.state === 'open'),
     ]);
     const [result] = await this.submitQuestion([
       question.id,
@@ -86,9 +129,12 @@ export class QuestionsService {
       body,
       question.createdAt,
       this.settings.questionsPerMinute,
+      question.state,
       JSON.stringify(events),
     ]);
     if (result?.outcome === 'ended') throw new DomainError('question.closed', 'The event has ended');
+    if (result?.outcome === 'blocked')
+      throw new DomainError('role.blocked', 'A moderator of this event has blocked you from taking part');
     if (result?.outcome === 'rate_limited')
       throw new DomainError(
         'rate.limited',
@@ -105,12 +151,20 @@ export class QuestionsService {
    */
   async upvote(meta: SignedMeta, eventId: string, questionId: string, up: boolean): Promise<QuestionView> {
     await this.participants.authorize(eventId, meta, (participant) => {
+      requireNotBlocked(participant);
       requireAttendee(participant, 'upvote questions');
       requireOpen(participant.status);
     });
     const current = await this.find(this.dataSource.manager, eventId, questionId);
     if (current.author_id === meta.caller)
       throw new DomainError('question.own_upvote', 'You cannot upvote your own question');
+    if (up && !VOTABLE.has(current.state)) {
+      if (!isPublic(current)) throw notFound(questionId);
+      throw new DomainError(
+        'question.invalid_transition',
+        `Cannot upvote a question that is ${current.state}`,
+      );
+    }
     return this.changes.run(async (manager) => {
       if (!(await holdOpen(manager, eventId)))
         throw new DomainError('question.closed', 'The event has ended');
@@ -135,7 +189,7 @@ export class QuestionsService {
       );
       const question = toQuestion(row!);
       await this.changes.announce(manager, [
-        { type: EngagementTopics.questionUpvoted, subject: eventId, data: question },
+        questionEvent(EngagementTopics.questionUpvoted, question, isPublic(row!)),
       ]);
       return question;
     });
@@ -154,6 +208,7 @@ export class QuestionsService {
   ): Promise<QuestionView> {
     await this.participants.authorize(eventId, meta, (participant) => {
       requireRole(participant, ['host', 'moderator'], `${action} questions`);
+      requireNotBlocked(participant);
       if (action === 'promote' && participant.status !== 'live')
         throw new DomainError(
           'stage.closed',
@@ -178,31 +233,127 @@ export class QuestionsService {
       } else if (!(await holdOpen(manager, eventId))) {
         throw new DomainError('question.closed', 'The event has ended');
       }
-      const [row] = isUuid(questionId)
-        ? await queryRows<QuestionRow>(
-            manager,
-            `UPDATE engagement.questions SET state = $3, updated_at = now()
-             WHERE id = $1 AND event_id = $2 AND state = ANY($4::text[]) RETURNING ${QUESTION_COLUMNS}`,
-            [questionId, eventId, step.to, step.from],
-          )
-        : [];
-      if (!row) {
-        const current = await this.find(manager, eventId, questionId);
+      const before = await this.lock(manager, eventId, questionId);
+      if (!step.from.includes(before.state))
         throw new DomainError(
           'question.invalid_transition',
-          `Cannot ${action} a question that is ${current.state}`,
+          `Cannot ${action} a question that is ${before.state}`,
         );
-      }
-      const question = toQuestion(row);
+      // Dismissed while pending: withheld from the public for good. Approved: reviewed, so
+      // reports no longer hold it back.
+      const [row] = await queryRows<QuestionRow>(
+        manager,
+        `UPDATE engagement.questions SET state = $2, updated_at = now(),
+           withheld = withheld OR state = 'pending' AND $2 = 'dismissed',
+           approved_at = CASE WHEN $2 = 'open' THEN now() ELSE approved_at END
+         WHERE id = $1 RETURNING ${QUESTION_COLUMNS}`,
+        [questionId, step.to],
+      );
+      const question = toQuestion(row!, true);
       // The question's new state is announced before the stage message that shows it.
-      announcements.unshift({ type: step.topic, subject: eventId, data: question });
+      announcements.unshift(questionEvent(step.topic, toQuestion(row!), isPublic(before) || isPublic(row!)));
       await this.changes.announce(manager, announcements);
       return question;
     });
   }
 
-  /** Public: by upvotes then age (`top`), or newest first (`new`), optionally in one state. */
+  /**
+   * Its author withdraws a pending or open question: it leaves every public read. The row is
+   * locked first, so a withdrawal racing a promotion either wins or finds it promoted (409).
+   */
+  async withdraw(meta: SignedMeta, eventId: string, questionId: string): Promise<QuestionView> {
+    await this.participants.authorize(eventId, meta, (participant) => requireOpen(participant.status));
+    const current = await this.find(this.dataSource.manager, eventId, questionId);
+    if (current.author_id !== meta.caller)
+      throw new DomainError('role.forbidden', 'Only its author can withdraw a question');
+    return this.changes.run(async (manager) => {
+      if (!(await holdOpen(manager, eventId)))
+        throw new DomainError('question.closed', 'The event has ended');
+      const before = await this.lock(manager, eventId, questionId);
+      if (before.state === 'withdrawn') return toQuestion(before); // again: a no-op
+      if (before.state !== 'pending' && before.state !== 'open')
+        throw new DomainError(
+          'question.invalid_transition',
+          `Cannot withdraw a question that is ${before.state}`,
+        );
+      const [row] = await queryRows<QuestionRow>(
+        manager,
+        `UPDATE engagement.questions SET state = 'withdrawn', updated_at = now() WHERE id = $1 RETURNING ${QUESTION_COLUMNS}`,
+        [questionId],
+      );
+      const question = toQuestion(row!);
+      await this.changes.announce(manager, [
+        questionEvent(EngagementTopics.questionWithdrawn, question, isPublic(before)),
+      ]);
+      return question;
+    });
+  }
+
+  /**
+   * An attendee reports a question, once (again answers 200 and counts nothing): the counter
+   * moves only when the (question, agent) row was inserted, in the same transaction. The report
+   * that reaches the event's threshold sends an open question back to `pending`, out of public
+   * view, in the same UPDATE. Reports are announced to moderators only.
+   */
+  async report(
+    meta: SignedMeta,
+    eventId: string,
+    questionId: string,
+    reason: string | undefined,
+  ): Promise<QuestionView> {
+    const { moderation } = await this.participants.authorize(eventId, meta, (participant) => {
+      requireNotBlocked(participant);
+      requireAttendee(participant, 'report questions');
+      requireOpen(participant.status);
+      return participant;
+    });
+    const current = await this.find(this.dataSource.manager, eventId, questionId);
+    if (current.author_id === meta.caller)
+      throw new DomainError('question.own_report', 'You cannot report your own question');
+    if (!isPublic(current) && !heldByReports(current)) throw notFound(questionId);
+    return this.changes.run(async (manager) => {
+      if (!(await holdOpen(manager, eventId)))
+        throw new DomainError('question.closed', 'The event has ended');
+      const before = await this.lock(manager, eventId, questionId);
+      const inserted = await queryRows(
+        manager,
+        `INSERT INTO engagement.question_reports (question_id, agent_id, reason) VALUES ($1, $2, $3)
+         ON CONFLICT DO NOTHING RETURNING agent_id`,
+        [questionId, meta.caller, reason ?? null],
+      );
+      if (inserted.length === 0) return toQuestion(before);
+      const [row] = await queryRows<QuestionRow>(
+        manager,
+        `UPDATE engagement.questions SET reports = reports + 1, updated_at = now(),
+           state = CASE WHEN state = 'open' AND approved_at IS NULL AND reports + 1 >= $2 THEN 'pending'
+                   ELSE state END
+         WHERE id = $1 RETURNING ${QUESTION_COLUMNS}`,
+        [questionId, moderation.reportThreshold],
+      );
+      const held = before.state === 'open' && row!.state === 'pending';
+      const staffView = toQuestion(row!, true);
+      const announcements: Announcement[] = [
+        {
+          type: EngagementTopics.questionReported,
+          subject: eventId,
+          data: { question: staffView, reporterId: meta.caller, reason: reason ?? null },
+          visibility: 'staff',
+        },
+      ];
+      if (held) announcements.push(questionEvent(EngagementTopics.questionHeld, toQuestion(row!), true));
+      await this.changes.announce(manager, announcements);
+      return toQuestion(row!);
+    });
+  }
+
+  /**
+   * By upvotes then age (`top`), or newest first (`new`), optionally in one state. Anyone reads
+   * the public states, except the open and pending questions of a blocked agent. `pending` and
+   * `withdrawn` need a signed read: moderators and the host see them all, an author their own.
+   * Moderators and the host also see each question's reports.
+   */
   async list(query: QuestionListQuery, meta: MessageMeta): Promise<Page<QuestionView>> {
+    const reader = await this.reader(query, meta);
     const params: unknown[] = [query.eventId];
     const param = (value: unknown) => {
       params.push(value);
@@ -210,6 +361,12 @@ export class QuestionsService {
     };
     const where = ['event_id = $1'];
     if (query.state) where.push(`state = ${param(query.state)}`);
+    else where.push(`state = ANY(${param(PUBLIC_QUESTION_STATES)}::text[])`);
+    if (reader === 'author') where.push(`author_id = ${param(meta.caller)}`);
+    if (reader === 'public') where.push('NOT withheld');
+    if (reader === 'public')
+      where.push(`NOT (state IN ('pending', 'open') AND EXISTS (
+        SELECT 1 FROM engagement.blocks b WHERE b.event_id = questions.event_id AND b.agent_id = questions.author_id))`);
     if (query.cursor) {
       if (query.sort === 'top') {
         const { u, s } = decodeCursor(query.cursor, ['u', 's']);
@@ -233,7 +390,7 @@ export class QuestionsService {
     const page = rows.slice(0, query.limit);
     const last = page.at(-1);
     return {
-      items: page.map(toQuestion),
+      items: page.map((row) => toQuestion(row, reader === 'staff')),
       nextCursor:
         rows.length > query.limit && last
           ? encodeCursor(
@@ -243,14 +400,56 @@ export class QuestionsService {
     };
   }
 
-  /** Every question of the event in the order asked, for the recording. */
+  /**
+   * Who reads: `staff` (a signed host or moderator: reports shown, every state), `author` (a
+   * signed agent asking for its own pending or withdrawn questions), or `public`. An unknown event
+   * is 404 before any rule.
+   */
+  private async reader(query: QuestionListQuery, meta: MessageMeta): Promise<'staff' | 'author' | 'public'> {
+    const caller = meta.caller;
+    const restricted = query.state !== undefined && !isPublicState(query.state);
+    if (caller === null) {
+      if (restricted)
+        throw new DomainError(
+          'role.forbidden',
+          `Only moderators, the host and their authors see ${query.state} questions; sign the request`,
+        );
+      return 'public';
+    }
+    const participant = await this.participants.authorize(query.eventId, { ...meta, caller }, (seen) => seen);
+    if (isStaff(participant)) return 'staff';
+    return restricted ? 'author' : 'public';
+  }
+
+  /**
+   * Every question of the event the public could see at its end, in the order asked, for the
+   * recording (which leaves out the open ones of agents blocked when it is read).
+   */
   async all(manager: EntityManager, eventId: string): Promise<QuestionView[]> {
     const rows = await queryRows<QuestionRow>(
       manager,
-      `SELECT ${QUESTION_COLUMNS} FROM engagement.questions WHERE event_id = $1 ORDER BY seq`,
-      [eventId],
+      `SELECT ${QUESTION_COLUMNS} FROM engagement.questions
+       WHERE event_id = $1 AND state = ANY($2::text[]) AND NOT withheld ORDER BY seq`,
+      [eventId, PUBLIC_QUESTION_STATES],
     );
-    return rows.map(toQuestion);
+    return rows.map((row) => toQuestion(row));
+  }
+
+  /**
+   * The question, locked for the rest of the caller's transaction (after the stage lock) as an
+   * UPDATE of it would: FOR NO KEY UPDATE, which the key-share lock of an inserted upvote or
+   * report does not wait for (FOR UPDATE would deadlock two reporters).
+   */
+  private async lock(manager: EntityManager, eventId: string, questionId: string): Promise<QuestionRow> {
+    const [row] = isUuid(questionId)
+      ? await queryRows<QuestionRow>(
+          manager,
+          `SELECT ${QUESTION_COLUMNS} FROM engagement.questions WHERE id = $1 AND event_id = $2 FOR NO KEY UPDATE`,
+          [questionId, eventId],
+        )
+      : [];
+    if (!row) throw notFound(questionId);
+    return row;
   }
 
   private async find(manager: EntityManager, eventId: string, questionId: string): Promise<QuestionRow> {
@@ -264,6 +463,10 @@ export class QuestionsService {
     if (!row) throw new DomainError('question.not_found', `No question ${questionId} in this event`);
     return row;
   }
+}
+
+function notFound(questionId: string): DomainError {
+  return new DomainError('question.not_found', `No question ${questionId} in this event`);
 }
 
 /** Refuses (409) a question, upvote or moderation once the event is neither scheduled nor live. */

@@ -1,4 +1,4 @@
-import type { RecordingView } from '@townhall/contracts';
+import { PUBLIC_QUESTION_STATES, type QuestionState, type RecordingView } from '@townhall/contracts';
 
 /** What is frozen when the event ends; attendance is added when read (see RecordingsService.attendance). */
 export type StoredTranscript = Omit<RecordingView['transcript'], 'attendance'>;
@@ -19,13 +19,45 @@ export interface RecordingRow {
 export const RECORDING_COLUMNS =
   'event_id, host_id, ended_at, transcript, published, published_at, media_url, summary';
 
-export function toRecording(row: RecordingRow, attendance: Attendance): RecordingView {
+/** What moderation has taken out of public view since (or before) the transcript froze. */
+export interface Redactions {
+  /** Stage messages a moderator hid. */
+  hiddenMessages: ReadonlySet<string>;
+  /** Agents blocked in the event: their open questions are left out. */
+  blockedAgents: ReadonlySet<string>;
+}
+
+/**
+ * The recording as it may be read: the frozen transcript with moderation applied when read, so a
+ * message hidden after the end loses its body here too, and questions the public never saw
+ * (pending, withdrawn, the open ones of a blocked agent) are left out.
+ */
+export function toRecording(
+  row: RecordingRow,
+  attendance: Attendance,
+  redactions: Redactions,
+): RecordingView {
+  const { stage, questions } = row.transcript;
   return {
     eventId: row.event_id,
     published: row.published,
     publishedAt: row.published_at ? row.published_at.toISOString() : null,
     mediaUrl: row.media_url,
     summary: row.summary,
-    transcript: { ...row.transcript, attendance },
+    transcript: {
+      ...row.transcript,
+      stage: stage.map((message) =>
+        redactions.hiddenMessages.has(message.id)
+          ? { ...message, body: null, hidden: true }
+          : // A transcript frozen before messages could be hidden has no `hidden` field.
+            { ...message, hidden: false },
+      ),
+      questions: questions.filter(
+        (question) =>
+          (PUBLIC_QUESTION_STATES as readonly QuestionState[]).includes(question.state) &&
+          !(question.state === 'open' && redactions.blockedAgents.has(question.authorId)),
+      ),
+      attendance,
+    },
   };
 }

@@ -20,6 +20,7 @@ import {
   toRecording,
   type Attendance,
   type RecordingRow,
+  type Redactions,
   type StoredTranscript,
 } from './recording-row.js';
 
@@ -120,7 +121,22 @@ export class RecordingsService {
   }
 
   private async view(row: RecordingRow, manager: EntityManager = this.dataSource.manager) {
-    return toRecording(row, await this.attendance(manager, row.event_id, row.ended_at));
+    return toRecording(
+      row,
+      await this.attendance(manager, row.event_id, row.ended_at),
+      await this.redactions(manager, row.event_id),
+    );
+  }
+
+  /** The event's hidden stage messages and blocked agents, as they are now. */
+  private async redactions(manager: EntityManager, eventId: string): Promise<Redactions> {
+    const [row] = await queryRows<{ hidden: string[]; blocked: string[] }>(
+      manager,
+      `SELECT ARRAY(SELECT id::text FROM engagement.stage_messages WHERE event_id = $1 AND hidden_at IS NOT NULL) AS hidden,
+              ARRAY(SELECT agent_id FROM engagement.blocks WHERE event_id = $1) AS blocked`,
+      [eventId],
+    );
+    return { hiddenMessages: new Set(row?.hidden ?? []), blockedAgents: new Set(row?.blocked ?? []) };
   }
 
   /**

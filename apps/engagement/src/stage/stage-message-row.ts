@@ -10,9 +10,11 @@ export interface StageMessageRow {
   kind: 'message' | 'question';
   question_id: string | null;
   created_at: Date;
+  hidden_at: Date | null;
 }
 
-export const STAGE_MESSAGE_COLUMNS = 'id, event_id, sequence, author_id, body, kind, question_id, created_at';
+export const STAGE_MESSAGE_COLUMNS =
+  'id, event_id, sequence, author_id, body, kind, question_id, created_at, hidden_at';
 
 export function toStageMessage(row: StageMessageRow): StageMessageView {
   return {
@@ -20,7 +22,9 @@ export function toStageMessage(row: StageMessageRow): StageMessageView {
     eventId: row.event_id,
     sequence: row.sequence,
     authorId: row.author_id,
-    body: row.body,
+    // A hidden message keeps its place; its body is gone from every public read.
+    body: row.hidden_at ? null : row.body,
+    hidden: row.hidden_at !== null,
     kind: row.kind,
     questionId: row.question_id,
     createdAt: row.created_at.toISOString(),

@@ -13,6 +13,11 @@ export class StageHandler {
     return this.stage.post(signedMeta(meta), data.eventId, data.body);
   }
 
+  @Handle(Stage.hide)
+  hide(data: ParsedRequestOf<typeof Stage.hide>, meta: MessageMeta) {
+    return this.stage.hide(signedMeta(meta), data.eventId, data.messageId);
+  }
+
   @Handle(Stage.list)
   list(data: ParsedRequestOf<typeof Stage.list>, meta: MessageMeta) {
     return this.stage.list(data, meta);

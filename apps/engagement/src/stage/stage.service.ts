@@ -10,7 +10,7 @@ import {
 } from '@townhall/contracts';
 import { Changes, queryRows } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
-import { Participants, requireRole } from '../access/participants.js';
+import { Participants, requireNotBlocked, requireRole } from '../access/participants.js';
 import { nextSequence } from './stage-lock.js';
 import { STAGE_MESSAGE_COLUMNS, toStageMessage, type StageMessageRow } from './stage-message-row.js';
 
@@ -35,6 +35,7 @@ export class StageService {
   async post(meta: SignedMeta, eventId: string, body: string): Promise<StageMessageView> {
     await this.participants.authorize(eventId, meta, (participant) => {
       requireRole(participant, ['host', 'moderator', 'speaker'], 'post to the stage');
+      requireNotBlocked(participant);
       if (participant.status !== 'live')
         throw new DomainError('stage.closed', `The event is ${participant.status}`);
     });
@@ -51,6 +52,47 @@ export class StageService {
       ]);
       return message;
     });
+  }
+
+  /**
+   * Moderators and the host hide a message: it keeps its sequence, and its body leaves every
+   * public read, the live stream and the public recording (the row keeps it, with who hid it and
+   * when). Allowed whatever the event's status, so a recording can be cleaned after the end.
+   * Hiding again is a no-op that answers the hidden message.
+   */
+  async hide(meta: SignedMeta, eventId: string, messageId: string): Promise<StageMessageView> {
+    await this.participants.authorize(eventId, meta, (participant) => {
+      requireRole(participant, ['host', 'moderator'], 'hide stage messages');
+      requireNotBlocked(participant);
+    });
+    return this.changes.run(async (manager) => {
+      const [row] = isUuid(messageId)
+        ? await queryRows<StageMessageRow>(
+            manager,
+            `UPDATE engagement.stage_messages SET hidden_at = now(), hidden_by = $3
+             WHERE id = $1 AND event_id = $2 AND hidden_at IS NULL RETURNING ${STAGE_MESSAGE_COLUMNS}`,
+            [messageId, eventId, meta.caller],
+          )
+        : [];
+      if (!row) return toStageMessage(await this.find(manager, eventId, messageId));
+      const message = toStageMessage(row);
+      await this.changes.announce(manager, [
+        { type: EngagementTopics.stageHidden, subject: eventId, data: message },
+      ]);
+      return message;
+    });
+  }
+
+  private async find(manager: EntityManager, eventId: string, messageId: string): Promise<StageMessageRow> {
+    const [row] = isUuid(messageId)
+      ? await queryRows<StageMessageRow>(
+          manager,
+          `SELECT ${STAGE_MESSAGE_COLUMNS} FROM engagement.stage_messages WHERE id = $1 AND event_id = $2`,
+          [messageId, eventId],
+        )
+      : [];
+    if (!row) throw new DomainError('stage.message_not_found', `No stage message ${messageId} in this event`);
+    return row;
   }
 
   /** Puts a message on the stage in the caller's transaction; 409 stage.closed once the event ended. */

@@ -1,4 +1,4 @@
-import type { AgendaItem, EventStatus, EventView, Ticketing } from '@townhall/contracts';
+import type { AgendaItem, EventStatus, EventView, Moderation, Ticketing } from '@townhall/contracts';
 
 /** A row of events.events (see the migrations). */
 export interface EventRow {
@@ -14,6 +14,7 @@ export interface EventRow {
   speakers: string[];
   capacity: number;
   ticketing: Ticketing;
+  moderation: Moderation;
   status: EventStatus;
   series_id: string | null;
   tickets_sold: Record<string, number>;
@@ -28,7 +29,7 @@ export interface EventRow {
 }
 
 export const EVENT_COLUMNS = `id, title, description, agenda, starts_at, ends_at, timezone, host_id, moderators, speakers,
-  capacity, ticketing, status, series_id, tickets_sold, question_count, poll_count, version, created_at, updated_at,
+  capacity, ticketing, moderation, status, series_id, tickets_sold, question_count, poll_count, version, created_at, updated_at,
   started_at, ended_at, cancelled_at`;
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
@@ -47,6 +48,7 @@ export function toEventView(row: EventRow): EventView {
     speakers: row.speakers,
     capacity: row.capacity,
     ticketing: row.ticketing,
+    moderation: row.moderation,
     status: row.status,
     seriesId: row.series_id,
     counts: { ticketsSold: row.tickets_sold, questions: row.question_count, polls: row.poll_count },

@@ -31,7 +31,7 @@ const TRANSITIONS = {
 
 /** The editable columns, in the order of fieldValues(). */
 const FIELD_COLUMNS =
-  'title, description, agenda, starts_at, ends_at, timezone, moderators, speakers, capacity, ticketing';
+  'title, description, agenda, starts_at, ends_at, timezone, moderators, speakers, capacity, ticketing, moderation';
 
 function fieldValues(fields: EventFields): unknown[] {
   return [
@@ -45,6 +45,7 @@ function fieldValues(fields: EventFields): unknown[] {
     fields.speakers,
     fields.capacity,
     JSON.stringify(fields.ticketing),
+    JSON.stringify(fields.moderation),
   ];
 }
 
@@ -63,7 +64,7 @@ export class EventsService {
       const [row] = await queryRows<EventRow>(
         manager,
         `INSERT INTO events.events (${FIELD_COLUMNS}, host_id)
-         VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8, $9, $10::jsonb, $11) RETURNING ${EVENT_COLUMNS}`,
+         VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8, $9, $10::jsonb, $11::jsonb, $12) RETURNING ${EVENT_COLUMNS}`,
         [...fieldValues(fields), hostId],
       );
       const view = toEventView(row!);
@@ -154,7 +155,7 @@ export class EventsService {
       const recorded = await this.changes.run(async (manager) => {
         const [row] = await queryRows<EventRow>(
           manager,
-          `UPDATE events.events SET (${FIELD_COLUMNS}) = ($3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11, $12::jsonb),
+          `UPDATE events.events SET (${FIELD_COLUMNS}) = ($3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11, $12::jsonb, $13::jsonb),
              version = version + 1, updated_at = now()
            WHERE id = $1 AND version = $2 RETURNING ${EVENT_COLUMNS}`,
           [eventId, current.version, ...fieldValues(merged)],
@@ -182,6 +183,7 @@ export class EventsService {
       moderators: changes.moderators ?? before.moderators,
       speakers: changes.speakers ?? before.speakers,
       ticketing: changes.ticketing ?? before.ticketing,
+      moderation: { ...before.moderation, ...changes.moderation },
     });
     checkEventRules(merged, caller, this.clock(), { requireFuture: changes.startsAt !== undefined });
     return merged;
@@ -237,6 +239,7 @@ export class EventsService {
       endsAt: row.ends_at.toISOString(),
       capacity: row.capacity,
       ticketing: row.ticketing,
+      moderation: row.moderation,
       moderators: row.moderators,
       speakers: row.speakers,
       seriesId: row.series_id,

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  DEFAULT_MODERATION,
   DomainError,
   isUuid,
   EventTopics,
@@ -80,6 +81,7 @@ export class SeriesService {
         moderators: template.moderators,
         speakers: template.speakers,
         ticketing: template.ticketing,
+        moderation: DEFAULT_MODERATION,
       },
       hostId,
       now,

@@ -1,4 +1,4 @@
-import type { CloudEvent } from '@townhall/contracts';
+import type { CloudEvent, DomainEventVisibility } from '@townhall/contracts';
 import type { DataSource, EntityManager } from 'typeorm';
 import { sqlState } from '../database.js';
 import { databaseFaultOf, type DatabaseFault } from '../database-faults.js';
@@ -17,6 +17,8 @@ export interface Announcement {
   type: string;
   subject: string;
   data: unknown;
+  /** `staff`: for the event's host and moderators only, never on the public live stream. */
+  visibility?: DomainEventVisibility | undefined;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { CloudEvent } from '@townhall/contracts';
+import type { CloudEvent, DomainEventVisibility } from '@townhall/contracts';
 import type { EntityManager } from 'typeorm';
 
 // Schema names are spliced into SQL (they cannot be bound parameters), so only plain
@@ -67,6 +67,7 @@ export function domainEvent<T>(input: {
   subject: string;
   data: T;
   time?: Date;
+  visibility?: DomainEventVisibility | undefined;
 }): CloudEvent<T> {
   assertDomainEventSubject(input.type);
   return {
@@ -77,6 +78,7 @@ export function domainEvent<T>(input: {
     time: (input.time ?? new Date()).toISOString(),
     subject: input.subject,
     datacontenttype: 'application/json',
+    ...(input.visibility ? { visibility: input.visibility } : {}),
     data: input.data,
   };
 }

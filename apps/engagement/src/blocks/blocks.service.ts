@@ -1,0 +1,135 @@
+import { Injectable } from '@nestjs/common';
+import {
+  DomainError,
+  EngagementTopics,
+  type BlockView,
+  type Page,
+  type SignedMeta,
+  isUuid,
+} from '@townhall/contracts';
+import { Changes, queryRows } from '@townhall/platform/service';
+import { DataSource } from 'typeorm';
+import { Participants, requireNotBlocked, requireRole } from '../access/participants.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
+
+interface BlockRow {
+  seq: string;
+  event_id: string;
+  agent_id: string;
+  blocked_by: string;
+  created_at: Date;
+}
+
+const BLOCK_COLUMNS = 'seq, event_id, agent_id, blocked_by, created_at';
+
+function toBlock(row: BlockRow): BlockView {
+  return {
+    eventId: row.event_id,
+    agentId: row.agent_id,
+    blocked: true,
+    blockedBy: row.blocked_by,
+    blockedAt: row.created_at.toISOString(),
+  };
+}
+
+/**
+ * Blocks (docs/product.md "Moderation"): moderators and the host stop one agent from taking part
+ * in an event (questions, upvotes, reports, ballots, the stage), without touching its ticket. A
+ * row of engagement.blocks per blocked agent; every write of that agent checks it (Participants),
+ * and public question reads leave out its open and pending questions while it stands.
+ */
+@Injectable()
+export class BlocksService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly changes: Changes,
+    private readonly participants: Participants,
+  ) {}
+
+  /**
+   * Blocks (`blocked` true) or unblocks an agent; both idempotent (a repeat changes nothing and
+   * announces nothing). The host cannot be blocked, and only the host blocks or unblocks a
+   * moderator.
+   */
+  async set(meta: SignedMeta, eventId: string, agentId: string, blocked: boolean): Promise<BlockView> {
+    const doing = blocked ? 'block agents' : 'unblock agents';
+    const caller = await this.participants.authorize(eventId, meta, (participant) => {
+      requireRole(participant, ['host', 'moderator'], doing);
+      requireNotBlocked(participant);
+      return participant;
+    });
+    if (agentId === caller.hostId) throw new DomainError('role.forbidden', 'The host cannot be blocked');
+    if (caller.role !== 'host') {
+      const target = await this.participants.authorize(eventId, { ...meta, caller: agentId }, (seen) => seen);
+      if (target.role === 'moderator')
+        throw new DomainError(
+          'role.forbidden',
+          `Only the host can ${blocked ? 'block' : 'unblock'} a moderator`,
+        );
+    }
+    return this.changes.run(async (manager) => {
+      if (blocked) {
+        const [row] = await queryRows<BlockRow>(
+          manager,
+          `INSERT INTO engagement.blocks (event_id, agent_id, blocked_by) VALUES ($1, $2, $3)
+           ON CONFLICT (event_id, agent_id) DO NOTHING RETURNING ${BLOCK_COLUMNS}`,
+          [eventId, agentId, meta.caller],
+        );
+        if (!row) {
+          const [existing] = await queryRows<BlockRow>(
+            manager,
+            `SELECT ${BLOCK_COLUMNS} FROM engagement.blocks WHERE event_id = $1 AND agent_id = $2`,
+            [eventId, agentId],
+          );
+          return toBlock(existing!);
+        }
+        const view = toBlock(row);
+        await this.changes.announce(manager, [
+          { type: EngagementTopics.participantBlocked, subject: eventId, data: view },
+        ]);
+        return view;
+      }
+      const removed = await queryRows<BlockRow>(
+        manager,
+        `DELETE FROM engagement.blocks WHERE event_id = $1 AND agent_id = $2 RETURNING ${BLOCK_COLUMNS}`,
+        [eventId, agentId],
+      );
+      const view: BlockView = { eventId, agentId, blocked: false, blockedBy: null, blockedAt: null };
+      if (removed.length > 0)
+        await this.changes.announce(manager, [
+          { type: EngagementTopics.participantUnblocked, subject: eventId, data: view },
+        ]);
+      return view;
+    });
+  }
+
+  /** Moderators and the host: the agents blocked in the event, most recent first. */
+  async list(
+    meta: SignedMeta,
+    query: { eventId: string; limit: number; cursor?: string | undefined },
+  ): Promise<Page<BlockView>> {
+    await this.participants.authorize(query.eventId, meta, (participant) =>
+      requireRole(participant, ['host', 'moderator'], 'see who is blocked'),
+    );
+    const params: unknown[] = [query.eventId, query.limit + 1];
+    let after = '';
+    if (query.cursor !== undefined) {
+      params.push(decodeCursor(query.cursor, ['s']).s);
+      after = 'AND seq < $3';
+    }
+    const rows = isUuid(query.eventId)
+      ? await queryRows<BlockRow>(
+          this.dataSource,
+          `SELECT ${BLOCK_COLUMNS} FROM engagement.blocks WHERE event_id = $1 ${after}
+           ORDER BY seq DESC LIMIT $2`,
+          params,
+        )
+      : [];
+    const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
+    return {
+      items: page.map(toBlock),
+      nextCursor: rows.length > query.limit && last ? encodeCursor({ s: Number(last.seq) }) : null,
+    };
+  }
+}

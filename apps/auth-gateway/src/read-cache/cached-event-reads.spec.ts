@@ -117,6 +117,33 @@ describe('public event reads from the gateway cache (in process)', () => {
     expect(listCalls()).toBe(2);
   });
 
+  it('revalidates on a miss too: a change that left this read as it was still answers 304', async () => {
+    services.questions = ['first?'];
+    const first = await list();
+    const etag = first.headers.get('etag')!;
+    hub.receive(++seq, () => message(seq, EVENT)); // e.g. an upvote elsewhere in the event
+    const revalidated = await list(EVENT, { 'if-none-match': etag });
+    expect(revalidated.status).toBe(304);
+    expect(await revalidated.text()).toBe('');
+    expect(listCalls()).toBe(2);
+    services.questions = ['first?', 'second?'];
+    hub.receive(++seq, () => message(seq, EVENT));
+    const changed = await list(EVENT, { 'if-none-match': etag });
+    expect(changed.status).toBe(200);
+    expect(await bodies(changed)).toEqual(['first?', 'second?']);
+  });
+
+  it('never serves nor keeps a read that carries a signature (it may show moderators more)', async () => {
+    services.questions = ['public?'];
+    await list();
+    const signed = await list(EVENT, { authorization: 'Townhall garbage' });
+    // Verified like any signed request: a signature that does not verify is refused.
+    expect(signed.status).toBe(401);
+    expect(listCalls()).toBe(1);
+    expect(await bodies(await list())).toEqual(['public?']);
+    expect(listCalls()).toBe(1);
+  });
+
   it('reads a domain event of the event at once: the next read asks the service again', async () => {
     services.questions = ['first?'];
     await list();

@@ -84,6 +84,11 @@ export function installCachedEventReads(
         const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
         const etag = cache.store(read.eventId, request.url, read.ticket, payload, contentType);
         reply.header('cache-control', EVENT_READ_CACHE_CONTROL).header('etag', etag);
+        // A miss (the event changed since, in ways this read may not show) still revalidates.
+        if (matchesEntityTag(request.headers['if-none-match'], etag)) {
+          void reply.code(304);
+          return '';
+        }
       }
     } else if (request.method !== 'GET' && request.method !== 'HEAD' && status >= 200 && status < 300) {
       const eventId = eventIdOf(request);

@@ -107,7 +107,8 @@ export class Participants {
         authorizations.inc({ source: 'projection' });
         return allowed;
       } catch (error) {
-        if (!(error instanceof DomainError)) throw error;
+        // A block is engagement's own fact, not a projection: the owners would say the same.
+        if (!(error instanceof DomainError) || error.code === 'role.blocked') throw error;
       }
     }
     authorizations.inc({ source: 'owners' });

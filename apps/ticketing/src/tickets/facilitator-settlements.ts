@@ -149,19 +149,20 @@ export class FacilitatorSettlements {
   private async conclude(ticketId: string, result: SettleResult): Promise<SettlementOutcome> {
     if (result.success) {
       return this.changes.run(async (manager) => {
-        const [settled] = await queryRows<{ ticket_id: string }>(
+        const [settled] = await queryRows<{ payer: string }>(
           manager,
           `UPDATE ticketing.settlements SET status = 'settled', transaction = $2, network = $3, concluded_at = now()
-            WHERE ticket_id = $1 AND status = 'settling' RETURNING ticket_id`,
+            WHERE ticket_id = $1 AND status = 'settling' RETURNING payer`,
           [ticketId, result.transaction, result.network],
         );
+        // Concluded before (another replica's attempt): as it was recorded then.
+        if (!settled) return this.current(manager, ticketId, undefined);
         const settlement = {
           success: true,
           transaction: result.transaction,
           network: result.network,
-          payer: result.payer ?? (await this.payerOf(manager, ticketId)),
+          payer: result.payer ?? settled.payer,
         } satisfies SettlementView;
-        if (!settled) return this.current(manager, ticketId, settlement);
         const [row] = await queryRows<TicketRow>(
           manager,
           `UPDATE ticketing.tickets SET status = 'active' WHERE id = $1 AND status = 'pending'
@@ -253,15 +254,6 @@ export class FacilitatorSettlements {
     }
     if (payment.status === 'voided') return { state: 'voided', ticket, reason, message: undefined };
     return { state: 'settling', ticket, reason };
-  }
-
-  private async payerOf(manager: EntityManager, ticketId: string): Promise<string> {
-    const [row] = await queryRows<{ payer: string }>(
-      manager,
-      'SELECT payer FROM ticketing.settlements WHERE ticket_id = $1',
-      [ticketId],
-    );
-    return row?.payer ?? '';
   }
 
   /**

@@ -168,6 +168,8 @@ describe.each(modes)('moderation (%s)', (_mode, start) => {
         status: 404,
         code: 'question.not_found',
       });
+      for (const refused of [report(other, id, question.id), withdraw(other, id, question.id)])
+        expect(await refusal(refused)).toEqual({ status: 404, code: 'question.not_found' });
       expect(await refusal(act(author, 'approve', id, question.id))).toEqual({
         status: 403,
         code: 'role.forbidden',
@@ -240,6 +242,12 @@ describe.each(modes)('moderation (%s)', (_mode, start) => {
     await host.events.start(id);
     await act(moderator, 'promote', id, promotedLater.id);
     expect(await refusal(withdraw(author, id, promotedLater.id))).toEqual({
+      status: 409,
+      code: 'question.invalid_transition',
+    });
+    // Settled questions are not reported.
+    await act(moderator, 'answer', id, promotedLater.id);
+    expect(await refusal(report(other, id, promotedLater.id))).toEqual({
       status: 409,
       code: 'question.invalid_transition',
     });
@@ -350,6 +358,22 @@ describe.each(modes)('moderation (%s)', (_mode, start) => {
         EngagementTopics.stageHidden,
       ]);
       expect(onStage()[2]!.event.data).toEqual(hidden);
+      // A client resuming from before the post gets it replayed without its body.
+      const resumed = await LiveReader.open(server.client(), id, '0');
+      try {
+        await waitFor('the replay', async () =>
+          resumed.received.some((message) => message.type === EngagementTopics.stageHidden)
+            ? true
+            : undefined,
+        );
+        expect(JSON.stringify(resumed.received)).not.toContain('something abusive');
+        const replayed = resumed.received.find(
+          (message) => (message.event.data as { id?: string }).id === abusive.id,
+        );
+        expect(replayed?.event.data).toMatchObject({ hidden: true, body: null });
+      } finally {
+        await resumed.close();
+      }
 
       await host.events.end(id);
       const recording = await waitFor('the recording', async () =>

@@ -1,4 +1,5 @@
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +32,65 @@ async function closedPort(): Promise<number> {
   });
 }
 
+/** What a fake gateway saw of one request: `METHOD /path?query signed|unsigned [body]`. */
+type Seen = string;
+
+/**
+ * A gateway stand-in on a free local port: it records each request on one line and answers with
+ * what `reply` gives for `METHOD /path` (200, JSON).
+ */
+async function fakeGateway(reply: (route: string, signed: boolean) => unknown) {
+  const seen: Seen[] = [];
+  const server = createHttpServer((request: IncomingMessage, response: ServerResponse) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    request.on('end', () => {
+      const signed = request.headers.authorization !== undefined && request.headers['x-nonce'] !== undefined;
+      seen.push(
+        [request.method, request.url, signed ? 'signed' : 'unsigned', ...(body ? [body] : [])].join(' '),
+      );
+      const path = new URL(request.url ?? '/', 'http://x').pathname;
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(reply(`${request.method} ${path}`, signed)));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+const QUESTION = {
+  id: 'q1',
+  eventId: 'e1',
+  authorId: 'a',
+  body: 'Why?',
+  upvotes: 1,
+  state: 'pending',
+  createdAt: '2027-03-04T19:00:00.000Z',
+};
+const HIDDEN = {
+  id: 'm1',
+  eventId: 'e1',
+  sequence: 3,
+  authorId: 'speaker',
+  body: null,
+  hidden: true,
+  kind: 'message',
+  questionId: null,
+  createdAt: '2027-03-04T19:05:06.000Z',
+};
+const BLOCK = {
+  eventId: 'e1',
+  agentId: 'agent-b',
+  blocked: true,
+  blockedBy: 'host',
+  blockedAt: '2027-03-04T19:05:00.000Z',
+};
+
 describe('townhall command line', () => {
   let home: string;
   beforeEach(async () => {
@@ -53,6 +113,7 @@ describe('townhall command line', () => {
       'tickets',
       'stage',
       'questions',
+      'moderation',
       'polls',
       'recording',
       'series',
@@ -168,6 +229,94 @@ describe('townhall command line', () => {
       expect.stringMatching(/^-H 'x-nonce: [\w-]+'$/),
     ]);
     expect((await townhall(home, 'sign', 'GET', 'ledger')).code).toBe(2);
+  });
+
+  it('moderates: questions read signed only when they must be, approve, withdraw, report, hide, block', async () => {
+    const gateway = await fakeGateway((route, signed) => {
+      if (route === 'GET /events/e1/questions')
+        return {
+          items: [signed ? { ...QUESTION, reports: 2 } : { ...QUESTION, state: 'open' }],
+          nextCursor: null,
+        };
+      if (route === 'POST /events/e1/stage/m1/hide') return HIDDEN;
+      if (route === 'GET /events/e1/stage') return { items: [HIDDEN], nextCursor: null };
+      if (route === 'GET /directory/handles/bob') return { agentId: 'agent-b', handle: 'bob' };
+      if (route === 'GET /events/e1/blocks') return { items: [BLOCK], nextCursor: null };
+      if (route === 'POST /events/e1/blocks') return BLOCK;
+      if (route === 'DELETE /events/e1/blocks/agent-b')
+        return { ...BLOCK, blocked: false, blockedBy: null, blockedAt: null };
+      return { ...QUESTION, state: 'open' };
+    });
+    try {
+      await townhall(home, 'keygen');
+      const run = (...argv: string[]) => townhall(home, '--url', gateway.url, ...argv);
+
+      // A public read needs no key file: the visitor signs nothing.
+      const open = await townhall(join(home, 'elsewhere'), '--url', gateway.url, 'questions', 'list', 'e1');
+      expect(open).toMatchObject({
+        code: 0,
+        stdout: 'ID  STATE  UPVOTES  QUESTION\nq1  open   1        Why?\n',
+      });
+      const pending = await run('questions', 'list', 'e1', '--state', 'pending');
+      expect(pending.stdout).toBe(
+        'ID  STATE    UPVOTES  REPORTS  QUESTION\nq1  pending  1        2        Why?\n',
+      );
+      expect((await run('questions', 'list', 'e1', '--state', 'withdrawn')).code).toBe(0);
+      expect((await run('questions', 'list', 'e1', '--signed')).code).toBe(0);
+      expect((await run('questions', 'approve', 'e1', 'q1')).stdout).toBe(
+        'question q1  open  1 upvote  "Why?"\n',
+      );
+      expect((await run('questions', 'withdraw', 'e1', 'q1')).code).toBe(0);
+      expect((await run('questions', 'report', 'e1', 'q1', '--reason', 'off topic')).code).toBe(0);
+      expect((await run('questions', 'report', 'e1', 'q1')).code).toBe(0);
+      expect((await run('stage', 'hide', 'e1', 'm1')).stdout).toBe(
+        '#3 19:05:06 speaker: [hidden by a moderator]\n',
+      );
+      // By its sequence, as `stage list` shows it.
+      expect((await run('stage', 'hide', 'e1', '#3')).code).toBe(0);
+      expect((await run('stage', 'hide', 'e1', '7')).stderr).toBe(
+        'error stage.message_not_found: event e1 has no stage message #7\n',
+      );
+      expect((await run('moderation', 'block', 'e1', 'agent-b')).stdout).toBe(
+        'agent-b blocked in e1 by host (2027-03-04 19:05 UTC)\n',
+      );
+      expect((await run('moderation', 'unblock', 'e1', '@bob')).stdout).toBe('agent-b not blocked in e1\n');
+      expect((await run('moderation', 'blocks', 'e1', '--limit', '5')).stdout).toBe(
+        'AGENT    BLOCKED BY  SINCE\nagent-b  host        2027-03-04 19:05 UTC\n',
+      );
+      expect(gateway.seen).toEqual([
+        'GET /events/e1/questions?sort=top unsigned',
+        'GET /events/e1/questions?sort=top&state=pending signed',
+        'GET /events/e1/questions?sort=top&state=withdrawn signed',
+        'GET /events/e1/questions?sort=top signed',
+        'POST /events/e1/questions/q1/approve signed',
+        'POST /events/e1/questions/q1/withdraw signed',
+        'POST /events/e1/questions/q1/report signed {"reason":"off topic"}',
+        'POST /events/e1/questions/q1/report signed {}',
+        'POST /events/e1/stage/m1/hide signed',
+        'GET /events/e1/stage?after=2&limit=1 unsigned',
+        'POST /events/e1/stage/m1/hide signed',
+        'GET /events/e1/stage?after=6&limit=1 unsigned',
+        'POST /events/e1/blocks signed {"agentId":"agent-b"}',
+        'GET /directory/handles/bob signed',
+        'DELETE /events/e1/blocks/agent-b signed',
+        'GET /events/e1/blocks?limit=5 signed',
+      ]);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('refuses a question state, a moderation mode or a report threshold it does not know', async () => {
+    const state = await townhall(home, 'questions', 'list', 'e1', '--state', 'hidden');
+    expect(state.code).toBe(2);
+    expect(state.stderr).toContain(
+      'Allowed choices are pending, open, promoted, answered, dismissed, withdrawn',
+    );
+    expect((await townhall(home, 'events', 'update', 'e1', '--moderation', 'strict')).code).toBe(2);
+    const threshold = await townhall(home, 'events', 'update', 'e1', '--report-threshold', '0');
+    expect(threshold.code).toBe(2);
+    expect(threshold.stderr).toContain('must be between 1 and 100');
   });
 
   it('says when nothing answers at the URL', async () => {

@@ -5,6 +5,7 @@ import { registerDirectory } from './commands/directory.js';
 import { registerEvents } from './commands/events.js';
 import { registerKeys } from './commands/keys.js';
 import { registerLedger } from './commands/ledger.js';
+import { registerModeration } from './commands/moderation.js';
 import { registerPolls } from './commands/polls.js';
 import { registerQuestions } from './commands/questions.js';
 import { registerRecording } from './commands/recording.js';
@@ -57,6 +58,7 @@ export function createProgram(io: CliIo, options: ProgramOptions = {}): Command 
   registerTickets(program, io);
   registerStage(program, io);
   registerQuestions(program, io);
+  registerModeration(program, io);
   registerPolls(program, io);
   registerRecording(program, io);
   registerSeries(program, io);

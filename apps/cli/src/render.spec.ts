@@ -1,10 +1,15 @@
-import type { EventView, QuestionView, StageMessageView } from '@townhall/contracts';
+import type { BlockView, EventView, QuestionView, StageMessageView } from '@townhall/contracts';
 import type { TicketView } from '@townhall/contracts';
 import {
+  blockLine,
+  blockTable,
+  eventDetail,
   eventTable,
   liveLine,
   money,
+  questionLine,
   questionTable,
+  stageLine,
   table,
   ticketTable,
   ticketingSummary,
@@ -23,6 +28,7 @@ const event: EventView = {
   speakers: [],
   capacity: 50,
   ticketing: { mode: 'single', price: '2500', asset: 'USDC' },
+  moderation: { questions: 'post', reportThreshold: 3 },
   status: 'scheduled',
   seriesId: null,
   counts: { ticketsSold: { general: 3 }, questions: 0, polls: 0 },
@@ -107,6 +113,59 @@ describe('human output', () => {
     expect(questionTable([question])).toEqual(['ID  STATE  UPVOTES  QUESTION', 'q1  open   2        Why?']);
   });
 
+  it('shows report counts when the read has them (moderators, host)', () => {
+    const question: QuestionView = {
+      id: 'q1',
+      eventId: 'e1',
+      authorId: 'a',
+      body: 'Why?',
+      upvotes: 0,
+      state: 'pending',
+      reports: 3,
+      createdAt: '2027-03-04T19:00:00.000Z',
+    };
+    expect(questionTable([question, { ...question, id: 'q22', state: 'open', reports: 1 }])).toEqual([
+      'ID   STATE    UPVOTES  REPORTS  QUESTION',
+      'q1   pending  0        3        Why?',
+      'q22  open     0        1        Why?',
+    ]);
+    expect(questionLine(question)).toBe('question q1  pending  0 upvotes  3 reports  "Why?"');
+    const { reports: _reports, ...publicView } = question;
+    expect(questionLine({ ...publicView, state: 'withdrawn' })).toBe(
+      'question q1  withdrawn  0 upvotes  "Why?"',
+    );
+  });
+
+  it('says how questions are moderated', () => {
+    expect(eventDetail(event)).toContain(
+      '  moderation  post: questions are open at once; 3 reports send an open question back for review',
+    );
+    expect(
+      eventDetail({ ...event, moderation: { questions: 'pre', reportThreshold: 1 } }).find((line) =>
+        line.includes('moderation'),
+      ),
+    ).toBe('  moderation  pre: questions wait for approval; 1 report sends an open question back for review');
+  });
+
+  it('lists blocks', () => {
+    const block: BlockView = {
+      eventId: 'e1',
+      agentId: 'agent-b',
+      blocked: true,
+      blockedBy: 'host',
+      blockedAt: '2027-03-04T19:05:00.000Z',
+    };
+    expect(blockLine(block)).toBe('agent-b blocked in e1 by host (2027-03-04 19:05 UTC)');
+    expect(blockLine({ ...block, blocked: false, blockedBy: null, blockedAt: null })).toBe(
+      'agent-b not blocked in e1',
+    );
+    expect(blockTable([block])).toEqual([
+      'AGENT    BLOCKED BY  SINCE',
+      'agent-b  host        2027-03-04 19:05 UTC',
+    ]);
+    expect(blockTable([])).toEqual(['nobody is blocked']);
+  });
+
   it('prints live stream messages as one line each', () => {
     const message: StageMessageView = {
       id: 'm1',
@@ -114,6 +173,7 @@ describe('human output', () => {
       sequence: 3,
       authorId: 'speaker',
       body: 'Hello',
+      hidden: false,
       kind: 'message',
       questionId: null,
       createdAt: '2027-03-04T19:05:06.000Z',
@@ -137,5 +197,76 @@ describe('human output', () => {
       '* started: e1  live  "AMA"',
     );
     expect(liveLine(envelope('townhall.something.new', {}))).toBe('* townhall.something.new');
+  });
+
+  it('prints a hidden stage message without its text, wherever it appears', () => {
+    const hidden: StageMessageView = {
+      id: 'm1',
+      eventId: 'e1',
+      sequence: 3,
+      authorId: 'speaker',
+      body: null,
+      hidden: true,
+      kind: 'message',
+      questionId: null,
+      createdAt: '2027-03-04T19:05:06.000Z',
+    };
+    const envelope = (type: string, data: unknown) => ({
+      id: '8',
+      type,
+      event: {
+        specversion: '1.0' as const,
+        id: 'y',
+        source: 'townhall/engagement',
+        type,
+        time: '2027-03-04T19:06:00.000Z',
+        subject: 'e1',
+        datacontenttype: 'application/json' as const,
+        data,
+      },
+    });
+    expect(stageLine(hidden)).toBe('#3 19:05:06 speaker: [hidden by a moderator]');
+    expect(stageLine({ ...hidden, kind: 'question', questionId: 'q1' })).toBe(
+      '#3 19:05:06 speaker: [question] [hidden by a moderator]',
+    );
+    expect(liveLine(envelope('townhall.stage.hidden', hidden))).toBe(
+      '#3 19:05:06 speaker: [hidden by a moderator]',
+    );
+
+    const question: QuestionView = {
+      id: 'q1',
+      eventId: 'e1',
+      authorId: 'a',
+      body: 'Why?',
+      upvotes: 4,
+      state: 'pending',
+      createdAt: '2027-03-04T19:00:00.000Z',
+    };
+    expect(liveLine(envelope('townhall.question.held', question))).toBe(
+      '? held for review: question q1  pending  4 upvotes  "Why?"',
+    );
+    expect(liveLine(envelope('townhall.question.approved', { ...question, state: 'open' }))).toBe(
+      '? question q1  open  4 upvotes  "Why?"',
+    );
+    expect(liveLine(envelope('townhall.question.withdrawn', { ...question, state: 'withdrawn' }))).toBe(
+      '? question q1  withdrawn  4 upvotes  "Why?"',
+    );
+    expect(
+      liveLine(
+        envelope('townhall.question.reported', {
+          question: { ...question, reports: 2 },
+          reporterId: 'b',
+          reason: 'spam',
+        }),
+      ),
+    ).toBe('? reported by b (spam): question q1  pending  4 upvotes  2 reports  "Why?"');
+    const block: BlockView = {
+      eventId: 'e1',
+      agentId: 'a',
+      blocked: false,
+      blockedBy: null,
+      blockedAt: null,
+    };
+    expect(liveLine(envelope('townhall.participant.unblocked', block))).toBe('* a not blocked in e1');
   });
 });

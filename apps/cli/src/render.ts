@@ -1,6 +1,7 @@
 // Human output: short lines and aligned tables of the product's resources. `--json` bypasses all of it.
 import type {
   BalanceView,
+  BlockView,
   DirectoryCard,
   EventView,
   LedgerEntryView,
@@ -47,6 +48,15 @@ export function ticketingSummary(ticketing: Ticketing): string {
   }
 }
 
+/** `pre: questions wait for approval; 3 reports send an open question back for review`. */
+export function moderationSummary(moderation: EventView['moderation']): string {
+  const mode =
+    moderation.questions === 'pre' ? 'pre: questions wait for approval' : 'post: questions are open at once';
+  const reports =
+    moderation.reportThreshold === 1 ? '1 report sends' : `${moderation.reportThreshold} reports send`;
+  return `${mode}; ${reports} an open question back for review`;
+}
+
 function sold(event: EventView): number {
   return Object.values(event.counts.ticketsSold).reduce((sum, count) => sum + count, 0);
 }
@@ -85,6 +95,7 @@ export function eventDetail(event: EventView): string[] {
     ['moderators', event.moderators.join(', ') || '-'],
     ['speakers', event.speakers.join(', ') || '-'],
     ['tickets', `${ticketingSummary(event.ticketing)}; ${sold(event)} of ${event.capacity} taken`],
+    ['moderation', moderationSummary(event.moderation)],
     ['questions', String(event.counts.questions)],
     ['polls', String(event.counts.polls)],
     ...(event.seriesId ? [['series', event.seriesId]] : []),
@@ -141,17 +152,46 @@ export function ticketTable(tickets: TicketView[], show: 'event' | 'holder'): st
   );
 }
 
+/** Questions as a table; with a REPORTS column when the read shows reports (moderators, host). */
 export function questionTable(questions: QuestionView[]): string[] {
   if (questions.length === 0) return ['no questions'];
+  const reports = questions.some((question) => question.reports !== undefined);
   return table(
-    questions.map((question) => [question.id, question.state, String(question.upvotes), question.body]),
-    ['ID', 'STATE', 'UPVOTES', 'QUESTION'],
+    questions.map((question) => [
+      question.id,
+      question.state,
+      String(question.upvotes),
+      ...(reports ? [String(question.reports ?? '-')] : []),
+      question.body,
+    ]),
+    ['ID', 'STATE', 'UPVOTES', ...(reports ? ['REPORTS'] : []), 'QUESTION'],
   );
 }
 
 export function questionLine(question: QuestionView): string {
   const votes = `${question.upvotes} upvote${question.upvotes === 1 ? '' : 's'}`;
-  return `question ${question.id}  ${question.state}  ${votes}  "${question.body}"`;
+  const reports =
+    question.reports === undefined ? '' : `  ${question.reports} report${question.reports === 1 ? '' : 's'}`;
+  return `question ${question.id}  ${question.state}  ${votes}${reports}  "${question.body}"`;
+}
+
+/** `agent-b blocked in e1 by host (2027-03-04 19:05 UTC)`, or `agent-b not blocked in e1`. */
+export function blockLine(block: BlockView): string {
+  if (!block.blocked) return `${block.agentId} not blocked in ${block.eventId}`;
+  const when = block.blockedAt ? ` (${formatInstant(block.blockedAt)})` : '';
+  return `${block.agentId} blocked in ${block.eventId} by ${block.blockedBy ?? '?'}${when}`;
+}
+
+export function blockTable(blocks: BlockView[]): string[] {
+  if (blocks.length === 0) return ['nobody is blocked'];
+  return table(
+    blocks.map((block) => [
+      block.agentId,
+      block.blockedBy ?? '-',
+      block.blockedAt ? formatInstant(block.blockedAt) : '-',
+    ]),
+    ['AGENT', 'BLOCKED BY', 'SINCE'],
+  );
 }
 
 export function pollLines(poll: PollView): string[] {
@@ -171,9 +211,14 @@ export function pollLines(poll: PollView): string[] {
   return [`poll ${poll.id}  ${poll.status}  "${poll.question}" (${kind}, ${ballots})`, ...options];
 }
 
+/** The placeholder for the text of a stage message a moderator hid. */
+const HIDDEN_MESSAGE = '[hidden by a moderator]';
+
 export function stageLine(message: StageMessageView): string {
   const time = message.createdAt.slice(11, 19);
-  const body = message.kind === 'question' ? `[question] ${message.body}` : message.body;
+  // A hidden message keeps its sequence, so a gap never appears where it was.
+  const text = message.hidden || message.body === null ? HIDDEN_MESSAGE : message.body;
+  const body = message.kind === 'question' ? `[question] ${text}` : text;
   return `#${message.sequence} ${time} ${message.authorId}: ${body}`;
 }
 
@@ -239,19 +284,34 @@ export function seriesLines(series: SeriesView): string[] {
 export function liveLine({ type, event }: LiveEvent): string {
   const data = event.data as Record<string, unknown>;
   switch (type) {
+    // `hidden`: the message again, with `hidden: true` and no body (the line of that sequence, without its text).
     case 'townhall.stage.posted':
+    case 'townhall.stage.hidden':
       return stageLine(data as unknown as StageMessageView);
     case 'townhall.question.submitted': {
       const question = data as unknown as QuestionView;
       return `? question ${question.id} from ${question.authorId}: ${question.body}`;
     }
     case 'townhall.question.upvoted':
+    case 'townhall.question.approved':
     case 'townhall.question.promoted':
     case 'townhall.question.answered':
-    case 'townhall.question.dismissed': {
+    case 'townhall.question.dismissed':
+    case 'townhall.question.withdrawn': {
       const question = data as unknown as QuestionView;
       return `? ${questionLine(question)}`;
     }
+    case 'townhall.question.held':
+      return `? held for review: ${questionLine(data as unknown as QuestionView)}`;
+    case 'townhall.question.reported': {
+      // Moderators' stream only (visibility `staff`).
+      const report = data as unknown as { question: QuestionView; reporterId: string; reason: string | null };
+      const reason = report.reason === null ? '' : ` (${report.reason})`;
+      return `? reported by ${report.reporterId}${reason}: ${questionLine(report.question)}`;
+    }
+    case 'townhall.participant.blocked':
+    case 'townhall.participant.unblocked':
+      return `* ${blockLine(data as unknown as BlockView)}`;
     case 'townhall.poll.opened':
     case 'townhall.poll.voted':
     case 'townhall.poll.closed':

@@ -4,7 +4,9 @@ import {
   EventRoutes,
   httpRequestOf,
   LedgerRoutes,
+  ModerationRoutes,
   PollRoutes,
+  PUBLIC_QUESTION_STATES,
   QuestionRoutes,
   RecordingRoutes,
   SeriesRoutes,
@@ -70,6 +72,25 @@ export interface PollOpening {
   /** RFC 3339; the poll closes by itself then. */
   closesAt?: string;
   resultsVisibility?: 'live' | 'after_close';
+}
+
+export interface QuestionListQuery {
+  sort?: 'top' | 'new';
+  /** `pending` and `withdrawn` are read signed (moderators and the host see all, an author their own). */
+  state?: QuestionState;
+  limit?: number;
+  cursor?: string;
+  /** Sign the read with this agent's key even for a public state: moderators and the host see `reports`. */
+  signed?: boolean;
+}
+
+/** A per-call choice for `route()`. */
+export interface RouteOptions {
+  /**
+   * Sign a public read that also takes a signature (`acceptsSignature`), so the service sees the
+   * caller. Ignored for every other route: a route either needs a signature or is public.
+   */
+  signed?: boolean;
 }
 
 export interface RequestOptions {
@@ -172,15 +193,26 @@ export class AgentClient {
     /** Messages after `after` (a sequence), in order: poll with the last sequence you saw. */
     list: (eventId: string, query: { after?: number; limit?: number; cursor?: string } = {}) =>
       this.route(StageRoutes.list, { ...query, eventId }),
+    /** Moderators and the host: the message keeps its sequence, its body leaves public view. Idempotent. */
+    hide: (eventId: string, messageId: string) => this.route(StageRoutes.hide, { eventId, messageId }),
   };
 
-  /** Q&A: attendees ask and upvote; moderators and the host promote, answer and dismiss. */
+  /**
+   * Q&A: attendees ask, upvote and report; authors withdraw; moderators and the host approve,
+   * promote, answer and dismiss.
+   */
   readonly questions = {
     submit: (eventId: string, body: string) => this.route(QuestionRoutes.submit, { eventId, body }),
-    list: (
-      eventId: string,
-      query: { sort?: 'top' | 'new'; state?: QuestionState; limit?: number; cursor?: string } = {},
-    ) => this.route(QuestionRoutes.list, { ...query, eventId }),
+    /**
+     * Unsigned (public) unless `state` is `pending` or `withdrawn`, which only a signed read may
+     * ask for, or `signed: true` (a moderator's or the host's read, with each question's `reports`).
+     */
+    list: (eventId: string, { signed, ...query }: QuestionListQuery = {}) =>
+      this.route(
+        QuestionRoutes.list,
+        { ...query, eventId },
+        { signed: signed === true || (query.state !== undefined && !isPublicQuestionState(query.state)) },
+      ),
     /** Idempotent: a second upvote counts once. */
     upvote: (eventId: string, questionId: string) =>
       this.route(QuestionRoutes.upvote, { eventId, questionId, up: true }),
@@ -192,6 +224,28 @@ export class AgentClient {
       this.route(QuestionRoutes.answer, { eventId, questionId, action: 'answer' }),
     dismiss: (eventId: string, questionId: string) =>
       this.route(QuestionRoutes.dismiss, { eventId, questionId, action: 'dismiss' }),
+    /** Moderators and the host: a pending question becomes open. */
+    approve: (eventId: string, questionId: string) =>
+      this.route(QuestionRoutes.approve, { eventId, questionId, action: 'approve' }),
+    /** Its author, while pending or open: the question (not an upvote: see `withdrawUpvote`). */
+    withdraw: (eventId: string, questionId: string) =>
+      this.route(QuestionRoutes.withdrawQuestion, { eventId, questionId }),
+    /** Attendees, once each (again counts nothing); not your own question. */
+    report: (eventId: string, questionId: string, reason?: string) =>
+      this.route(QuestionRoutes.report, { eventId, questionId, ...(reason === undefined ? {} : { reason }) }),
+  };
+
+  /** Blocks (moderators and the host): a blocked agent keeps its ticket but cannot take part. */
+  readonly moderation = {
+    /** Idempotent. The host cannot be blocked; only the host blocks a moderator. */
+    block: (eventId: string, agentId: string) =>
+      this.route(ModerationRoutes.block, { eventId, agentId, blocked: true }),
+    /** Idempotent. */
+    unblock: (eventId: string, agentId: string) =>
+      this.route(ModerationRoutes.unblock, { eventId, agentId, blocked: false }),
+    /** The agents blocked in the event, most recent first. */
+    blocks: (eventId: string, query: { limit?: number; cursor?: string } = {}) =>
+      this.route(ModerationRoutes.list, { ...query, eventId }),
   };
 
   /** Polls: speakers, moderators and the host open them while live; attendees vote once. */
@@ -300,16 +354,21 @@ export class AgentClient {
     });
   }
 
-  /** Calls a route bound in the contracts (`HttpRoute`): its path, query or body from `input`. */
+  /**
+   * Calls a route bound in the contracts (`HttpRoute`): its path, query or body from `input`.
+   * Signed as the route says; a public read that also takes a signature (`acceptsSignature`) is
+   * signed only when `options.signed` asks for it.
+   */
   async route<C extends Contract<z.ZodType, unknown>>(
     route: HttpRoute<C>,
     input: RequestOf<C>,
+    options: RouteOptions = {},
   ): Promise<ReplyOf<C>> {
     const { path, query, body } = httpRequestOf(route, input);
     return this.call<ReplyOf<C>>(route.method, path, {
       ...(query ? { query: query as Query } : {}),
       ...(body === undefined ? {} : { body }),
-      signed: route.signed,
+      signed: route.acceptsSignature === true ? options.signed === true : route.signed,
     });
   }
 
@@ -340,6 +399,11 @@ export class AgentClient {
     if (!response.ok) throw new TownhallError(asProblem(parsed, response.status), response.headers);
     return { status: response.status, headers: response.headers, data: parsed as T };
   }
+}
+
+/** Whether anyone may read questions in this state (the others need a signed read). */
+function isPublicQuestionState(state: QuestionState): boolean {
+  return (PUBLIC_QUESTION_STATES as readonly QuestionState[]).includes(state);
 }
 
 function queryString(query: Query | undefined): string {

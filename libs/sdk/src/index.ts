@@ -13,6 +13,7 @@ export {
 // The shapes AgentClient takes and returns, so a caller can name them (one source: libs/contracts).
 export type {
   BalanceView,
+  BlockView,
   CardInput,
   CloudEvent,
   CreateSeriesInput,

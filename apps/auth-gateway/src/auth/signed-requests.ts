@@ -110,6 +110,16 @@ export function installSignedRequests(fastify: FastifyInstance, options: SignedR
     }
   });
 
+  // A read that may be signed answers differently when it is: shared caches must key on the
+  // signature, and never keep a signed reply.
+  fastify.addHook('onSend', async (request, reply, payload) => {
+    if (request.routeOptions.config.acceptsSignature) {
+      void reply.header('vary', 'Authorization');
+      if (request.caller !== undefined) void reply.header('cache-control', 'private, no-store');
+    }
+    return payload;
+  });
+
   function fail(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
     const known = toDomainError(error);
     if (!known) throw error;

@@ -10,6 +10,32 @@ export interface LiveMessage {
   eventId: string;
   /** The complete SSE message. */
   frame: string;
+  /** For `townhall.stage.posted` and `townhall.stage.hidden`: the stage message's id. */
+  stageMessageId?: string;
+}
+
+const STAGE_POSTED = 'townhall.stage.posted';
+const STAGE_HIDDEN = 'townhall.stage.hidden';
+
+/** Whether the message says a moderator hid a stage message. */
+export function isStageHidden(message: LiveMessage): boolean {
+  return message.type === STAGE_HIDDEN;
+}
+
+/**
+ * A replayed `townhall.stage.posted` whose message a moderator has since hidden, as the public
+ * may now see it: the same CloudEvent with `hidden: true` and no body.
+ */
+export function redactedStageFrame(message: LiveMessage): string {
+  if (message.type !== STAGE_POSTED) return message.frame;
+  const payload = message.frame
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => line.slice('data: '.length))
+    .join('\n');
+  const event = JSON.parse(payload) as { data: Record<string, unknown> };
+  event.data = { ...event.data, body: null, hidden: true };
+  return sseMessage({ id: String(message.seq), event: message.type, data: JSON.stringify(event) });
 }
 
 // Ledger entries are per agent and private; series changes are about a series, not an event.
@@ -44,7 +70,18 @@ export function decodeLiveMessage(
   // Only what the public may see: a report or a question held for review is for moderators.
   if (visibility !== undefined) return undefined;
   if (/[\r\n]/.test(type)) return undefined;
-  return { seq, type, eventId: subject, frame: sseMessage({ id: String(seq), event: type, data: payload }) };
+  const frame = sseMessage({ id: String(seq), event: type, data: payload });
+  const stageMessageId =
+    type === STAGE_POSTED || type === STAGE_HIDDEN
+      ? (value as { data?: { id?: unknown } }).data?.id
+      : undefined;
+  return {
+    seq,
+    type,
+    eventId: subject,
+    frame,
+    ...(typeof stageMessageId === 'string' ? { stageMessageId } : {}),
+  };
 }
 
 /** The SSE event type that tells a resuming client its history was cut (not a CloudEvent type). */

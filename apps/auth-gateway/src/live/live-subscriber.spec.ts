@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
-import type { LiveMessage } from './live-message.js';
+import { decodeLiveMessage, type LiveMessage } from './live-message.js';
 import { LiveSubscriber, type LiveHistory } from './live-subscriber.js';
 import { SseConnection, type SseCloseReason } from './sse-connection.js';
 
@@ -103,6 +103,37 @@ describe('LiveSubscriber', () => {
     subscriber.deliver(message(9));
     expect(history.asked).toEqual([[2, 6]]);
     expect(sink.ids).toEqual([3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  it('replays a stage message hidden since (later in the replay, or while it ran) without its body', async () => {
+    const stage = (seq: number, type: string, id: string, body: string | null) =>
+      decodeLiveMessage(
+        seq,
+        type,
+        JSON.stringify({
+          specversion: '1.0',
+          id: `ce${seq}`,
+          source: 'townhall/engagement',
+          type,
+          subject: 'e1',
+          time: 't',
+          data: { id, body, hidden: body === null },
+        }),
+      )!;
+    const { sink, subscriber } = connect(2);
+    const history = new ScriptedHistory([
+      stage(3, 'townhall.stage.posted', 'm1', 'abusive'),
+      stage(4, 'townhall.stage.posted', 'm2', 'fine'),
+      stage(5, 'townhall.stage.posted', 'm3', 'also abusive'),
+      stage(6, 'townhall.stage.hidden', 'm1', null),
+    ]);
+    // m3 is hidden while the replay runs: the hub holds that message for after it.
+    subscriber.deliver(stage(7, 'townhall.stage.hidden', 'm3', null));
+    await subscriber.catchUp(history, 6, 1_000);
+    expect(sink.ids).toEqual([3, 4, 5, 6, 7]);
+    const sent = sink.data.map((data) => (JSON.parse(data) as { data: { body: string | null } }).data.body);
+    expect(sent).toEqual([null, 'fine', null, null, null]);
+    expect(sink.data.join('\n')).not.toContain('abusive');
   });
 
   it('skips the replay when the client is already at the hub position', async () => {

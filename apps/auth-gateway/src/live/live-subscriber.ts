@@ -1,5 +1,11 @@
 import type { LiveListener } from './live-hub.js';
-import { historyCutFrame, type HistoryCutReason, type LiveMessage } from './live-message.js';
+import {
+  historyCutFrame,
+  isStageHidden,
+  redactedStageFrame,
+  type HistoryCutReason,
+  type LiveMessage,
+} from './live-message.js';
 import type { SseConnection } from './sse-connection.js';
 
 /** Where a resuming client's missed messages come from: the stream itself. */
@@ -72,14 +78,26 @@ export class LiveSubscriber implements LiveListener {
     else if (this.lastSeq < Math.max(first - 1, limit)) {
       this.cut(Math.max(first - 1, limit), first - 1 >= limit ? 'history_gone' : 'too_far_behind');
     }
+    // Read whole before any is sent (at most replayLimit messages): a stage message a moderator
+    // hid later in the replay, or while it ran, is replayed without its body.
+    const missed: LiveMessage[] = [];
     if (this.lastSeq < upTo) {
       for await (const message of history.replay(this.eventId, this.lastSeq, upTo)) {
         if (this.connection.isClosed) return;
-        this.forward(message);
-        await this.connection.drained();
+        missed.push(message);
       }
     }
     const held = this.held ?? [];
+    const hidden = new Set(
+      [...missed, ...held].filter(isStageHidden).flatMap((message) => message.stageMessageId ?? []),
+    );
+    for (const message of missed) {
+      if (this.connection.isClosed) return;
+      const isHidden = message.stageMessageId !== undefined && hidden.has(message.stageMessageId);
+      this.forward(message, isHidden ? redactedStageFrame(message) : message.frame);
+      await this.connection.drained();
+    }
+    // `held` is still the array deliver() fills: what arrived while the replay was sent is in it.
     this.held = undefined;
     for (const message of held) this.forward(message);
   }
@@ -89,9 +107,9 @@ export class LiveSubscriber implements LiveListener {
     this.lastSeq = resumedAfter;
   }
 
-  private forward(message: LiveMessage): void {
+  private forward(message: LiveMessage, frame = message.frame): void {
     if (message.seq <= this.lastSeq || message.eventId !== this.eventId) return;
     this.lastSeq = message.seq;
-    this.connection.send(message.frame);
+    this.connection.send(frame);
   }
 }

@@ -139,9 +139,20 @@ describe('public event reads from the gateway cache (in process)', () => {
     const signed = await list(EVENT, { authorization: 'Townhall garbage' });
     // Verified like any signed request: a signature that does not verify is refused.
     expect(signed.status).toBe(401);
-    expect(listCalls()).toBe(1);
-    expect(await bodies(await list())).toEqual(['public?']);
-    expect(listCalls()).toBe(1);
+    const key = generateAgentKey();
+    const target = `/events/${EVENT}/questions?sort=top`;
+    const headers = signRequest({ key, audience: AUDIENCE, method: 'GET', target });
+    const verified = await fetch(`${base}${target}`, {
+      headers: { authorization: headers.authorization, 'x-nonce': headers.nonce },
+    });
+    expect(verified.status).toBe(200);
+    expect(verified.headers.get('cache-control')).toBe('private, no-store');
+    expect(verified.headers.get('vary')).toMatch(/authorization/i);
+    expect(listCalls()).toBe(2);
+    const publicRead = await list();
+    expect(await bodies(publicRead)).toEqual(['public?']);
+    expect(publicRead.headers.get('vary')).toMatch(/authorization/i);
+    expect(listCalls()).toBe(2);
   });
 
   it('reads a domain event of the event at once: the next read asks the service again', async () => {

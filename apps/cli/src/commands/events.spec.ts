@@ -1,6 +1,6 @@
 import type { AgentClient } from '@townhall/sdk';
 import { UsageError } from '../failure.js';
-import { eventChanges } from './events.js';
+import { eventBody, eventChanges } from './events.js';
 
 // agentIds are taken as they are: the directory (and so the client) is asked only for @handles.
 const agent = {} as AgentClient;
@@ -78,5 +78,39 @@ describe('eventChanges (events update)', () => {
     await expect(eventChanges(agent, { asset: 'EURC' }, unused)).rejects.toThrow(
       '--asset goes with --price or --tier',
     );
+  });
+
+  it('changes either moderation field alone, over what --data says', async () => {
+    expect(await eventChanges(agent, { moderation: 'pre' }, unused)).toEqual({
+      moderation: { questions: 'pre' },
+    });
+    expect(await eventChanges(agent, { reportThreshold: 5 }, unused)).toEqual({
+      moderation: { reportThreshold: 5 },
+    });
+    expect(
+      await eventChanges(
+        agent,
+        { data: { moderation: { questions: 'pre', reportThreshold: 9 } }, reportThreshold: 2 },
+        unused,
+      ),
+    ).toEqual({ moderation: { questions: 'pre', reportThreshold: 2 } });
+  });
+});
+
+describe('eventBody (events create)', () => {
+  const create = {
+    title: 'AMA',
+    startsAt: '2027-03-04T19:00:00.000Z',
+    duration: 3_600_000,
+    timezone: 'UTC',
+    capacity: 10,
+  };
+
+  it('sends moderation only when a flag gives it (the server defaults to post, 3)', async () => {
+    expect(await eventBody(agent, create)).not.toHaveProperty('moderation');
+    expect(await eventBody(agent, { ...create, moderation: 'pre', reportThreshold: 1 })).toMatchObject({
+      endsAt: '2027-03-04T20:00:00.000Z',
+      moderation: { questions: 'pre', reportThreshold: 1 },
+    });
   });
 });

@@ -1,8 +1,10 @@
-import type {
-  EventChangesInput,
-  EventFieldsInput,
-  EventListQueryInput,
-  EventStatus,
+import {
+  QUESTION_MODERATION_MODES,
+  type EventChangesInput,
+  type EventFieldsInput,
+  type EventListQueryInput,
+  type EventStatus,
+  type QuestionModerationMode,
 } from '@townhall/contracts';
 import type { AgentClient } from '@townhall/sdk';
 import { Option, type Command } from 'commander';
@@ -28,6 +30,8 @@ interface FieldOptions {
   asset?: string;
   tier?: Array<{ id: string; name: string; price: string; capacity: number }>;
   free?: boolean;
+  moderation?: QuestionModerationMode;
+  reportThreshold?: number;
   data?: Record<string, unknown>;
 }
 
@@ -73,10 +77,25 @@ function ticketingOf(options: FieldOptions): EventFieldsInput['ticketing'] | und
   return undefined;
 }
 
+/**
+ * The moderation the flags ask for, over the one `--data` gives (field by field: either flag
+ * alone keeps the other); undefined when neither says anything about it.
+ */
+function moderationOf(options: FieldOptions): EventChangesInput['moderation'] {
+  if (options.moderation === undefined && options.reportThreshold === undefined) return undefined;
+  const given = options.data?.['moderation'];
+  return {
+    ...(typeof given === 'object' && given !== null ? given : {}),
+    ...(options.moderation === undefined ? {} : { questions: options.moderation }),
+    ...(options.reportThreshold === undefined ? {} : { reportThreshold: options.reportThreshold }),
+  };
+}
+
 /** The POST /events body: `--data` first (e.g. an agenda), then the flags over it. */
 export async function eventBody(agent: AgentClient, options: CreateOptions): Promise<EventFieldsInput> {
   const endsAt = options.endsAt ?? new Date(Date.parse(options.startsAt) + options.duration).toISOString();
   const ticketing = ticketingOf(options);
+  const moderation = moderationOf(options);
   const moderators = await agentIds(agent, options.moderator);
   const speakers = await agentIds(agent, options.speaker);
   return {
@@ -90,6 +109,7 @@ export async function eventBody(agent: AgentClient, options: CreateOptions): Pro
     ...(moderators ? { moderators } : {}),
     ...(speakers ? { speakers } : {}),
     ...(ticketing ? { ticketing } : {}),
+    ...(moderation ? { moderation } : {}),
   } as EventFieldsInput;
 }
 
@@ -116,6 +136,7 @@ export async function eventChanges(
 ): Promise<EventChangesInput> {
   checkChanges(options);
   const ticketing = ticketingOf(options);
+  const moderation = moderationOf(options);
   const endsAt =
     options.duration === undefined
       ? options.endsAt
@@ -133,6 +154,7 @@ export async function eventChanges(
     ...(moderators ? { moderators } : {}),
     ...(speakers ? { speakers } : {}),
     ...(ticketing ? { ticketing } : {}),
+    ...(moderation ? { moderation } : {}),
   };
   if (Object.keys(changes).length === 0) throw new UsageError(NOTHING_TO_CHANGE);
   return changes;
@@ -177,6 +199,22 @@ function fieldOptions(command: Command, mode: 'create' | 'update'): Command {
     )
     .option('--tier <id:name:price:capacity>', 'sell tiered tickets (repeatable)', tier);
   if (!create) command.option('--free', 'make tickets free');
+  command
+    .addOption(
+      new Option(
+        '--moderation <mode>',
+        create
+          ? 'questions: post (open at once, the default) or pre (each waits for approval)'
+          : 'questions: post (open at once) or pre (each waits for approval)',
+      ).choices(QUESTION_MODERATION_MODES),
+    )
+    .option(
+      '--report-threshold <n>',
+      create
+        ? 'reports that send an open question back for review (1-100, default 3)'
+        : 'reports that send an open question back for review (1-100)',
+      integer(1, 100),
+    );
   return command
     .option('--asset <asset>', 'the asset prices are in (default USDC)')
     .option('--data <json>', 'more fields as JSON or @file, e.g. {"agenda":[...]}', jsonObject);

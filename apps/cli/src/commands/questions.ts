@@ -1,4 +1,4 @@
-import type { QuestionState } from '@townhall/contracts';
+import { PUBLIC_QUESTION_STATES, QUESTION_STATES, type QuestionState } from '@townhall/contracts';
 import { Option, type Command } from 'commander';
 import { contextOf } from '../context.js';
 import type { CliIo } from '../io.js';
@@ -10,13 +10,21 @@ interface ListOptions {
   state?: QuestionState;
   limit?: number;
   cursor?: string;
+  signed?: boolean;
 }
 
-/** `questions ask|list|upvote|promote|answer|dismiss`: Q&A. */
+/** Whether only a signed read (a moderator, the host, the author) may list questions in this state. */
+function needsSignature(state: QuestionState | undefined): boolean {
+  return state !== undefined && !(PUBLIC_QUESTION_STATES as readonly QuestionState[]).includes(state);
+}
+
+/** `questions ask|list|upvote|withdraw|report|approve|promote|answer|dismiss`: Q&A. */
 export function registerQuestions(program: Command, io: CliIo): void {
   const questions = program
     .command('questions')
-    .description('Q&A: attendees ask and upvote; moderators and the host promote, answer, dismiss');
+    .description(
+      'Q&A: attendees ask, upvote and report; moderators and the host approve, promote, answer, dismiss',
+    );
 
   questions
     .command('ask')
@@ -35,13 +43,19 @@ export function registerQuestions(program: Command, io: CliIo): void {
     .argument('<eventId>')
     .addOption(new Option('--sort <order>', 'top or new').choices(['top', 'new']).default('top'))
     .addOption(
-      new Option('--state <state>', 'only this state').choices(['open', 'promoted', 'answered', 'dismissed']),
+      new Option('--state <state>', 'only this state (pending and withdrawn: signed with your key)').choices(
+        QUESTION_STATES,
+      ),
     )
+    .option('--signed', 'sign the read with your key: moderators and the host also see report counts')
     .option('--limit <n>', 'how many (1-100)', integer(1, 100))
     .option('--cursor <cursor>', 'the next page, from a previous list')
     .action(async (eventId: string, options: ListOptions, command: Command) => {
       const context = contextOf(command, io);
-      const page = await context.visitor().questions.list(eventId, options);
+      // The SDK signs pending and withdrawn reads itself: they need the key file, not a visitor's key.
+      const reader =
+        options.signed || needsSignature(options.state) ? await context.agent() : context.visitor();
+      const page = await reader.questions.list(eventId, options);
       context.print(page, (result) => [
         ...questionTable(result.items),
         ...(result.nextCursor ? [`more: --cursor ${result.nextCursor}`] : []),
@@ -65,7 +79,33 @@ export function registerQuestions(program: Command, io: CliIo): void {
       },
     );
 
+  questions
+    .command('withdraw')
+    .description(
+      'withdraw your own question while it is pending or open (to take back an upvote: upvote --withdraw)',
+    )
+    .argument('<eventId>')
+    .argument('<questionId>')
+    .action(async (eventId: string, questionId: string, _options: unknown, command: Command) => {
+      const context = contextOf(command, io);
+      const agent = await context.agent();
+      context.print(await agent.questions.withdraw(eventId, questionId), questionLine);
+    });
+
+  questions
+    .command('report')
+    .description('report a question to the moderators (attendees, once; not your own)')
+    .argument('<eventId>')
+    .argument('<questionId>')
+    .option('--reason <text>', 'why (up to 500 characters)')
+    .action(async (eventId: string, questionId: string, options: { reason?: string }, command: Command) => {
+      const context = contextOf(command, io);
+      const agent = await context.agent();
+      context.print(await agent.questions.report(eventId, questionId, options.reason), questionLine);
+    });
+
   const moderation = {
+    approve: 'approve a pending question: it becomes open (moderators, host)',
     promote: 'put a question on the stage (moderators, host; while live)',
     answer: 'mark a question answered (moderators, host)',
     dismiss: 'dismiss a question (moderators, host)',

@@ -1,5 +1,7 @@
+import type { AgentClient } from '@townhall/sdk';
 import type { Command } from 'commander';
 import { contextOf } from '../context.js';
+import { Refusal } from '../failure.js';
 import type { CliIo } from '../io.js';
 import { integer } from '../option-parsers.js';
 import { liveLine, stageLine } from '../render.js';
@@ -10,11 +12,25 @@ interface TailOptions {
   stageOnly?: boolean;
 }
 
-/** `stage post|list|tail`: the live stage, and everything else that happens live. */
+/**
+ * The id of the message `which` names: its id, or its sequence as `stage list` prints it (`#12` or
+ * `12`), looked up in the stage.
+ */
+export async function stageMessageId(agent: AgentClient, eventId: string, which: string): Promise<string> {
+  const sequence = /^#?(\d{1,15})$/.exec(which)?.[1];
+  if (sequence === undefined) return which;
+  const page = await agent.stage.list(eventId, { after: Number(sequence) - 1, limit: 1 });
+  const message = page.items.find((item) => item.sequence === Number(sequence));
+  if (!message)
+    throw new Refusal('stage.message_not_found', `event ${eventId} has no stage message #${sequence}`);
+  return message.id;
+}
+
+/** `stage post|list|tail|hide`: the live stage, and everything else that happens live. */
 export function registerStage(program: Command, io: CliIo): void {
   const stage = program
     .command('stage')
-    .description('the live stage: post (speakers, moderators, host), read, follow');
+    .description('the live stage: post (speakers, moderators, host), read, follow, hide (moderators, host)');
 
   stage
     .command('post')
@@ -42,6 +58,18 @@ export function registerStage(program: Command, io: CliIo): void {
     });
 
   stage
+    .command('hide')
+    .description('hide a stage message (moderators, host; any time): it keeps its place, its text goes')
+    .argument('<eventId>')
+    .argument('<message>', 'its id, or its sequence as stage list shows it (#12)')
+    .action(async (eventId: string, which: string, _options: unknown, command: Command) => {
+      const context = contextOf(command, io);
+      const agent = await context.agent();
+      const messageId = await stageMessageId(agent, eventId, which);
+      context.print(await agent.stage.hide(eventId, messageId), stageLine);
+    });
+
+  stage
     .command('tail')
     .description('follow the event live (Server-Sent Events) and print each message until Ctrl-C')
     .argument('<eventId>')
@@ -66,7 +94,8 @@ export function registerStage(program: Command, io: CliIo): void {
         },
       });
       for await (const message of live) {
-        if (options.stageOnly && message.type !== 'townhall.stage.posted') continue;
+        // The stage: its messages, and the ones a moderator hides.
+        if (options.stageOnly && !message.type.startsWith('townhall.stage.')) continue;
         io.out(context.settings.json ? JSON.stringify(message) : liveLine(message));
       }
     });

@@ -84,8 +84,9 @@ export class BlocksService {
           return toBlock(existing!);
         }
         const view = toBlock(row);
+        // On the public live stream: viewers drop the agent's questions; who blocked stays unsaid.
         await this.changes.announce(manager, [
-          { type: EngagementTopics.participantBlocked, subject: eventId, data: view },
+          { type: EngagementTopics.participantBlocked, subject: eventId, data: { ...view, blockedBy: null } },
         ]);
         return view;
       }
@@ -108,9 +109,10 @@ export class BlocksService {
     meta: SignedMeta,
     query: { eventId: string; limit: number; cursor?: string | undefined },
   ): Promise<Page<BlockView>> {
-    await this.participants.authorize(query.eventId, meta, (participant) =>
-      requireRole(participant, ['host', 'moderator'], 'see who is blocked'),
-    );
+    await this.participants.authorize(query.eventId, meta, (participant) => {
+      requireRole(participant, ['host', 'moderator'], 'see who is blocked');
+      requireNotBlocked(participant);
+    });
     const params: unknown[] = [query.eventId, query.limit + 1];
     let after = '';
     if (query.cursor !== undefined) {

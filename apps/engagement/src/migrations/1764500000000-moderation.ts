@@ -4,7 +4,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * Moderation (docs/product.md "Moderation"), with its rules as constraints:
  * - questions gain `pending` (held for review) and `withdrawn` (by the author), a count of
  *   reports that moves only with a row of engagement.question_reports (one per agent), `withheld`
- *   (dismissed while pending: never public) and `approved_at` (reviewed: reports hold it no more);
+ *   (dismissed while pending: never public) and `cleared_at` (approved after reports held it: they
+ *   hold it no more);
  * - a stage message may be hidden (when and by whom, both or neither);
  * - engagement.blocks: one row per agent blocked in an event;
  * - engagement.events keeps each event's moderation settings with its roles;
@@ -23,8 +24,8 @@ export class Moderation1764500000000 implements MigrationInterface {
         ADD COLUMN reports integer NOT NULL DEFAULT 0 CHECK (reports >= 0),
         -- dismissed while pending: the public never sees it, in any state
         ADD COLUMN withheld boolean NOT NULL DEFAULT false,
-        -- approved by a moderator: reports no longer hold it back
-        ADD COLUMN approved_at timestamptz`);
+        -- approved by a moderator after reports held it: reports no longer hold it back
+        ADD COLUMN cleared_at timestamptz`);
     await queryRunner.query(`
       CREATE TABLE engagement.question_reports (
         question_id uuid NOT NULL REFERENCES engagement.questions (id),
@@ -119,7 +120,7 @@ export class Moderation1764500000000 implements MigrationInterface {
     await queryRunner.query(`DELETE FROM engagement.questions WHERE state IN ('pending', 'withdrawn')`);
     await queryRunner.query(`
       ALTER TABLE engagement.questions DROP CONSTRAINT questions_state, DROP COLUMN reports,
-        DROP COLUMN withheld, DROP COLUMN approved_at,
+        DROP COLUMN withheld, DROP COLUMN cleared_at,
         ADD CONSTRAINT questions_state_check CHECK (state IN ('open', 'promoted', 'answered', 'dismissed'))`);
   }
 }

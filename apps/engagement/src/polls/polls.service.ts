@@ -132,6 +132,7 @@ export class PollsService {
     await this.participants.authorize(eventId, meta, async (participant) => {
       const { poll } = await this.find(this.dataSource.manager, eventId, pollId);
       if (poll.opener_id !== meta.caller) requireRole(participant, ['host', 'moderator'], 'close this poll');
+      requireNotBlocked(participant);
     });
     return this.changes.run(async (manager) => {
       const closed = await this.closeWhere(manager, 'id = $1', [pollId]);

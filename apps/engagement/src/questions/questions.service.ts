@@ -43,7 +43,7 @@ const TRANSITIONS: Record<QuestionAction, { from: QuestionState[]; to: QuestionS
   },
 };
 
-/** The states a question is upvoted and reported in: visible to everyone, and not yet settled. */
+/** The states a question is upvoted and reported in (and, reported, held): public and not settled. */
 const VOTABLE: ReadonlySet<QuestionState> = new Set(['open', 'promoted']);
 
 /** Whether anyone may ask for questions in this state without signing. */
@@ -239,13 +239,13 @@ export class QuestionsService {
           'question.invalid_transition',
           `Cannot ${action} a question that is ${before.state}`,
         );
-      // Dismissed while pending: withheld from the public for good. Approved: reviewed, so
-      // reports no longer hold it back.
+      // Dismissed while pending: withheld from the public for good. Approved after reports held
+      // it: cleared, so reports no longer hold it back.
       const [row] = await queryRows<QuestionRow>(
         manager,
         `UPDATE engagement.questions SET state = $2, updated_at = now(),
            withheld = withheld OR state = 'pending' AND $2 = 'dismissed',
-           approved_at = CASE WHEN $2 = 'open' THEN now() ELSE approved_at END
+           cleared_at = CASE WHEN state = 'pending' AND $2 = 'open' AND reports > 0 THEN now() ELSE cleared_at END
          WHERE id = $1 RETURNING ${QUESTION_COLUMNS}`,
         [questionId, step.to],
       );
@@ -264,8 +264,11 @@ export class QuestionsService {
   async withdraw(meta: SignedMeta, eventId: string, questionId: string): Promise<QuestionView> {
     await this.participants.authorize(eventId, meta, (participant) => requireOpen(participant.status));
     const current = await this.find(this.dataSource.manager, eventId, questionId);
-    if (current.author_id !== meta.caller)
+    if (current.author_id !== meta.caller) {
+      // What others cannot see does not exist for them (as for upvotes and reports).
+      if (!isPublic(current)) throw notFound(questionId);
       throw new DomainError('role.forbidden', 'Only its author can withdraw a question');
+    }
     return this.changes.run(async (manager) => {
       if (!(await holdOpen(manager, eventId)))
         throw new DomainError('question.closed', 'The event has ended');
@@ -311,6 +314,11 @@ export class QuestionsService {
     if (current.author_id === meta.caller)
       throw new DomainError('question.own_report', 'You cannot report your own question');
     if (!isPublic(current) && !heldByReports(current)) throw notFound(questionId);
+    if (!VOTABLE.has(current.state) && !heldByReports(current))
+      throw new DomainError(
+        'question.invalid_transition',
+        `Cannot report a question that is ${current.state}`,
+      );
     return this.changes.run(async (manager) => {
       if (!(await holdOpen(manager, eventId)))
         throw new DomainError('question.closed', 'The event has ended');
@@ -325,7 +333,7 @@ export class QuestionsService {
       const [row] = await queryRows<QuestionRow>(
         manager,
         `UPDATE engagement.questions SET reports = reports + 1, updated_at = now(),
-           state = CASE WHEN state = 'open' AND approved_at IS NULL AND reports + 1 >= $2 THEN 'pending'
+           state = CASE WHEN state = 'open' AND cleared_at IS NULL AND reports + 1 >= $2 THEN 'pending'
                    ELSE state END
          WHERE id = $1 RETURNING ${QUESTION_COLUMNS}`,
         [questionId, moderation.reportThreshold],

@@ -6,6 +6,7 @@ import {
   LedgerRoutes,
   PollRoutes,
   QuestionRoutes,
+  ModerationRoutes,
   RecordingRoutes,
   SeriesRoutes,
   StageRoutes,
@@ -19,6 +20,8 @@ import { HealthController, READINESS_CHECKS } from './health/health.controller.j
 import { LiveController } from './live/live.controller.js';
 import { OpenApiController } from './openapi/openapi.controller.js';
 import { TicketsController } from './tickets/tickets.controller.js';
+import { WatchAssetsController } from './watch/watch-assets.js';
+import { WatchController } from './watch/watch.controller.js';
 
 @Module({})
 export class GatewayModule {
@@ -41,8 +44,12 @@ export class GatewayModule {
         contractRoutes(QuestionRoutes),
         contractRoutes(PollRoutes),
         contractRoutes(RecordingRoutes),
+        contractRoutes(ModerationRoutes),
         LiveController,
         OpenApiController,
+        // Pages for people (HTML), not operations of the API document.
+        WatchController,
+        WatchAssetsController,
       ],
       providers: [
         { provide: SERVICE_CLIENT, useValue: services },

@@ -21,6 +21,7 @@ import { installRateLimits } from './rate-limit/rate-limited-requests.js';
 import { installCachedEventReads } from './read-cache/cached-event-reads.js';
 import type { RateLimitOptions } from './rate-limit/rate-limits.js';
 import { requestIdFrom } from './request-context.js';
+import { installPageProblems, pageRouterErrors } from './watch/page-response.js';
 
 export interface GatewayDependencies {
   audience: string;
@@ -59,8 +60,9 @@ export async function createGateway(deps: GatewayDependencies): Promise<NestFast
     // Our own 503 while closing (below), as problem+json like every other error.
     return503OnClosing: false,
     trustProxy: deps.trustProxy ?? false,
-    // Errors before any route runs are problem+json too (problem/framework-errors.ts).
-    frameworkErrors: routerErrorHandler(deps.audience),
+    // Errors before any route runs are problem+json too (problem/framework-errors.ts), or a page
+    // on a page's path (watch/page-response.ts).
+    frameworkErrors: pageRouterErrors(routerErrorHandler(deps.audience)),
     clientErrorHandler: clientErrorHandler(deps.audience),
     ...serverTimeoutOptions(deps.serverTimeouts ?? SERVER_TIMEOUT_DEFAULTS),
   });
@@ -97,6 +99,8 @@ export async function createGateway(deps: GatewayDependencies): Promise<NestFast
   if (deps.liveStream && deps.readCacheMaxAgeMs)
     installCachedEventReads(fastify, deps.liveStream.hub, { maxAgeMs: deps.readCacheMaxAgeMs });
   installDocsPage(app, openApi.info.title);
+  // The pages for people (watch/) answer their problems as pages.
+  installPageProblems(fastify);
   // Open SSE responses never finish on their own: end them first, or app.close() would wait
   // for them forever. Clients see a normal end and reconnect (elsewhere) with Last-Event-ID.
   const live = deps.liveStream;

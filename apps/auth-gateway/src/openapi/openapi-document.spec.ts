@@ -34,6 +34,8 @@ interface RegisteredRoute {
   method: string;
   url: string;
   signed: boolean;
+  /** A page for people (watch/): HTML, deliberately not in the document. */
+  page: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -64,6 +66,7 @@ describe('the OpenAPI document of the gateway', () => {
             method: method.toUpperCase(),
             url: route.url ?? route.path,
             signed: (route.config as { signed?: boolean } | undefined)?.signed === true,
+            page: (route.config as { page?: string } | undefined)?.page !== undefined,
           });
       });
     await app.listen({ port: 0, host: '127.0.0.1' });
@@ -84,8 +87,9 @@ describe('the OpenAPI document of the gateway', () => {
     return found;
   };
   const fastifyPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
-  /** The API's own routes: HEAD twins of GETs and the docs page's internals left out. */
-  const apiRoutes = () => registered.filter((route) => route.method !== 'HEAD' && !DOCS.test(route.url));
+  /** The API's own routes: HEAD twins of GETs, the docs page's internals and the pages for people left out. */
+  const apiRoutes = () =>
+    registered.filter((route) => route.method !== 'HEAD' && !DOCS.test(route.url) && !route.page);
 
   it('is valid OpenAPI 3.1, with every $ref resolving', async () => {
     const validator = new Validator();

@@ -122,7 +122,9 @@ export function gatewayRoutes(controllers: readonly Type[]): GatewayRoute[] {
       const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
       if (method === undefined) continue;
       const config = Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, handler) as
-        { signed?: boolean } | undefined;
+        { signed?: boolean; page?: string } | undefined;
+      // A page for people (watch/) answers HTML, errors too: not an operation of this document.
+      if (config?.page) continue;
       const headers = (Reflect.getMetadata(HEADERS_METADATA, handler) ?? []) as Array<{
         name: string;
         value: string;

@@ -18,7 +18,8 @@ export function routerErrorHandler(audience: string) {
   };
 }
 
-function routerError(error: { code?: string }): DomainError {
+/** What a router error means (also for the pages for people, watch/page-response.ts). */
+export function routerError(error: { code?: string }): DomainError {
   switch (error.code) {
     case 'FST_ERR_MAX_PARAM_LENGTH':
       return new DomainError('request.uri_too_long', 'A path segment is longer than 100 characters');

@@ -11,11 +11,17 @@ import {
 } from './rate-limits.js';
 import { rateLimited } from '../http-metrics.js';
 
-/** Never limited: the probes, the metrics scrape and the API's own documentation. */
+/**
+ * Never limited: the probes, the metrics scrape, the API's own documentation and the pages'
+ * static files (watch/watch-assets.ts: from memory, mostly 304s).
+ */
 const UNLIMITED_ROUTES = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs', '/docs/']);
 
 export function isUnlimitedRoute(route: string | undefined): boolean {
-  return route !== undefined && (UNLIMITED_ROUTES.has(route) || route.startsWith('/docs/'));
+  return (
+    route !== undefined &&
+    (UNLIMITED_ROUTES.has(route) || route.startsWith('/docs/') || route.startsWith('/assets/'))
+  );
 }
 
 /** The RateLimit-* fields (draft-ietf-httpapi-ratelimit-headers) of a decision, and Retry-After on a 429. */

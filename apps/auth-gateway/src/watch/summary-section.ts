@@ -1,0 +1,25 @@
+import type { EventStatus, EventView } from '@townhall/contracts';
+import type { EventClock } from './event-clock.js';
+import { html, type Markup } from './markup.js';
+
+export const STATUS_LABELS: Record<EventStatus, string> = {
+  scheduled: 'Scheduled',
+  live: 'Live',
+  past: 'Ended',
+  cancelled: 'Cancelled',
+};
+
+/** The event's header: status, title, host, start and end in its time zone, description. */
+export function summarySection(event: EventView, host: string, clock: EventClock): Markup {
+  return html`<header id="event-summary" class="event-summary">
+    <p class="status"><span class=${`badge status-${event.status}`}>${STATUS_LABELS[event.status]}</span></p>
+    <h1>${event.title}</h1>
+    <dl class="facts">
+      <div><dt>Host</dt><dd>${host}</dd></div>
+      <div><dt>Starts</dt><dd><time datetime=${event.startsAt}>${clock.dateTime(event.startsAt)}</time></dd></div>
+      <div><dt>Ends</dt><dd><time datetime=${event.endsAt}>${clock.dateTime(event.endsAt)}</time></dd></div>
+      <div><dt>Time zone</dt><dd>${clock.zone}</dd></div>
+    </dl>
+    ${event.description ? html`<p class="description">${event.description}</p>` : null}
+  </header>`;
+}

@@ -1,6 +1,6 @@
 import { EngagementTopics, type EventFieldsInput, type EventView, type PollView } from '@townhall/contracts';
 import type { AgentClient } from '@townhall/sdk';
-import { DomainEventTap, Topology, problemOf, waitFor } from '@townhall/testing';
+import { DomainEventTap, Topology, problemOf, refusal, waitFor } from '@townhall/testing';
 import pg from 'pg';
 
 const HOUR = 3_600_000;
@@ -15,12 +15,6 @@ function anEvent(overrides: Partial<EventFieldsInput> = {}): EventFieldsInput {
     capacity: 500,
     ...overrides,
   };
-}
-
-/** The problem a request fails with, as `{ status, code }`. */
-async function refusal(promise: Promise<unknown>): Promise<{ status: number; code: string }> {
-  const { status, code } = await problemOf(promise);
-  return { status, code };
 }
 
 describe('engagement: stage, Q&A, polls, recordings', () => {

@@ -10,14 +10,7 @@ import {
   type StageMessageView,
 } from '@townhall/contracts';
 import type { AgentClient, LiveEvent } from '@townhall/sdk';
-import {
-  DomainEventTap,
-  LiveReader,
-  problemOf,
-  StandaloneProcess,
-  Topology,
-  waitFor,
-} from '@townhall/testing';
+import { DomainEventTap, LiveReader, refusal, StandaloneProcess, Topology, waitFor } from '@townhall/testing';
 import { AgentClient as Client } from '@townhall/sdk';
 
 const HOUR = 3_600_000;
@@ -42,11 +35,6 @@ function anEvent(overrides: Partial<EventFieldsInput> = {}): EventFieldsInput {
     capacity: 500,
     ...overrides,
   };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<{ status: number; code: string }> {
-  const { status, code } = await problemOf(promise);
-  return { status, code };
 }
 
 const modes: Array<[string, () => Promise<Server>]> = [

@@ -1,9 +1,16 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { EventFieldsInput, EventView, QuestionView } from '@townhall/contracts';
 import { AgentClient, TownhallError } from '@townhall/sdk';
 import { freePort, StandaloneProcess, Topology, waitFor } from '@townhall/testing';
+import {
+  ARTIFACTS_DIR,
+  browserTestsRun,
+  CHROMIUM,
+  CHROMIUM_ARGS,
+  requireChromium,
+} from '@townhall/testing/chromium';
 import {
   chromium,
   type Browser,
@@ -17,30 +24,7 @@ import {
 // both modes: the distributed topology (every service and the gateway as processes, NATS,
 // Postgres, Redis) and the standalone process. One of each, one browser, pages reused.
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = '/tmp/townhall-ci/artifacts';
-// As apps/auth-gateway/test/docs-page.int-spec.ts launches it.
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-// Debian's Chromium (`apt-get install chromium`; .ci/run installs it). Without it this test is
-// skipped on a laptop, and fails under CI, where a skipped browser test would hide a broken page.
-const haveChromium = existsSync(CHROMIUM);
-const inCi = !['', '0', 'false'].includes((process.env['CI'] ?? '').toLowerCase());
-if (!haveChromium && !inCi) {
-  process.stderr.write(
-    `SKIPPED: the watch page browser test needs Chromium at ${CHROMIUM} (apt-get install -y chromium); set CI=true to make its absence a failure.\n`,
-  );
-}
-const describeBrowser = haveChromium || inCi ? describe : describe.skip;
+const describeBrowser = browserTestsRun('watch page') ? describe : describe.skip;
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const TITLE = 'Ask the agents <script>alert("watch")</script>';
@@ -159,9 +143,9 @@ describeBrowser('the watch page and the index in Chromium', () => {
   const modes: Record<'distributed' | 'standalone', Mode> = {} as never;
 
   beforeAll(async () => {
-    if (!haveChromium) throw new Error(`CI=true but Chromium is missing at ${CHROMIUM}`);
+    requireChromium();
     const started = Date.now();
-    mkdirSync(ARTIFACTS, { recursive: true });
+    mkdirSync(ARTIFACTS_DIR, { recursive: true });
     const port = await freePort();
     const origin = `http://127.0.0.1:${port}`;
     // All three at once; the standalone process signs for the origin the browser and the agents
@@ -177,7 +161,7 @@ describeBrowser('the watch page and the index in Chromium', () => {
         },
         port,
       ),
-      chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS, timeout: 15_000 }),
+      chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, timeout: 15_000 }),
     ]);
     if (distributed.status === 'fulfilled') topology = distributed.value;
     if (single.status === 'fulfilled') standalone = single.value;
@@ -324,7 +308,7 @@ describeBrowser('the watch page and the index in Chromium', () => {
         for (const width of [1280, 360]) {
           await page.setViewportSize({ width, height: 900 });
           await page.screenshot({
-            path: join(ARTIFACTS, `watch-${width}${mode.suffix}.png`),
+            path: join(ARTIFACTS_DIR, `watch-${width}${mode.suffix}.png`),
             fullPage: true,
           });
           if (width === 360)
@@ -344,7 +328,7 @@ describeBrowser('the watch page and the index in Chromium', () => {
           for (const width of [1280, 360]) {
             await index.setViewportSize({ width, height: 900 });
             await index.screenshot({
-              path: join(ARTIFACTS, `index-${width}${mode.suffix}.png`),
+              path: join(ARTIFACTS_DIR, `index-${width}${mode.suffix}.png`),
               fullPage: true,
             });
             if (width === 360)
@@ -391,7 +375,7 @@ describeBrowser('the watch page and the index in Chromium', () => {
               expect([colorScheme, url, serious]).toEqual([colorScheme, url, []]);
               if (url === watchUrl && colorScheme === 'dark')
                 await page.screenshot({
-                  path: join(ARTIFACTS, `watch-1280-dark${mode.suffix}.png`),
+                  path: join(ARTIFACTS_DIR, `watch-1280-dark${mode.suffix}.png`),
                   fullPage: true,
                 });
             }
@@ -465,7 +449,7 @@ describeBrowser('the watch page and the index in Chromium', () => {
         expect(await page.locator('#recording a[rel~="noopener"]').getAttribute('href')).toBe(
           'https://media.example/ama.mp4',
         );
-        await page.screenshot({ path: join(ARTIFACTS, `watch-ended${mode.suffix}.png`), fullPage: true });
+        await page.screenshot({ path: join(ARTIFACTS_DIR, `watch-ended${mode.suffix}.png`), fullPage: true });
         expect(live.console.filter((line) => /^(error|page error)/.test(line))).toEqual([]);
         expect(live.dialogs).toEqual([]);
       });

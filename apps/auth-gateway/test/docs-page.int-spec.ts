@@ -10,36 +10,20 @@ import { Directory, DomainError, type CardInput, type DirectoryCard } from '@tow
 import { createLogger, type ServiceClient } from '@townhall/platform';
 import { encodeKeyFile } from '@townhall/sdk/key-file';
 import { freePort } from '@townhall/testing';
+import {
+  ARTIFACTS_DIR,
+  browserTestsRun,
+  CHROMIUM,
+  CHROMIUM_ARGS,
+  requireChromium,
+} from '@townhall/testing/chromium';
 import bs58 from 'bs58';
 import { chromium, type BrowserContext, type Page, type Request } from 'playwright-core';
 import { MemoryNonceStore } from '../src/auth/nonce-store.js';
 import { createGateway } from '../src/gateway.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = '/tmp/townhall-ci/artifacts';
-const SCREENSHOT = join(ARTIFACTS, 'docs.png');
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-// Debian's Chromium (`apt-get install chromium`; .ci/run installs it). Without it this test is
-// skipped on a laptop, and fails under CI, where a skipped browser test would hide a broken page.
-const haveChromium = existsSync(CHROMIUM);
-const inCi = !['', '0', 'false'].includes((process.env['CI'] ?? '').toLowerCase());
-if (!haveChromium && !inCi) {
-  // eslint-disable-next-line no-console
-  console.warn(
-    `SKIPPED: the /docs browser test needs Chromium at ${CHROMIUM} (apt-get install -y chromium); set CI=true to make its absence a failure.`,
-  );
-}
-const browserTest = haveChromium || inCi ? it : it.skip;
+const SCREENSHOT = join(ARTIFACTS_DIR, 'docs.png');
+const browserTest = browserTestsRun('/docs') ? it : it.skip;
 
 const noServices: ServiceClient = {
   send: async () => {
@@ -123,7 +107,7 @@ describe('GET /docs in headless Chromium', () => {
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: ARGS,
+      args: CHROMIUM_ARGS,
       viewport: { width: 1280, height: 900 },
       timeout: 15_000,
     });
@@ -133,7 +117,7 @@ describe('GET /docs in headless Chromium', () => {
   browserTest(
     'renders every operation from the local document, with nothing fetched from elsewhere',
     async () => {
-      if (!haveChromium) throw new Error(`CI=true but Chromium is missing at ${CHROMIUM}`);
+      requireChromium();
       app = await createGateway({
         audience: 'https://townhall.test',
         bodyLimit: 64 * 1024,
@@ -170,7 +154,7 @@ describe('GET /docs in headless Chromium', () => {
       // Swagger UI lists what it could not read of the document here (none of it may be missing).
       expect(await page.locator('.errors-wrapper').count()).toBe(0);
 
-      await mkdir(ARTIFACTS, { recursive: true });
+      await mkdir(ARTIFACTS_DIR, { recursive: true });
       await page.screenshot({ path: SCREENSHOT, fullPage: true });
       expect(existsSync(SCREENSHOT)).toBe(true);
       expect(elsewhere).toEqual([]);
@@ -182,7 +166,7 @@ describe('GET /docs in headless Chromium', () => {
   browserTest(
     'signs "Try it out" with a pasted key: a write and a read of it, and the key never leaves the page',
     async () => {
-      if (!haveChromium) throw new Error(`CI=true but Chromium is missing at ${CHROMIUM}`);
+      requireChromium();
       // The page signs for the document's server (PUBLIC_BASE_URL): here, where the browser goes.
       const port = await freePort();
       const origin = `http://127.0.0.1:${port}`;
@@ -229,8 +213,8 @@ describe('GET /docs in headless Chromium', () => {
         .locator('#townhall-key-status', { hasText: `Signing as ${key.agentId}` })
         .waitFor({ state: 'visible', timeout: 5_000 });
       expect(await field.inputValue()).toBe('');
-      await mkdir(ARTIFACTS, { recursive: true });
-      await page.screenshot({ path: join(ARTIFACTS, 'docs-key.png') });
+      await mkdir(ARTIFACTS_DIR, { recursive: true });
+      await page.screenshot({ path: join(ARTIFACTS_DIR, 'docs-key.png') });
 
       const write = await tryItOut(page, 'Directory-directoryPutMine', async (block) => {
         await block
@@ -283,7 +267,7 @@ describe('GET /docs in headless Chromium', () => {
       }
       expect(sent.every((request) => request.url().startsWith(`${origin}/`))).toBe(true);
 
-      await page.screenshot({ path: join(ARTIFACTS, 'docs-signed.png') });
+      await page.screenshot({ path: join(ARTIFACTS_DIR, 'docs-signed.png') });
       expect(problems).toEqual([]);
     },
     60_000,

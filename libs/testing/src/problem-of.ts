@@ -10,3 +10,9 @@ export async function problemOf(promise: Promise<unknown>): Promise<TownhallErro
   }
   throw new Error('expected the request to fail with a problem, but it succeeded');
 }
+
+/** How a request was refused, as `{ status, code }`: what most refusal assertions compare. */
+export async function refusal(promise: Promise<unknown>): Promise<{ status: number; code: string }> {
+  const { status, code } = await problemOf(promise);
+  return { status, code };
+}

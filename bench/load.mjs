@@ -2,7 +2,7 @@
 // autocannon and prints autocannon's result as JSON on stdout. Every request is signed by
 // its agent with its own nonce before the clock starts.
 // argv[2]: path of a JSON file { url, audience, method, target, body?, connections,
-//   durationSeconds? (else: send every request once), signers?: [{ secretKeyHex, agentId, count, headers? }] }
+//   durationSeconds? (else: send every request once), headers?, signers?: [{ secretKeyHex, agentId, count, headers? }] }
 // Without signers the requests are public (unsigned) and the run needs durationSeconds.
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
@@ -36,6 +36,7 @@ const result = await autocannon({
     {
       method: options.method,
       path: options.target,
+      ...(options.headers ? { headers: options.headers } : {}),
       ...(options.body ? { body: options.body } : {}),
       ...(options.signers && {
         setupRequest: (request) => {

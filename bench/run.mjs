@@ -1,7 +1,7 @@
 // `npm run bench`: boots the distributed topology (every service and the gateway as separate
 // processes on the real NATS, Redis and Postgres) and drives the hot paths from separate load
 // processes: signed reads, paid RSVPs on one hot event, question posts to one live event, public
-// reads of that event's questions, and the SSE fan-out to 10,000 subscribers. Each scenario is
+// reads of that event's questions, its watch page, and the SSE fan-out to 10,000 subscribers. Each scenario is
 // reported with the CPU each process spent per request and as a ratio to what bounds it on this
 // machine, measured in the same run (before and after the scenarios, averaged): the single-core
 // node:crypto Ed25519 verify rate, and the rate of a conditional UPDATE of one hot Postgres row
@@ -18,7 +18,7 @@ import { benchSystem, rssOf } from './system.mjs';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 /** BENCH_ONLY=questions,public runs only those scenarios (e.g. to profile one of them). */
-const SCENARIOS = ['reads', 'paid', 'questions', 'public', 'fanout'];
+const SCENARIOS = ['reads', 'paid', 'questions', 'public', 'watch', 'fanout'];
 const ONLY = new Set((process.env.BENCH_ONLY ?? SCENARIOS.join(',')).split(',').map((name) => name.trim()));
 const unknown = [...ONLY].filter((name) => !SCENARIOS.includes(name));
 if (unknown.length > 0)
@@ -378,7 +378,27 @@ try {
     );
   }
 
-  // 5. SSE fan-out: subscribers of the live stream in several client processes, 20 stage posts;
+  // 5. The watch page of the live event (HTML, rendered on every request from six public reads).
+  let watchReport;
+  if (ONLY.has('watch')) {
+    const pages = {
+      url: audience,
+      audience,
+      method: 'GET',
+      target: `/events/${ama.id}/watch`,
+      headers: { accept: 'text/html' },
+      connections: CONNECTIONS,
+      durationSeconds: DURATION,
+    };
+    await runLoad({ ...pages, durationSeconds: 2 }); // warm-up
+    watchReport = await measure(
+      `GET /events/{id}/watch of the live event (HTML), ${CONNECTIONS} connections, ${DURATION} s`,
+      pages,
+      labels,
+    );
+  }
+
+  // 6. SSE fan-out: subscribers of the live stream in several client processes, 20 stage posts;
   //    latency from the stage message's creation to its arrival at each subscriber.
   let fanoutReport;
   if (ONLY.has('fanout')) {
@@ -422,6 +442,7 @@ try {
     ['paid RSVP', paidReport, hotRow, 'hot row', 0.25],
     ['signed question post', questionReport, verify, 'verify', 0.1],
     ['public GET questions', publicReport, verify, 'verify', 0.7],
+    ['watch page', watchReport, verify, 'verify', 0.1],
   ].filter(([, report]) => report !== undefined);
   for (const [, report, bound, boundName, target] of rows) {
     report.ratio = Number((report.okPerSecond / bound).toFixed(3));
@@ -435,7 +456,9 @@ try {
           verifyPerSecondOneCore: { before: Math.round(before.verify), after: Math.round(after.verify) },
           hotRowUpdatesPerSecond: { before: Math.round(before.hotRow), after: Math.round(after.hotRow) },
         },
-        scenarios: [readReport, paidReport, questionReport, publicReport, fanoutReport].filter(Boolean),
+        scenarios: [readReport, paidReport, questionReport, publicReport, watchReport, fanoutReport].filter(
+          Boolean,
+        ),
       },
       null,
       2,

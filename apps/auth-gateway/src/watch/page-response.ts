@@ -36,18 +36,23 @@ export const PAGE_CSP = [
 /** A watch page's path, for errors raised before a route is known (an id over 100 characters). */
 const WATCH_PATH = /^\/events\/[^/?#]*\/watch\/?(\?|$)/;
 
-/** Sends a page: HTML with the CSP, never stored by a shared cache nor used without asking again. */
+/**
+ * Sends a page: HTML with the CSP, used by a browser only after asking again (a watch page read
+ * through the event read cache gets that cache's ETag and `Cache-Control` instead).
+ */
 export function sendPage(reply: FastifyReply, status: number, page: Markup): void {
   void pageHeaders(reply.code(status)).send(renderDocument(page));
 }
 
 function pageHeaders(reply: FastifyReply): FastifyReply {
+  return securityHeaders(reply).header('cache-control', 'no-cache').type('text/html; charset=utf-8');
+}
+
+function securityHeaders(reply: FastifyReply): FastifyReply {
   return reply
     .header('content-security-policy', PAGE_CSP)
     .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', 'no-referrer')
-    .header('cache-control', 'no-cache')
-    .type('text/html; charset=utf-8');
+    .header('referrer-policy', 'no-referrer');
 }
 
 /** Whether this request's answers, errors included, are a page for a person. */
@@ -89,7 +94,10 @@ export function pageRouterErrors(problemJson: RouterErrorHandler): RouterErrorHa
  */
 export function installPageProblems(fastify: FastifyInstance): void {
   fastify.addHook('onSend', async (request, reply, payload) => {
-    if (typeof payload !== 'string' || !answersPage(request)) return payload;
+    if (!answersPage(request)) return payload;
+    // A page served from the read cache (or a 304) carries the pages' headers too.
+    securityHeaders(reply);
+    if (typeof payload !== 'string') return payload;
     if (!String(reply.getHeader('content-type') ?? '').startsWith(PROBLEM_CONTENT_TYPE)) return payload;
     const problem = JSON.parse(payload) as { code?: unknown; detail?: unknown; requestId?: unknown };
     if (!isProblemCode(problem.code)) return payload;

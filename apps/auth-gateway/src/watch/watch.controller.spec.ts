@@ -124,7 +124,7 @@ describe('the pages for people, in the gateway', () => {
   let base: string;
   const hub = new LiveHub();
 
-  async function boot(readsPerSecond = 0): Promise<void> {
+  async function boot(readsPerSecond = 0, readCacheMaxAgeMs = 0): Promise<void> {
     services = new PageServices();
     app = await createGateway({
       audience: 'https://townhall.test',
@@ -134,6 +134,7 @@ describe('the pages for people, in the gateway', () => {
       nonces: new MemoryNonceStore(),
       verifier: new SignatureVerifier(),
       readiness: {},
+      readCacheMaxAgeMs,
       liveStream: liveStreamOf(
         hub,
         { span: async () => ({ first: 1, last: 41 }), replay: async function* () {} },
@@ -180,6 +181,39 @@ describe('the pages for people, in the gateway', () => {
     const head = await fetch(`${base}/events/${EVENT_ID}/watch`, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(await head.text()).toBe('');
+  });
+
+  it('serves a crowd from the read cache until the event changes, with the same headers', async () => {
+    await boot(0, 60_000);
+    const first = await fetch(`${base}/events/${EVENT_ID}/watch`);
+    const page = await first.text();
+    const asked = services.asked.length;
+    const etag = first.headers.get('etag')!;
+    expect(etag).toBeTruthy();
+    const again = await fetch(`${base}/events/${EVENT_ID}/watch`);
+    expect(await again.text()).toBe(page);
+    expect(services.asked.length).toBe(asked); // a hit: no service asked
+    for (const response of [first, again]) {
+      expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(response.headers.get('content-security-policy')).toBe(PAGE_CSP);
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+    }
+    const revalidated = await fetch(`${base}/events/${EVENT_ID}/watch`, {
+      headers: { 'if-none-match': etag },
+    });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.headers.get('content-security-policy')).toBe(PAGE_CSP);
+    // A message about the event: rendered again, from the new position.
+    hub.receive(42, () => ({
+      seq: 42,
+      type: 'townhall.stage.posted',
+      eventId: EVENT_ID,
+      frame: 'id: 42\n\n',
+    }));
+    const changed = await (await fetch(`${base}/events/${EVENT_ID}/watch`)).text();
+    expect(services.asked.length).toBeGreaterThan(asked);
+    expect(changed).toContain('&quot;lastEventId&quot;:&quot;42&quot;');
   });
 
   it('answers an unknown event, a bad id or a service outage with a page, never a 500', async () => {

@@ -49,14 +49,18 @@ export class WatchController {
   }
 
   @Get('events/:id/watch')
-  @RouteConfig({ page: 'html' })
+  // Served from the gateway's event read cache like the JSON reads it is made of (read-cache/):
+  // a crowd watching one event costs the services one render per change of the event.
+  @RouteConfig({ page: 'html', eventRead: true })
   async watch(
     @Param('id') eventId: string,
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
     // Taken before anything is read: the browser resumes the live stream from here, so a change
-    // that lands while the page is read is replayed rather than lost.
+    // that lands while the page is read is replayed rather than lost. A cached copy is served
+    // only while no message about the event has arrived since (read-cache/), so resuming from
+    // its older position replays nothing it lacks.
     const position = this.live?.hub.position;
     const state = await new WatchReads(this.services, request.id).watch(eventId, position);
     sendPage(reply, 200, watchPage(state));

@@ -49,6 +49,8 @@ export const PROBLEM_CODES = {
     title: 'Paid tickets are refunded only when the event is cancelled',
   },
   'ledger.faucet_disabled': { status: 404, title: 'The faucet is not available in this environment' },
+  'waitlist.seats_available': { status: 409, title: 'Seats are available: RSVP instead of waiting' },
+  'waitlist.not_found': { status: 404, title: 'You are not waiting for this event' },
 
   'stage.closed': { status: 409, title: 'The stage is open only while the event is live' },
   'question.not_found': { status: 404, title: 'No such question' },
@@ -71,6 +73,26 @@ export const PROBLEM_CODES = {
   'directory.card_not_found': { status: 404, title: 'This agent has no directory card' },
   'directory.handle_not_found': { status: 404, title: 'No agent holds this handle' },
   'directory.handle_taken': { status: 409, title: 'The handle belongs to another agent' },
+
+  'idempotency.key_invalid': {
+    status: 400,
+    title: 'The Idempotency-Key must be 1 to 255 printable ASCII characters',
+  },
+  'idempotency.key_mismatch': {
+    status: 422,
+    title: 'This Idempotency-Key was used for a different request',
+  },
+  'idempotency.in_flight': {
+    status: 409,
+    title: 'The first request with this Idempotency-Key is still running',
+  },
+
+  'webhook.not_found': { status: 404, title: 'No such webhook subscription' },
+  'webhook.limit_reached': { status: 409, title: 'You have as many webhook subscriptions as allowed' },
+  'webhook.url_refused': {
+    status: 400,
+    title: 'The webhook URL is not allowed (scheme, or a private, loopback or link-local address)',
+  },
 
   'dependency.unavailable': { status: 503, title: 'A dependency of the service is unavailable' },
   'service.unavailable': { status: 503, title: 'The service that owns this resource is unavailable' },

@@ -10,7 +10,8 @@ const shared = {
   transform: { '^.+\\.ts$': ['@swc/jest', { ...swcrc, swcrc: false }] },
   moduleNameMapper: {
     // The apps' entry points (`@townhall/events/service`, `@townhall/auth-gateway/embedded`).
-    '^@townhall/(auth-gateway|directory|events|ticketing|engagement)/(.+)$': '<rootDir>/apps/$1/src/$2.ts',
+    '^@townhall/(auth-gateway|directory|events|ticketing|engagement|webhooks)/(.+)$':
+      '<rootDir>/apps/$1/src/$2.ts',
     '^@townhall/([a-z0-9-]+)$': '<rootDir>/libs/$1/src/index.ts',
     '^@townhall/([a-z0-9-]+)/(.+)$': '<rootDir>/libs/$1/src/$2.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',

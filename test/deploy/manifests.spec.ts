@@ -21,7 +21,13 @@ const AUTOSCALED = [GATEWAY, 'engagement'];
 const PROBE_PORT = 9464;
 const GATEWAY_PORT = 3000;
 const SECRET = 'townhall-secrets';
-const SECRET_KEYS = ['database-migrate-url', 'database-url', 'redis-url', 'x402-facilitator-url'];
+const SECRET_KEYS = [
+  'database-migrate-url',
+  'database-url',
+  'redis-url',
+  'x402-facilitator-url',
+  'webhook-signing-key',
+];
 const RUNBOOK = 'https://github.com/townhall-agents/townhall/blob/main/k8s/README.md';
 
 // Loose shapes of what the assertions read (the schemas above check the real shapes).
@@ -263,7 +269,7 @@ describe.each(Object.keys(OVERLAYS) as Overlay[])('k8s/overlays/%s', (overlay) =
     )) {
       for (const each of template(workload).spec.containers) {
         for (const variable of each.env ?? []) {
-          if (/^(DATABASE_URL|REDIS_URL|X402_FACILITATOR_URL)$/.test(variable.name))
+          if (/^(DATABASE_URL|REDIS_URL|X402_FACILITATOR_URL|WEBHOOK_SIGNING_KEY)$/.test(variable.name))
             expect(variable.value).toBeUndefined();
           const ref = variable.valueFrom?.secretKeyRef;
           if (ref) refs.push({ app: workload.metadata.name, name: ref.name, key: ref.key });
@@ -275,6 +281,10 @@ describe.each(Object.keys(OVERLAYS) as Overlay[])('k8s/overlays/%s', (overlay) =
     for (const ref of refs) expect(SECRET_KEYS).toContain(ref.key);
     const byApp = (app: string) => refs.filter((ref) => ref.app === app).map((ref) => ref.key);
     expect(byApp(GATEWAY)).toEqual(['redis-url']);
+    // The webhook signing key: the webhooks service's alone.
+    expect(refs.filter((ref) => ref.key === 'webhook-signing-key').map((ref) => ref.app)).toEqual([
+      'webhooks',
+    ]);
     // Two database roles: the migration Jobs own the schemas, the apps may only read and write
     // rows (k8s/postgres-roles.sql; test/e2e/database-roles.e2e-spec.ts runs the product that way).
     for (const service of SERVICES) {
@@ -467,8 +477,19 @@ describe.each(Object.keys(OVERLAYS) as Overlay[])('k8s/overlays/%s, network', (o
       const rules = policy(service);
       expect(rules.podSelector.matchLabels).toEqual({ 'app.kubernetes.io/name': service });
       expect(rules.ingress).toEqual([metricsOnly]);
-      expect(ports(rules.egress)).toEqual([4222, 5432]); // NATS, PostgreSQL
+      // NATS, PostgreSQL; the webhooks service also https to agents' receivers.
+      expect(new Set(ports(rules.egress))).toEqual(
+        new Set(service === 'webhooks' ? [443, 4222, 5432] : [4222, 5432]),
+      );
     }
+    // ...on public addresses only: never the cluster's, the node's or the cloud's metadata.
+    const receivers = policy('webhooks').egress!.find((rule) => ports([rule]).includes(443))!;
+    const blocks = (receivers.to ?? []).map((peer) => peer.ipBlock as { cidr: string; except?: string[] });
+    expect(blocks.map((block) => block.cidr)).toEqual(['0.0.0.0/0', '::/0']);
+    for (const range of ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '127.0.0.0/8', '169.254.0.0/16'])
+      expect(blocks[0]!.except).toContain(range);
+    for (const range of ['fc00::/7', 'fe80::/10', '::ffff:0:0/96'])
+      expect(blocks[1]!.except).toContain(range);
     const migrations = policy('migrations');
     expect(migrations.podSelector.matchLabels).toEqual({ 'app.kubernetes.io/component': 'migration' });
     expect(migrations.ingress ?? []).toEqual([]);

@@ -1,6 +1,13 @@
 import ICAL from 'ical.js';
 import { connect } from '@nats-io/transport-node';
-import { Events, EventTopics, type EventFieldsInput, type EventView } from '@townhall/contracts';
+import {
+  domainEventCatalog,
+  Events,
+  EventTopics,
+  type EventFieldsInput,
+  type EventView,
+  type SeriesView,
+} from '@townhall/contracts';
 import { NatsServiceClient } from '@townhall/platform';
 import { TownhallError, type AgentClient } from '@townhall/sdk';
 import { DomainEventTap, Topology, problemOf } from '@townhall/testing';
@@ -501,5 +508,78 @@ describe('series, end to end', () => {
       status: 404,
       code: 'series.not_found',
     });
+  });
+
+  it('lists series publicly at GET /events/series (not an event called "series"), by host and words, page by page', async () => {
+    const lister = topology.client();
+    const word = `w${Math.random().toString(36).slice(2, 10)}`;
+    const created: SeriesView[] = [];
+    for (const [i, title] of ['Mon', 'Tue', 'Wed', 'Thu', 'Fri'].entries())
+      created.push(
+        await lister.series.create({
+          title: `${title} sync`,
+          description: i % 2 === 0 ? `About ${word}` : 'Other things',
+          recurrence: { startsAt: '2027-02-01T09:00', timezone: 'UTC', rrule: 'FREQ=WEEKLY;COUNT=2' },
+          template,
+        }),
+      );
+    const newestFirst = created.map((series) => series.id).reverse();
+
+    // Unsigned, page by page.
+    const seen: string[] = [];
+    let url = `${topology.baseUrl}/events/series?hostId=${lister.agentId}&limit=2`;
+    for (;;) {
+      const response = await fetch(url);
+      expect(response.status).toBe(200);
+      const page = (await response.json()) as { items: SeriesView[]; nextCursor: string | null };
+      expect(page.items.length).toBeLessThanOrEqual(2);
+      seen.push(...page.items.map((series) => series.id));
+      if (!page.nextCursor) break;
+      url = `${topology.baseUrl}/events/series?hostId=${lister.agentId}&limit=2&cursor=${page.nextCursor}`;
+    }
+    expect(seen).toEqual(newestFirst);
+
+    const found = await topology.client().series.list({ q: word });
+    expect(found.items.map((series) => series.id)).toEqual([created[4]!.id, created[2]!.id, created[0]!.id]);
+    expect(found.items[0]).toEqual(await lister.series.get(created[4]!.id));
+    expect(await topology.client().series.list({ hostId: topology.client().agentId })).toEqual({
+      items: [],
+      nextCursor: null,
+    });
+
+    const first = await lister.series.list({ hostId: lister.agentId, limit: 1 });
+    const tampered = `${first.nextCursor!.slice(0, -3)}AAA`;
+    const refused = await problemOf(lister.series.list({ hostId: lister.agentId, cursor: tampered }));
+    expect([refused.status, refused.code, refused.problem.errors?.[0]?.field]).toEqual([
+      400,
+      'validation.failed',
+      'cursor',
+    ]);
+    const unknown = await fetch(`${topology.baseUrl}/events/series?status=live`);
+    expect(unknown.status).toBe(400);
+    await unknown.arrayBuffer();
+  });
+
+  it('describes every NATS subject at GET /asyncapi.json, naming its NATS server by host only', async () => {
+    const response = await fetch(`${topology.baseUrl}/asyncapi.json`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(response.headers.get('cache-control')).toBe('public, max-age=300');
+    const document = (await response.json()) as {
+      asyncapi: string;
+      servers: Record<string, { host: string; protocol: string }>;
+      channels: Record<string, { address: string | null }>;
+    };
+    expect(document.asyncapi).toBe('3.0.0');
+    expect(document.servers['nats']).toMatchObject({
+      host: new URL(topology.natsUrl).host,
+      protocol: 'nats',
+    });
+    for (const type of Object.keys(domainEventCatalog)) expect(document.channels[type]?.address).toBe(type);
+    expect(document.channels['events.series.list']?.address).toBe('events.series.list');
+    const again = await fetch(`${topology.baseUrl}/asyncapi.json`, {
+      headers: { 'if-none-match': response.headers.get('etag')! },
+    });
+    expect(again.status).toBe(304);
   });
 });

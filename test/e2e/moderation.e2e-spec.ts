@@ -2,6 +2,7 @@ import {
   EngagementTopics,
   ModerationRoutes,
   PollRoutes,
+  QuestionReportedSchema,
   QuestionRoutes,
   StageRoutes,
   type EventFieldsInput,
@@ -292,6 +293,8 @@ describe.each(modes)('moderation (%s)', (_mode, start) => {
         const reported = about.filter((event) => event.type === EngagementTopics.questionReported);
         expect(reported).toHaveLength(reporters);
         expect(reported.every((event) => event.visibility === 'staff')).toBe(true);
+        // As the AsyncAPI document describes it (domainEventCatalog).
+        for (const event of reported) QuestionReportedSchema.parse(event.data);
         expect(new Set(reported.map((event) => (event.data as { reporterId: string }).reporterId)).size).toBe(
           reporters,
         );

@@ -132,9 +132,14 @@ describe('rate limits, shared by two gateways through Redis', () => {
     const ip = '198.51.100.7';
     const reads = Array.from({ length: 30 }, (_, i) => read(gateways[i % 2]!, '/events?limit=1', ip));
     const probes = gateways.flatMap((gateway) =>
-      ['/healthz', '/readyz', '/openapi.json', '/docs', '/docs/errors/rate.limited'].flatMap((path) =>
-        Array.from({ length: 4 }, () => read(gateway, path, ip)),
-      ),
+      [
+        '/healthz',
+        '/readyz',
+        '/openapi.json',
+        '/asyncapi.json',
+        '/docs',
+        '/docs/errors/rate.limited',
+      ].flatMap((path) => Array.from({ length: 4 }, () => read(gateway, path, ip))),
     );
     const [readAnswers, probeAnswers] = await Promise.all([Promise.all(reads), Promise.all(probes)]);
 

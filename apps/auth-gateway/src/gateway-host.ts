@@ -15,6 +15,11 @@ import { MemoryNonceStore, RedisNonceStore, type NonceStore } from './auth/nonce
 import { connectRedis } from './auth/redis.js';
 import { audienceOf, liveStreamSettingsOf, serverTimeoutsOf, type GatewayConfig } from './config.js';
 import { createGateway } from './gateway.js';
+import {
+  inFlightMsOf,
+  MemoryIdempotencyStore,
+  RedisIdempotencyStore,
+} from './idempotency/idempotency-store.js';
 import { startInProcessLiveStream } from './live/in-process-live-stream.js';
 import { startLiveStream, type LiveStream } from './live/live-stream.js';
 
@@ -116,8 +121,9 @@ export async function startGateway(options: {
 }): Promise<RunningGateway> {
   const { config, transport, nonces, logger } = options;
   const readiness = { ...options.readiness, ...transport.readiness, ...nonces.readiness };
+  const audience = audienceOf(config);
   const app = await createGateway({
-    audience: audienceOf(config),
+    audience,
     bodyLimit: config.BODY_LIMIT_BYTES,
     logger,
     services: transport.services,
@@ -130,6 +136,14 @@ export async function startGateway(options: {
     trustProxy: config.TRUST_PROXY,
     readCacheMaxAgeMs: config.READ_CACHE_MAX_AGE_MS,
     serverTimeouts: serverTimeoutsOf(config),
+    natsUrl: config.NATS_URL,
+    // In the nonces' Redis (its connection): a key is claimed once across every replica.
+    idempotency: {
+      store: nonces.redis
+        ? new RedisIdempotencyStore(nonces.redis, config.TOWNHALL_ENV, audience)
+        : new MemoryIdempotencyStore(),
+      inFlightMs: inFlightMsOf(config.SERVICE_TIMEOUT_MS),
+    },
   });
   try {
     await app.listen({ port: config.PORT, host: config.HOST });

@@ -11,6 +11,8 @@ import {
   SeriesRoutes,
   StageRoutes,
   TicketRoutes,
+  WaitlistRoutes,
+  WebhookRoutes,
 } from '@townhall/contracts';
 import { contractRoutes } from './routes/contract-routes.js';
 import { DirectoryController } from './directory/directory.controller.js';
@@ -19,7 +21,9 @@ import { SeriesController } from './events/series.controller.js';
 import { HealthController, READINESS_CHECKS } from './health/health.controller.js';
 import { LiveController } from './live/live.controller.js';
 import { OpenApiController } from './openapi/openapi.controller.js';
+import { AsyncApiController } from './asyncapi/asyncapi.controller.js';
 import { TicketsController } from './tickets/tickets.controller.js';
+import { WaitlistController } from './tickets/waitlist.controller.js';
 import { WatchAssetsController } from './watch/watch-assets.js';
 import { WatchController } from './watch/watch.controller.js';
 
@@ -39,14 +43,18 @@ export class GatewayModule {
         contractRoutes(EventRoutes),
         TicketsController,
         contractRoutes(TicketRoutes),
+        WaitlistController,
+        contractRoutes(WaitlistRoutes),
         contractRoutes(LedgerRoutes),
         contractRoutes(StageRoutes),
         contractRoutes(QuestionRoutes),
         contractRoutes(PollRoutes),
         contractRoutes(RecordingRoutes),
         contractRoutes(ModerationRoutes),
+        contractRoutes(WebhookRoutes),
         LiveController,
         OpenApiController,
+        AsyncApiController,
         // Pages for people (HTML), not operations of the API document.
         WatchController,
         WatchAssetsController,

@@ -11,10 +11,14 @@ import { AccessLog } from './access-log.js';
 import { GatewayModule } from './gateway.module.js';
 import { installGracefulClose } from './graceful-close.js';
 import { installHttpMetrics } from './http-metrics.js';
+import { inFlightMsOf, MemoryIdempotencyStore } from './idempotency/idempotency-store.js';
+import { installIdempotentRequests, type IdempotencyOptions } from './idempotency/idempotent-requests.js';
 import { LIVE_STREAM, type LiveStream } from './live/live-stream.js';
 import { installDocsPage } from './openapi/docs-page.js';
 import { buildOpenApiDocument, gatewayVersion } from './openapi/openapi-document.js';
 import { OPENAPI_DOCUMENT, PublishedDocument } from './openapi/openapi.controller.js';
+import { buildAsyncApiDocument } from './asyncapi/asyncapi-document.js';
+import { ASYNCAPI_DOCUMENT } from './asyncapi/asyncapi.controller.js';
 import { clientErrorHandler, routerErrorHandler } from './problem/framework-errors.js';
 import { ProblemFilter } from './problem/problem.filter.js';
 import { installRateLimits } from './rate-limit/rate-limited-requests.js';
@@ -45,6 +49,13 @@ export interface GatewayDependencies {
   trustProxy?: boolean | string[];
   /** The HTTP server's timeouts (config.ts serverTimeoutsOf); SERVER_TIMEOUT_DEFAULTS without them. */
   serverTimeouts?: ServerTimeouts;
+  /**
+   * Where Idempotency-Keys are claimed and answers kept (idempotency/): Redis in every deployment
+   * with one; without it, this process's memory.
+   */
+  idempotency?: IdempotencyOptions;
+  /** NATS_URL, which GET /asyncapi.json names by host and port only; none in standalone mode. */
+  natsUrl?: string | undefined;
 }
 
 /**
@@ -80,6 +91,12 @@ export async function createGateway(deps: GatewayDependencies): Promise<NestFast
   root.providers = [
     ...(root.providers ?? []),
     { provide: OPENAPI_DOCUMENT, useValue: new PublishedDocument(openApi) },
+    {
+      provide: ASYNCAPI_DOCUMENT,
+      useValue: new PublishedDocument(
+        buildAsyncApiDocument({ version: openApi.info.version, natsUrl: deps.natsUrl }),
+      ),
+    },
   ];
   const app = await NestFactory.create<NestFastifyApplication>(root, adapter, {
     bodyParser: false,
@@ -101,6 +118,12 @@ export async function createGateway(deps: GatewayDependencies): Promise<NestFast
   installDocsPage(app, openApi.info.title);
   // The pages for people (watch/) answer their problems as pages.
   installPageProblems(fastify);
+  // Last: its preHandler runs once the caller is verified, its onSend keeps the answer as sent.
+  installIdempotentRequests(
+    fastify,
+    deps.idempotency ?? { store: new MemoryIdempotencyStore(), inFlightMs: inFlightMsOf(5_000) },
+    deps.audience,
+  );
   // Open SSE responses never finish on their own: end them first, or app.close() would wait
   // for them forever. Clients see a normal end and reconnect (elsewhere) with Last-Event-ID.
   const live = deps.liveStream;

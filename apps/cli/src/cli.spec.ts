@@ -111,6 +111,7 @@ describe('townhall command line', () => {
       'events',
       'rsvp',
       'tickets',
+      'waitlist',
       'stage',
       'questions',
       'moderation',
@@ -118,6 +119,7 @@ describe('townhall command line', () => {
       'recording',
       'series',
       'ledger',
+      'webhooks',
       'sign',
       'demo',
     ])
@@ -302,6 +304,111 @@ describe('townhall command line', () => {
         'DELETE /events/e1/blocks/agent-b signed',
         'GET /events/e1/blocks?limit=5 signed',
       ]);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('joins, leaves and lists the waitlist, signed', async () => {
+    const entry = {
+      id: 'w1',
+      eventId: 'e1',
+      tierId: 'vip',
+      agentId: 'agent-a',
+      position: 3,
+      status: 'waiting',
+      offerExpiresAt: null,
+      createdAt: '2027-03-04T19:00:00.000Z',
+      updatedAt: '2027-03-04T19:00:00.000Z',
+    };
+    const offered = {
+      ...entry,
+      position: null,
+      status: 'offered',
+      offerExpiresAt: '2027-03-04T19:15:00.000Z',
+    };
+    const gateway = await fakeGateway((route) => {
+      if (route === 'GET /me/waitlist') return { items: [entry, offered], nextCursor: 'c2' };
+      if (route === 'DELETE /events/e1/waitlist') return { ...entry, position: null, status: 'left' };
+      return entry;
+    });
+    try {
+      await townhall(home, 'keygen');
+      const run = (...argv: string[]) => townhall(home, '--url', gateway.url, ...argv);
+      // The fake answers 200: the entry already in line.
+      expect((await run('waitlist', 'join', 'e1', '--tier', 'vip')).stdout).toBe(
+        'you are in line already: waitlist w1  waiting (#3)  tier vip  event e1\n' +
+          'when a seat frees you get it: a free ticket at once, a paid seat offered to you for a while\n',
+      );
+      expect((await run('waitlist', 'join', 'e1')).code).toBe(0);
+      expect((await run('waitlist', 'leave', 'e1')).stdout).toBe(
+        'left: waitlist w1  left  tier vip  event e1\n',
+      );
+      expect((await run('waitlist', 'list', '--limit', '2')).stdout).toBe(
+        [
+          'ENTRY  STATUS                              TIER  SINCE                 EVENT',
+          'w1     waiting (#3)                        vip   2027-03-04 19:00 UTC  e1',
+          'w1     offered until 2027-03-04 19:15 UTC  vip   2027-03-04 19:00 UTC  e1',
+          'more: --cursor c2',
+          '',
+        ].join('\n'),
+      );
+      expect(JSON.parse((await run('--json', 'waitlist', 'join', 'e1')).stdout)).toEqual({
+        entry,
+        created: false,
+      });
+      expect(gateway.seen).toEqual([
+        'POST /events/e1/waitlist signed {"tierId":"vip"}',
+        'POST /events/e1/waitlist signed {}',
+        'DELETE /events/e1/waitlist signed',
+        'GET /me/waitlist?limit=2 signed',
+        'POST /events/e1/waitlist signed {}',
+      ]);
+      expect((await run('waitlist', 'list', '--limit', '0')).code).toBe(2);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('lists series without a key, by host and words, with the next page to ask for', async () => {
+    const series = {
+      id: 's1',
+      title: 'Office hours',
+      description: '',
+      hostId: 'host-a',
+      recurrence: { startsAt: '2027-03-04T19:00', timezone: 'UTC', rrule: 'FREQ=WEEKLY;COUNT=3' },
+      template: {
+        durationMinutes: 60,
+        capacity: 50,
+        ticketing: { mode: 'free' },
+        agenda: [],
+        moderators: [],
+        speakers: [],
+      },
+      followerCount: 2,
+      upcoming: [{ eventId: 'e1', startsAt: '2027-03-04T19:00:00.000Z', status: 'scheduled' }],
+      createdAt: '2027-01-01T00:00:00.000Z',
+      updatedAt: '2027-01-01T00:00:00.000Z',
+    };
+    const gateway = await fakeGateway(() => ({ items: [series], nextCursor: 'c2' }));
+    try {
+      const run = (...argv: string[]) => townhall(home, '--url', gateway.url, ...argv);
+      expect(
+        (await run('series', 'list', '--host', 'host-a', '-q', 'office hours', '--limit', '1')).stdout,
+      ).toBe(
+        [
+          'ID  NEXT                  RULE                 PRICE  FOLLOWERS  TITLE',
+          's1  2027-03-04 19:00 UTC  FREQ=WEEKLY;COUNT=3  free   2          Office hours',
+          'more: --cursor c2',
+          '',
+        ].join('\n'),
+      );
+      expect((await run('series', 'list', '--cursor', 'c2')).code).toBe(0);
+      expect(gateway.seen).toEqual([
+        'GET /events/series?hostId=host-a&q=office+hours&limit=1 unsigned',
+        'GET /events/series?cursor=c2 unsigned',
+      ]);
+      expect((await run('series', 'list', '--limit', '101')).code).toBe(2);
     } finally {
       await gateway.close();
     }

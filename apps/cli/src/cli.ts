@@ -14,6 +14,8 @@ import { registerSeries } from './commands/series.js';
 import { registerSign } from './commands/sign.js';
 import { registerStage } from './commands/stage.js';
 import { registerTickets } from './commands/tickets.js';
+import { registerWaitlist } from './commands/waitlist.js';
+import { registerWebhooks } from './commands/webhooks.js';
 import { DEFAULT_URL, resolveSettings, type GlobalOptions } from './context.js';
 import { describeFailure, type SignedFor } from './failure.js';
 import type { CliIo } from './io.js';
@@ -56,6 +58,7 @@ export function createProgram(io: CliIo, options: ProgramOptions = {}): Command 
   registerEvents(program, io);
   registerRsvp(program, io);
   registerTickets(program, io);
+  registerWaitlist(program, io);
   registerStage(program, io);
   registerQuestions(program, io);
   registerModeration(program, io);
@@ -63,6 +66,7 @@ export function createProgram(io: CliIo, options: ProgramOptions = {}): Command 
   registerRecording(program, io);
   registerSeries(program, io);
   registerLedger(program, io);
+  registerWebhooks(program, io);
   registerSign(program, io);
   registerDemo(program, io);
   return program;

@@ -29,6 +29,7 @@ const event: EventView = {
   capacity: 50,
   ticketing: { mode: 'single', price: '2500', asset: 'USDC' },
   moderation: { questions: 'post', reportThreshold: 3 },
+  offerMinutes: 15,
   status: 'scheduled',
   seriesId: null,
   counts: { ticketsSold: { general: 3 }, questions: 0, polls: 0 },
@@ -197,6 +198,20 @@ describe('human output', () => {
       '* started: e1  live  "AMA"',
     );
     expect(liveLine(envelope('townhall.something.new', {}))).toBe('* townhall.something.new');
+    const offered = {
+      id: 'w1',
+      eventId: 'e1',
+      tierId: 'general',
+      agentId: 'agent-a',
+      position: null,
+      status: 'offered',
+      offerExpiresAt: '2027-03-04T19:20:00.000Z',
+      createdAt: '2027-03-04T19:00:00.000Z',
+      updatedAt: '2027-03-04T19:05:00.000Z',
+    };
+    expect(liveLine(envelope('townhall.waitlist.offered', offered))).toBe(
+      '* waitlist.offered: waitlist w1  offered until 2027-03-04 19:20 UTC  tier general  event e1',
+    );
   });
 
   it('prints a hidden stage message without its text, wherever it appears', () => {

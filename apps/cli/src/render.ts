@@ -12,6 +12,7 @@ import type {
   StageMessageView,
   Ticketing,
   TicketView,
+  WaitlistEntryView,
 } from '@townhall/contracts';
 import type { LiveEvent } from '@townhall/sdk';
 import { formatDuration, formatInstant } from './when.js';
@@ -152,6 +153,31 @@ export function ticketTable(tickets: TicketView[], show: 'event' | 'holder'): st
   );
 }
 
+/** Where a waitlist entry stands: `waiting (#3)`, `offered until 2027-03-04 19:05 UTC`, `accepted`. */
+export function waitlistStatus(entry: WaitlistEntryView): string {
+  if (entry.status === 'waiting') return entry.position === null ? 'waiting' : `waiting (#${entry.position})`;
+  if (entry.status === 'offered') return `offered until ${formatInstant(entry.offerExpiresAt)}`;
+  return entry.status;
+}
+
+export function waitlistLine(entry: WaitlistEntryView): string {
+  return `waitlist ${entry.id}  ${waitlistStatus(entry)}  tier ${entry.tierId}  event ${entry.eventId}`;
+}
+
+export function waitlistTable(entries: WaitlistEntryView[]): string[] {
+  if (entries.length === 0) return ['not in any waitlist'];
+  return table(
+    entries.map((entry) => [
+      entry.id,
+      waitlistStatus(entry),
+      entry.tierId,
+      formatInstant(entry.createdAt),
+      entry.eventId,
+    ]),
+    ['ENTRY', 'STATUS', 'TIER', 'SINCE', 'EVENT'],
+  );
+}
+
 /** Questions as a table; with a REPORTS column when the read shows reports (moderators, host). */
 export function questionTable(questions: QuestionView[]): string[] {
   if (questions.length === 0) return ['no questions'];
@@ -280,6 +306,22 @@ export function seriesLines(series: SeriesView): string[] {
   ];
 }
 
+/** `series list`: one row per series, its next occurrence first. */
+export function seriesTable(series: SeriesView[]): string[] {
+  if (series.length === 0) return ['no series'];
+  return table(
+    series.map((one) => [
+      one.id,
+      one.upcoming[0] ? formatInstant(one.upcoming[0].startsAt) : '-',
+      one.recurrence.rrule,
+      ticketingSummary(one.template.ticketing),
+      String(one.followerCount),
+      one.title,
+    ]),
+    ['ID', 'NEXT', 'RULE', 'PRICE', 'FOLLOWERS', 'TITLE'],
+  );
+}
+
 /** One line per message of the live stream (`stage tail`). */
 export function liveLine({ type, event }: LiveEvent): string {
   const data = event.data as Record<string, unknown>;
@@ -327,6 +369,12 @@ export function liveLine({ type, event }: LiveEvent): string {
     case 'townhall.ticket.issued':
     case 'townhall.ticket.cancelled':
       return `* ${type.slice('townhall.'.length)}: ${ticketLine(data as unknown as TicketView)}`;
+    case 'townhall.waitlist.joined':
+    case 'townhall.waitlist.offered':
+    case 'townhall.waitlist.accepted':
+    case 'townhall.waitlist.expired':
+    case 'townhall.waitlist.left':
+      return `* ${type.slice('townhall.'.length)}: ${waitlistLine(data as unknown as WaitlistEntryView)}`;
     case 'townhall.recording.published':
       return `* recording published: ${(data as unknown as RecordingView).summary ?? ''}`.trimEnd();
     default:

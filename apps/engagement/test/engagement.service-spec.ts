@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { generateAgentKey } from '@townhall/auth';
 import {
   DEFAULT_MODERATION,
+  DEFAULT_OFFER_MINUTES,
   Attendance,
   DomainError,
   EngagementTopics,
@@ -60,6 +61,7 @@ describe('engagement service: authorization from its projections', () => {
         hostId: known.hostId,
         role,
         moderation: known.moderation,
+        offerMinutes: known.offerMinutes,
         startsAt: known.startsAt,
         endsAt: known.endsAt,
         capacity: known.capacity,
@@ -120,6 +122,7 @@ describe('engagement service: authorization from its projections', () => {
       capacity: 100,
       ticketing: { mode: 'free' },
       moderation: DEFAULT_MODERATION,
+      offerMinutes: DEFAULT_OFFER_MINUTES,
       status,
       seriesId: null,
       counts: { ticketsSold: {}, questions: 0, polls: 0 },
@@ -303,5 +306,10 @@ describe('engagement service: authorization from its projections', () => {
       [eventId],
     );
     expect(count!.n).toBe(5);
+  });
+
+  it('announces only what the domain event catalog says (the AsyncAPI document)', async () => {
+    expect(engagement.published.length).toBeGreaterThan(0);
+    expect(engagement.offCatalog()).toEqual([]);
   });
 });

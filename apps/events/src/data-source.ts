@@ -2,6 +2,8 @@ import { createSchemaDataSource } from '@townhall/platform/service';
 import type { DataSource } from 'typeorm';
 import { CreateEvents1763800000000 } from './migrations/1763800000000-create-events.js';
 import { Moderation1764500000000 } from './migrations/1764500000000-moderation.js';
+import { OfferMinutes1764610000000 } from './migrations/1764610000000-offer-minutes.js';
+import { SeriesSearch1764650000000 } from './migrations/1764650000000-series-search.js';
 
 export const EVENTS_SCHEMA = 'events';
 
@@ -10,7 +12,12 @@ export function createEventsDataSource(url: string, poolSize?: number): DataSour
     url,
     schema: EVENTS_SCHEMA,
     entities: [],
-    migrations: [CreateEvents1763800000000, Moderation1764500000000],
+    migrations: [
+      CreateEvents1763800000000,
+      Moderation1764500000000,
+      OfferMinutes1764610000000,
+      SeriesSearch1764650000000,
+    ],
     ...(poolSize === undefined ? {} : { poolSize }),
   });
 }

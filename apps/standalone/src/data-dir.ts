@@ -36,6 +36,23 @@ export function lockDataDir(dir: string): { path: string; pgdata: string; releas
   throw new DataDirInUse(`Could not take ${pidFile}`);
 }
 
+/**
+ * The webhook signing key kept in the data folder (`webhook-signing-key`, readable by its owner
+ * only): made by `generate` on the first start, the same at every start after, so that receivers
+ * keep verifying with the public key they fetched once.
+ */
+export function webhookSigningKey(dir: string, generate: () => string): string {
+  const file = join(resolve(dir), 'webhook-signing-key');
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const secret = generate();
+  writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+  return secret;
+}
+
 function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);

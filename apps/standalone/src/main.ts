@@ -9,7 +9,8 @@ import {
   stopGracefullyOnSignal,
   type ReadinessCheck,
 } from '@townhall/platform';
-import { DataDirInUse, lockDataDir } from './data-dir.js';
+import { WebhookSigner } from '@townhall/webhooks/service';
+import { DataDirInUse, lockDataDir, webhookSigningKey } from './data-dir.js';
 import { startStandalone } from './standalone.js';
 
 const USAGE = `Usage: npm start -- [options]   (or: node apps/standalone/dist/main.js [options])
@@ -80,6 +81,9 @@ try {
   console.error(error instanceof DataDirInUse ? error.message : error);
   process.exit(1);
 }
+// Webhooks are signed with a key of the data folder's, unless WEBHOOK_SIGNING_KEY names one.
+if (dataDir && !env['WEBHOOK_SIGNING_KEY'])
+  env['WEBHOOK_SIGNING_KEY'] = webhookSigningKey(dataDir.path, () => WebhookSigner.generate().secret);
 
 // The probe port is taken before the slow start so that a busy one fails at once; /readyz says
 // "starting" (503) until every part is up, then runs the same checks as the gateway's /readyz.

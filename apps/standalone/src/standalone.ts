@@ -23,13 +23,20 @@ import {
   type StartedService,
 } from '@townhall/platform/service';
 import { ticketing } from '@townhall/ticketing/service';
+import { webhooks, WebhookSigner } from '@townhall/webhooks/service';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.js';
 
 /**
  * The domain services, in the order they start (the list package.json "townhall.services" names
  * for the launcher and the tests; domain-services.spec.ts holds them equal).
  */
-export const DOMAIN_SERVICES: readonly AnyDomainService[] = [directory, events, ticketing, engagement];
+export const DOMAIN_SERVICES: readonly AnyDomainService[] = [
+  directory,
+  events,
+  ticketing,
+  engagement,
+  webhooks,
+];
 
 export interface StandaloneOptions {
   env: NodeJS.ProcessEnv;
@@ -49,7 +56,7 @@ export interface Standalone {
 }
 
 /**
- * Standalone mode (docs/architecture.md "Running modes"): the gateway and the four services in this
+ * Standalone mode (docs/architecture.md "Running modes"): the gateway and the domain services in this
  * process, built by the same functions as their own processes, on embedded parts: PGlite for
  * every schema, the in-process transport for requests and domain events, memory for nonces.
  * DATABASE_URL, NATS_URL and REDIS_URL each switch their part to the real server.
@@ -65,6 +72,10 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
   env['PUBLIC_BASE_URL'] ??= `http://localhost:${env['PORT']}`;
   // Trying it out: the ledger faucet is on unless told otherwise (LEDGER_FAUCET in the root README's "Configuration").
   env['LEDGER_FAUCET'] ??= 'true';
+  // Webhooks to receivers on this machine or network (docs/product.md "Webhooks"), signed with
+  // the data folder's key (main.ts), or with one for this run only (--ephemeral).
+  env['WEBHOOK_ALLOW_PRIVATE'] ??= env['TOWNHALL_ENV'] === 'production' ? 'false' : 'true';
+  env['WEBHOOK_SIGNING_KEY'] ??= WebhookSigner.generate().secret;
   const gatewayConfig = loadConfig(GatewayConfigSchema, env);
 
   const stops: Array<() => Promise<void>> = [];

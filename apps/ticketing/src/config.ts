@@ -26,5 +26,17 @@ export const TicketingConfigSchema = BaseConfigSchema.extend(DatabaseConfigSchem
   /** How long a signed payment authorization may be valid (x402 maxTimeoutSeconds). */
   PAYMENT_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(3600).default(300),
   OUTBOX_POLL_INTERVAL_MS: z.coerce.number().int().min(10).default(500),
+  /** How often waitlist offers that ran out are expired and their seats passed on. */
+  WAITLIST_SWEEP_INTERVAL_MS: z.coerce.number().int().min(50).max(600_000).default(1_000),
+  /**
+   * Tests only (refused in production): the service's clock runs this far ahead of the machine's,
+   * so that a test can let a waitlist offer run out by restarting the service with it.
+   */
+  CLOCK_OFFSET_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(366 * 24 * 3_600_000)
+    .default(0),
 });
 export type TicketingConfig = z.output<typeof TicketingConfigSchema>;

@@ -4,6 +4,7 @@ import { CreateTicketing1763900000000 } from './migrations/1763900000000-create-
 import { EventVersion1764100000000 } from './migrations/1764100000000-event-version.js';
 import { Purchase1764300000000 } from './migrations/1764300000000-purchase.js';
 import { Settlements1764400000000 } from './migrations/1764400000000-settlements.js';
+import { Waitlist1764610000000 } from './migrations/1764610000000-waitlist.js';
 
 export const TICKETING_SCHEMA = 'ticketing';
 
@@ -17,6 +18,7 @@ export function createTicketingDataSource(url: string, poolSize?: number): DataS
       EventVersion1764100000000,
       Purchase1764300000000,
       Settlements1764400000000,
+      Waitlist1764610000000,
     ],
     ...(poolSize === undefined ? {} : { poolSize }),
   });

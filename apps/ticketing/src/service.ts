@@ -23,7 +23,11 @@ async function defineTicketing(
       'Invalid configuration:\n  X402_FACILITATOR_URL, X402_NETWORK: required when X402_FACILITATOR=http',
     );
   }
+  if (config.TOWNHALL_ENV === 'production' && config.CLOCK_OFFSET_MS !== 0) {
+    throw new ConfigError('Invalid configuration:\n  CLOCK_OFFSET_MS: only for tests, never in production');
+  }
   const dataSource = await openDataSource(createTicketingDataSource, config);
+  const offset = config.CLOCK_OFFSET_MS;
   return {
     dataSource,
     outbox: { schema: TICKETING_SCHEMA, pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS },
@@ -51,7 +55,9 @@ async function defineTicketing(
           paymentTimeoutSeconds: config.PAYMENT_TIMEOUT_SECONDS,
           facilitatorTimeoutMs: config.X402_FACILITATOR_TIMEOUT_MS,
           settlementRetryIntervalMs: config.SETTLEMENT_RETRY_INTERVAL_MS,
+          waitlistSweepIntervalMs: config.WAITLIST_SWEEP_INTERVAL_MS,
         },
+        ...(offset === 0 ? {} : { clock: () => new Date(Date.now() + offset) }),
       }),
     // Durable consumers: what was published while ticketing was down is processed when it is back.
     subscriptions: (app) => {

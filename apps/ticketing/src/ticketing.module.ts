@@ -15,6 +15,12 @@ import { SettleFacilitatorPayment } from './tickets/settle-facilitator-payment.j
 import { SettleLedgerPayment } from './tickets/settle-ledger-payment.js';
 import { TakeSeat } from './tickets/take-seat.js';
 import { TicketBook } from './tickets/ticket-book.js';
+import { JoinWaitlist } from './waitlist/join-waitlist.js';
+import { LeaveWaitlist } from './waitlist/leave-waitlist.js';
+import { OfferExpiry, OfferExpirySweep } from './waitlist/offer-expiry.js';
+import { WaitlistBook } from './waitlist/waitlist-book.js';
+import { WaitlistSeats } from './waitlist/waitlist-seats.js';
+import { WaitlistHandler } from './waitlist/waitlist.handler.js';
 import {
   CLOCK,
   FACILITATOR,
@@ -45,7 +51,7 @@ export class TicketingModule {
   static register(options: TicketingModuleOptions): DynamicModule {
     return {
       module: TicketingModule,
-      controllers: [TicketsHandler],
+      controllers: [TicketsHandler, WaitlistHandler],
       providers: [
         { provide: DataSource, useValue: options.dataSource },
         {
@@ -69,6 +75,12 @@ export class TicketingModule {
         Rsvp,
         ReleaseSeat,
         CancelEventTickets,
+        WaitlistSeats,
+        WaitlistBook,
+        JoinWaitlist,
+        LeaveWaitlist,
+        OfferExpiry,
+        OfferExpirySweep,
         DomainEventHandler,
       ],
       exports: [DomainEventHandler],

@@ -23,6 +23,8 @@ export interface TicketingSettings {
   facilitatorTimeoutMs: number;
   /** How often payments still settling are asked about again (SETTLEMENT_RETRY_INTERVAL_MS). */
   settlementRetryIntervalMs: number;
+  /** How often offers of the waitlist that ran out are expired (WAITLIST_SWEEP_INTERVAL_MS). */
+  waitlistSweepIntervalMs: number;
 }
 
 export type { Logger };

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { generateAgentKey, type AgentKey } from '@townhall/auth';
 import {
   DEFAULT_MODERATION,
+  DEFAULT_OFFER_MINUTES,
   DomainError,
   EventTopics,
   Events,
@@ -54,6 +55,7 @@ describe('ticketing service', () => {
       capacity,
       ticketing: ticketingMode,
       moderation: DEFAULT_MODERATION,
+      offerMinutes: DEFAULT_OFFER_MINUTES,
       moderators: [],
       speakers: [],
       seriesId: null,

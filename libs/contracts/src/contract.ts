@@ -1,5 +1,6 @@
+import { z } from 'zod';
+import { busSchema } from './bus-schemas.js';
 import { DomainError } from './domain-error.js';
-import type { z } from 'zod';
 
 /**
  * Everything a message carries besides its data: who asked (the agentId the gateway
@@ -9,6 +10,16 @@ export interface MessageMeta {
   requestId: string;
   caller: string | null;
 }
+
+/** MessageMeta on the bus (the AsyncAPI document); bus-schemas.spec.ts checks it is the same type. */
+export const MessageMetaSchema = busSchema(
+  z.object({
+    requestId: z.string().describe('Ties the log lines of one HTTP request together (`x-request-id`)'),
+    caller: z.string().nullable().describe('The agentId the gateway verified; null for a public read'),
+  }),
+  'MessageMeta',
+  'Who asked and which request this is: the `meta` of every request',
+);
 
 /** The meta of a request the gateway verified: the caller is known. */
 export type SignedMeta = MessageMeta & { caller: string };

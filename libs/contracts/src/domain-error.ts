@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { busSchema } from './bus-schemas.js';
 import { PROBLEM_CODES, isProblemCode, type ProblemCode } from './problem-codes.js';
 
 /** One invalid field of a request: `field` is a dotted path into the body or query. */
@@ -14,6 +16,24 @@ export interface RemoteError {
   /** Extra members of the problem body (RFC 9457 extensions), e.g. the x402 fields of a 402. */
   extensions?: Record<string, unknown>;
 }
+
+/** RemoteError on the bus (the AsyncAPI document); bus-schemas.spec.ts checks it is the same type. */
+export const RemoteErrorSchema = busSchema(
+  z.object({
+    code: z.enum(Object.keys(PROBLEM_CODES) as [ProblemCode, ...ProblemCode[]]),
+    detail: z.string(),
+    errors: z
+      .array(z.object({ field: z.string(), message: z.string() }))
+      .optional()
+      .describe('Validation failures: one per invalid field'),
+    extensions: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe('Extra members of the problem body, e.g. the x402 fields of a 402'),
+  }),
+  'RemoteError',
+  "A service's refusal: the gateway answers it as problem+json with the code's status",
+);
 
 /**
  * The one error type of the domain. Services throw it, the bus carries it as a

@@ -1,3 +1,6 @@
+import { z } from 'zod';
+import { InstantReply, reply } from './replies.js';
+
 /**
  * Domain events (docs/protocol/domain-events.md): every committed state change, as a CloudEvents
  * 1.0 JSON envelope on subject `townhall.<aggregate>.<verb>`, kept by the JetStream stream
@@ -28,3 +31,29 @@ export interface CloudEvent<T = unknown> {
 }
 
 export type DomainEventVisibility = 'staff';
+
+/**
+ * The envelope as a schema: the live stream's messages in the OpenAPI document, every domain
+ * event in the AsyncAPI document (where each type narrows `type`, `source` and `data`; see
+ * domain-event-catalog.ts). edge-schemas.ts checks it is the same type as CloudEvent.
+ */
+export const CloudEventSchema = reply(
+  z.object({
+    specversion: z.literal('1.0'),
+    id: z.string().describe('Unique per domain event: the JetStream Nats-Msg-Id and the dedupe key'),
+    source: z.string().describe('The owning service, e.g. `townhall/events`'),
+    type: z.string().describe('Also the NATS subject, e.g. `townhall.stage.posted`'),
+    time: InstantReply,
+    subject: z.string().describe("The aggregate's id: the event id on an event's live stream"),
+    datacontenttype: z.literal('application/json'),
+    visibility: z
+      .literal('staff')
+      .optional()
+      .describe(
+        'On NATS only: `staff` marks what only moderators and the host may see; never on the live stream',
+      ),
+    data: z.unknown().describe('The resource after the change, e.g. the Event or the StageMessage'),
+  }),
+  'CloudEvent',
+  'A domain event: CloudEvents 1.0 JSON (docs/protocol/domain-events.md); also the `data:` of each live-stream message',
+);

@@ -13,6 +13,7 @@ import {
 import type { ProblemCode } from './problem-codes.js';
 import { httpRoute, routeGroup } from './http.js';
 import { InstantReply, pageOf, reply } from './replies.js';
+import { busSchema } from './bus-schemas.js';
 import { PagingSchema, SequenceQuerySchema, type Page } from './page.js';
 import { InstantSchema } from './time.js';
 
@@ -276,6 +277,18 @@ export const EngagementTopics = {
   pollClosed: 'townhall.poll.closed',
   recordingPublished: 'townhall.recording.published',
 } as const;
+
+/** The data of `townhall.question.reported` (staff only): the question with its report count, and who reported. */
+export const QuestionReportedSchema = busSchema(
+  z.object({
+    question: QuestionViewSchema,
+    reporterId: AgentIdSchema,
+    reason: z.string().nullable(),
+  }),
+  'QuestionReported',
+  'A report of a question, for moderators and the host: the question (with `reports`), the reporter and the reason',
+);
+export type QuestionReported = z.output<typeof QuestionReportedSchema>;
 
 /** Whether an agent holds a live ticket: ticketing's answer to "is this agent an attendee". */
 export interface AttendanceView {

@@ -5,6 +5,7 @@ import { PagingSchema, type Page } from './page.js';
 import { InstantSchema, TimeZoneSchema } from './time.js';
 import { httpRoute, routeGroup } from './http.js';
 import { InstantReply, pageOf, reply } from './replies.js';
+import { busSchema } from './bus-schemas.js';
 
 export const EVENT_STATUSES = ['scheduled', 'live', 'past', 'cancelled'] as const;
 export type EventStatus = (typeof EVENT_STATUSES)[number];
@@ -71,6 +72,13 @@ export const ModerationSchema = z.strictObject({
 export type Moderation = z.output<typeof ModerationSchema>;
 export const DEFAULT_MODERATION: Moderation = { questions: 'post', reportThreshold: 3 };
 
+/**
+ * How long a seat freed for the first agent on a paid tier's waitlist is held for that agent's
+ * RSVP (docs/product.md "Waitlist"), in minutes.
+ */
+export const OfferMinutesSchema = z.number().int().min(1).max(1440);
+export const DEFAULT_OFFER_MINUTES = 15;
+
 const AgentList = z
   .array(AgentIdSchema)
   .max(50)
@@ -89,6 +97,7 @@ export const EventFieldsSchema = z.strictObject({
   speakers: AgentList.default([]),
   ticketing: TicketingSchema.default({ mode: 'free' }),
   moderation: ModerationSchema.default(DEFAULT_MODERATION),
+  offerMinutes: OfferMinutesSchema.default(DEFAULT_OFFER_MINUTES),
 });
 export type EventFields = z.output<typeof EventFieldsSchema>;
 export type EventFieldsInput = z.input<typeof EventFieldsSchema>;
@@ -112,6 +121,7 @@ export const EventChangesSchema = z.strictObject({
       reportThreshold: ReportThresholdSchema.optional(),
     })
     .optional(),
+  offerMinutes: OfferMinutesSchema.optional(),
 });
 export type EventChanges = z.output<typeof EventChangesSchema>;
 export type EventChangesInput = z.input<typeof EventChangesSchema>;
@@ -150,6 +160,10 @@ export const EventViewSchema = reply(
         .int()
         .describe('Reports by distinct attendees that send an open question back to `pending`'),
     }),
+    offerMinutes: z
+      .number()
+      .int()
+      .describe('How long a seat offered to the first agent on a paid waitlist is held for it (minutes)'),
     status: z.enum(EVENT_STATUSES),
     seriesId: z.string().nullable(),
     counts: z.object({
@@ -203,6 +217,8 @@ export interface EventAccess {
   capacity: number;
   ticketing: Ticketing;
   moderation: Moderation;
+  /** How long a waitlist offer of a paid seat holds it (docs/product.md "Waitlist"). */
+  offerMinutes: number;
   moderators: string[];
   speakers: string[];
   seriesId: string | null;
@@ -262,6 +278,16 @@ export const SeriesViewSchema = reply(
 );
 export type SeriesView = z.output<typeof SeriesViewSchema>;
 export type SeriesOccurrence = SeriesView['upcoming'][number];
+export const SeriesPageSchema = pageOf(SeriesViewSchema, 'Series');
+
+/** Public: newest first; filter by host and words. Keyset paging on (createdAt, id). */
+export const SeriesListQuerySchema = PagingSchema.extend({
+  hostId: AgentIdSchema.optional(),
+  /** Words to find in the title or description. */
+  q: z.string().trim().min(1).max(200).optional(),
+}).strict();
+export type SeriesListQuery = z.output<typeof SeriesListQuerySchema>;
+export type SeriesListQueryInput = z.input<typeof SeriesListQuerySchema>;
 
 export interface CalendarFile {
   filename: string;
@@ -292,6 +318,7 @@ export const Events = {
 
 export const Series = {
   create: contract<SeriesView>()('events.series.create', CreateSeriesSchema),
+  list: contract<Page<SeriesView>>()('events.series.list', SeriesListQuerySchema),
   get: contract<SeriesView>()('events.series.get', SeriesRef),
   follow: contract<SeriesView>()(
     'events.series.follow',
@@ -316,10 +343,12 @@ export const SeriesTopics = {
   unfollowed: 'townhall.series.unfollowed',
 } as const;
 
-export interface SeriesFollowChange {
-  seriesId: string;
-  agentId: string;
-}
+export const SeriesFollowChangeSchema = busSchema(
+  z.object({ seriesId: z.string(), agentId: AgentIdSchema }),
+  'SeriesFollowChange',
+  'An agent started or stopped following a series',
+);
+export type SeriesFollowChange = z.output<typeof SeriesFollowChangeSchema>;
 
 const lifecycle = {
   method: 'POST',
@@ -432,6 +461,19 @@ export const SeriesRoutes = routeGroup('Series', {
     description:
       'An event template and an RRULE subset (`FREQ` DAILY/WEEKLY/MONTHLY, `INTERVAL`, `BYDAY`, `BYMONTHDAY`, `COUNT`, `UNTIL`) in an IANA time zone; occurrences keep their local wall-clock time across DST. Answers with the first upcoming occurrences.',
     reply: SeriesViewSchema,
+    codes: [],
+  }),
+  /** Public: filter by hostId and q; newest first; cursor paging. */
+  list: httpRoute({
+    contract: Series.list,
+    method: 'GET',
+    path: '/events/series',
+    rest: 'query',
+    signed: false,
+    summary: 'List series',
+    description:
+      'Newest first; filter by host (`hostId`) and words in the title or description (`q`). Each series comes with its `followerCount` and next `upcoming` occurrences, as `GET /events/series/{id}` shows it.',
+    reply: SeriesPageSchema,
     codes: [],
   }),
   get: httpRoute({

@@ -134,3 +134,146 @@ describe('AgentClient moderation calls', () => {
     ]);
   });
 });
+
+describe('AgentClient waitlist calls', () => {
+  it('joins (201 new, 200 in line already), leaves and lists, signed', async () => {
+    const { agent, seen } = recordingAgent({ id: 'w1', status: 'waiting', position: 1 });
+    expect(await agent.waitlist.join('e1')).toEqual({
+      entry: { id: 'w1', status: 'waiting', position: 1 },
+      created: false,
+    });
+    await agent.waitlist.join('e1', { tierId: 'vip' });
+    await agent.waitlist.leave('e1');
+    await agent.waitlist.mine({ limit: 5, cursor: 'c' });
+    expect(seen).toEqual([
+      'POST /events/e1/waitlist signed {}',
+      'POST /events/e1/waitlist signed {"tierId":"vip"}',
+      'DELETE /events/e1/waitlist signed',
+      'GET /me/waitlist?limit=5&cursor=c signed',
+    ]);
+    const created = new AgentClient({
+      baseUrl: 'http://example.test',
+      fetch: async () =>
+        new Response(JSON.stringify({ id: 'w2' }), {
+          status: 201,
+          headers: { 'content-type': 'application/json' },
+        }),
+    });
+    expect((await created.waitlist.join('e1')).created).toBe(true);
+  });
+});
+
+describe('AgentClient Idempotency-Key', () => {
+  /** An agent whose fetch records method, path and Idempotency-Key, answering `answer(n)` to the n-th request. */
+  function keyedAgent(answer: (n: number) => Response = () => jsonResponse({ id: 'x' })) {
+    const seen: string[] = [];
+    const agent = new AgentClient({
+      baseUrl: 'http://example.test',
+      fetch: async (url, init) => {
+        const headers = new Headers(init?.headers);
+        seen.push(
+          `${init?.method} ${new URL(String(url)).pathname} ${headers.get('idempotency-key') ?? '-'}`,
+        );
+        return answer(seen.length);
+      },
+    });
+    return { agent, seen };
+  }
+
+  it('sends a key given to request(), call() or route() on signed writes only', async () => {
+    const { agent, seen } = keyedAgent();
+    await agent.request('POST', '/events', { body: {}, idempotencyKey: 'k1' });
+    await agent.call('DELETE', '/events/e1/blocks/a', { idempotencyKey: 'k2' });
+    await agent.route(StageRoutes.post, { eventId: 'e1', body: 'hi' }, { idempotencyKey: 'k3' });
+    // Not on reads, nor on unsigned requests.
+    await agent.request('GET', '/ledger/balance', { idempotencyKey: 'k4' });
+    await agent.request('POST', '/events', { body: {}, signed: false, idempotencyKey: 'k5' });
+    await agent.request('POST', '/events', { body: {} });
+    expect(seen).toEqual([
+      'POST /events k1',
+      'DELETE /events/e1/blocks/a k2',
+      'POST /events/e1/stage k3',
+      'GET /ledger/balance -',
+      'POST /events -',
+      'POST /events -',
+    ]);
+  });
+
+  it('scopes a key to a client from withIdempotencyKey(): the same agent, its key on each write', async () => {
+    const { agent, seen } = keyedAgent();
+    const once = agent.withIdempotencyKey('create-1');
+    expect(once.agentId).toBe(agent.agentId);
+    expect(once.audience).toBe(agent.audience);
+    await once.events.create({
+      title: 'AMA',
+      startsAt: '2030-01-01T18:00:00Z',
+      endsAt: '2030-01-01T19:00:00Z',
+      timezone: 'UTC',
+      capacity: 10,
+    });
+    await once.events.get('e1');
+    await once.request('POST', '/events', { body: {}, idempotencyKey: 'other' });
+    await once.request('POST', '/events', { body: {}, idempotencyKey: null });
+    await agent.request('POST', '/events', { body: {} });
+    expect(seen).toEqual([
+      'POST /events create-1',
+      'GET /events/e1 -',
+      'POST /events other',
+      'POST /events -',
+      'POST /events -',
+    ]);
+  });
+
+  it('sends the RSVP key on the paying request only, and reads a replayed payment response', async () => {
+    const host = new AgentClient({ baseUrl: 'http://example.test' });
+    const offer = {
+      scheme: 'exact',
+      network: 'ledger:development',
+      maxAmountRequired: '700',
+      asset: 'USDC',
+      payTo: host.agentId,
+      resource: 'http://example.test/events/e1/rsvp?tier=general',
+      description: 'AMA',
+      mimeType: 'application/json',
+      maxTimeoutSeconds: 300,
+      extra: { eventId: 'e1', tierId: 'general' },
+    };
+    const settlement = { success: true, transaction: 'tx', network: 'ledger:development', payer: 'buyer' };
+    const ticket = { id: 't1', eventId: 'e1', tierId: 'general', status: 'active', price: '700' };
+    const { agent: buyer, seen } = keyedAgent((n) =>
+      n % 2 === 1
+        ? jsonResponse(
+            {
+              type: 'about:blank',
+              title: 'Payment required',
+              status: 402,
+              code: 'payment.required',
+              accepts: [offer],
+            },
+            402,
+          )
+        : jsonResponse(ticket, 201, {
+            'x-payment-response': Buffer.from(JSON.stringify(settlement)).toString('base64'),
+            // The second paying request is answered from the key's first answer.
+            ...(n > 2 ? { 'idempotent-replayed': 'true' } : {}),
+          }),
+    );
+    const first = await buyer.tickets.rsvp('e1', { maxPrice: '700', idempotencyKey: 'rsvp-1' });
+    const again = await buyer.withIdempotencyKey('rsvp-1').tickets.rsvp('e1', { maxPrice: '700' });
+    expect(seen).toEqual([
+      'POST /events/e1/rsvp -',
+      'POST /events/e1/rsvp rsvp-1',
+      'POST /events/e1/rsvp -',
+      'POST /events/e1/rsvp rsvp-1',
+    ]);
+    for (const result of [first, again])
+      expect(result).toEqual({ ticket, created: true, payment: settlement });
+  });
+});
+
+function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': status >= 400 ? 'application/problem+json' : 'application/json', ...headers },
+  });
+}

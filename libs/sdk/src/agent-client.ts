@@ -12,10 +12,13 @@ import {
   SeriesRoutes,
   StageRoutes,
   TicketRoutes,
+  WaitlistRoutes,
+  WebhookRoutes,
 } from '@townhall/contracts';
 import type {
   CardInput,
   Contract,
+  CreateWebhookInput,
   HttpRoute,
   ReplyOf,
   RequestOf,
@@ -25,7 +28,9 @@ import type {
   EventFieldsInput,
   EventListQueryInput,
   QuestionState,
+  SeriesListQueryInput,
   TicketView,
+  WaitlistEntryView,
 } from '@townhall/contracts';
 import type { PaymentRequirements, PaymentResponse } from '@townhall/x402';
 import type { z } from 'zod';
@@ -49,6 +54,12 @@ export interface RsvpOptions {
   /** Opt in to paying: the most this RSVP may cost, in atomic units. */
   maxPrice?: string;
   asset?: string;
+  /**
+   * Sent on the paying request only (docs/protocol/idempotency.md): retried with the same key it
+   * replays the first answer and charges nothing, even with a newly signed payment. The request
+   * that asks the price charges nothing, and is sent without it.
+   */
+  idempotencyKey?: string;
 }
 
 export interface RsvpResult {
@@ -63,6 +74,13 @@ export interface RsvpResult {
   created: boolean;
   /** The settlement (X-PAYMENT-RESPONSE) when this call paid. */
   payment: PaymentResponse | null;
+}
+
+export interface WaitlistJoinResult {
+  /** `waiting` with its `position` (1: the next seat that frees is yours), or `offered`. */
+  entry: WaitlistEntryView;
+  /** false (HTTP 200): you were in line already; this is that entry. */
+  created: boolean;
 }
 
 export interface PollOpening {
@@ -91,6 +109,8 @@ export interface RouteOptions {
    * caller. Ignored for every other route: a route either needs a signature or is public.
    */
   signed?: boolean;
+  /** `Idempotency-Key` for a signed write (see `RequestOptions.idempotencyKey`). */
+  idempotencyKey?: string;
 }
 
 export interface RequestOptions {
@@ -99,6 +119,13 @@ export interface RequestOptions {
   /** Sign the request (default true). Public reads work either way. */
   signed?: boolean;
   headers?: Record<string, string>;
+  /**
+   * `Idempotency-Key` (docs/protocol/idempotency.md): send the same key when you retry this write,
+   * and the server runs it at most once, replaying its first answer (`idempotent-replayed: true`).
+   * Sent on signed POST, PUT, PATCH and DELETE; defaults to the key of a client from
+   * `withIdempotencyKey()`; `null` sends none even there.
+   */
+  idempotencyKey?: string | null;
 }
 
 export interface Response<T> {
@@ -117,6 +144,8 @@ export class AgentClient {
   readonly baseUrl: string;
   readonly audience: string;
   private readonly fetchImpl: typeof fetch;
+  /** The key of a client from withIdempotencyKey(), sent on each of its signed writes. */
+  private scopedIdempotencyKey: string | undefined;
 
   constructor(options: AgentClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -127,6 +156,23 @@ export class AgentClient {
 
   get agentId(): string {
     return this.key.agentId;
+  }
+
+  /**
+   * The same agent, sending `key` as `Idempotency-Key` on its signed writes: for one operation and
+   * its retries, e.g. `agent.withIdempotencyKey(id).events.create(event)` called again after a
+   * timeout creates one event. The key belongs to that operation: a different write with it is 422
+   * `idempotency.key_mismatch`.
+   */
+  withIdempotencyKey(key: string): AgentClient {
+    const scoped = new AgentClient({
+      baseUrl: this.baseUrl,
+      key: this.key,
+      audience: this.audience,
+      fetch: this.fetchImpl,
+    });
+    scoped.scopedIdempotencyKey = key;
+    return scoped;
   }
 
   readonly directory = {
@@ -161,6 +207,8 @@ export class AgentClient {
 
   readonly series = {
     create: (series: CreateSeriesInput) => this.route(SeriesRoutes.create, series),
+    /** Public: newest first, by `hostId` and words (`q`); pass `nextCursor` back as `cursor`. */
+    list: (query: SeriesListQueryInput = {}) => this.route(SeriesRoutes.list, query),
     get: (seriesId: string) => this.route(SeriesRoutes.get, { seriesId }),
     follow: (seriesId: string) => this.route(SeriesRoutes.follow, { seriesId, follow: true }),
     unfollow: (seriesId: string) => this.route(SeriesRoutes.unfollow, { seriesId, follow: false }),
@@ -268,6 +316,28 @@ export class AgentClient {
       this.route(RecordingRoutes.publish, { ...media, eventId }),
   };
 
+  /** The waitlist of a sold-out tier (docs/product.md "Waitlist"). */
+  readonly waitlist = {
+    /**
+     * Joins the line of the tier (`tierId` for a tiered event). Throws TownhallError 409
+     * `waitlist.seats_available` while the tier has a seat (RSVP instead) or you hold a ticket.
+     * A free seat that frees becomes your ticket at once; a paid one is offered: RSVP (with
+     * `maxPrice`) before `offerExpiresAt`.
+     */
+    join: async (eventId: string, options: { tierId?: string } = {}): Promise<WaitlistJoinResult> => {
+      const response = await this.request<WaitlistEntryView>(
+        'POST',
+        `/events/${encodeURIComponent(eventId)}/waitlist`,
+        { body: options.tierId === undefined ? {} : { tierId: options.tierId } },
+      );
+      return { entry: response.data, created: response.status === 201 };
+    },
+    /** Leaves the line (TownhallError 404 `waitlist.not_found` if not in it); a held seat passes on. */
+    leave: (eventId: string) => this.route(WaitlistRoutes.leave, { eventId }),
+    /** Every entry of this agent, oldest first. */
+    mine: (query: { limit?: number; cursor?: string } = {}) => this.route(WaitlistRoutes.mine, query),
+  };
+
   readonly ledger = {
     balance: () => this.route(LedgerRoutes.balance, {}),
     entries: (query: { limit?: number; cursor?: string } = {}) => this.route(LedgerRoutes.entries, query),
@@ -276,11 +346,27 @@ export class AgentClient {
       this.route(LedgerRoutes.faucet, { amount, ...(asset ? { asset } : {}) }),
   };
 
+  /**
+   * Webhooks (docs/protocol/webhooks.md): the domain events you may see, POSTed to your URL and
+   * signed with the service's key (`key()`); check each delivery with `verifyWebhook`.
+   */
+  readonly webhooks = {
+    /** At most 20 per agent; `types` are domain event types or `townhall.<aggregate>.*`. */
+    create: (webhook: CreateWebhookInput) => this.route(WebhookRoutes.create, webhook),
+    list: () => this.route(WebhookRoutes.list, {}),
+    delete: (webhookId: string) => this.route(WebhookRoutes.delete, { webhookId }),
+    /** The latest 100 attempts, newest first. */
+    deliveries: (webhookId: string) => this.route(WebhookRoutes.deliveries, { webhookId }),
+    /** The public key deliveries are signed with (public, unsigned). */
+    key: () => this.route(WebhookRoutes.key, {}),
+  };
+
   private async rsvp(eventId: string, options: RsvpOptions): Promise<RsvpResult> {
     const path = `/events/${encodeURIComponent(eventId)}/rsvp`;
     const body = options.tierId ? { tierId: options.tierId } : {};
     try {
-      const response = await this.request<TicketView>('POST', path, { body });
+      // Asking the price charges nothing: no key, so a retried rsvp() asks again freely.
+      const response = await this.request<TicketView>('POST', path, { body, idempotencyKey: null });
       return { ticket: response.data, created: response.status === 201, payment: null };
     } catch (error) {
       if (!(error instanceof TownhallError) || error.status !== 402 || options.maxPrice === undefined)
@@ -302,6 +388,7 @@ export class AgentClient {
       const paid = await this.request<TicketView>('POST', path, {
         body: { tierId: offer.extra.tierId },
         headers: { 'x-payment': encodePaymentHeader(payment) },
+        ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }),
       });
       const settlement = paid.headers.get('x-payment-response');
       return {
@@ -369,6 +456,7 @@ export class AgentClient {
       ...(query ? { query: query as Query } : {}),
       ...(body === undefined ? {} : { body }),
       signed: route.acceptsSignature === true ? options.signed === true : route.signed,
+      ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }),
     });
   }
 
@@ -387,6 +475,11 @@ export class AgentClient {
       const signed = this.sign(method, target, body);
       headers['authorization'] = signed.authorization;
       headers['x-nonce'] = signed.nonce;
+      const key =
+        options.idempotencyKey === undefined
+          ? this.scopedIdempotencyKey
+          : (options.idempotencyKey ?? undefined);
+      if (key !== undefined && WRITES.has(method.toUpperCase())) headers['idempotency-key'] = key;
     }
     const response = await this.fetchImpl(this.baseUrl + target, {
       method,
@@ -400,6 +493,9 @@ export class AgentClient {
     return { status: response.status, headers: response.headers, data: parsed as T };
   }
 }
+
+/** The methods an Idempotency-Key goes with. */
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** Whether anyone may read questions in this state (the others need a signed read). */
 function isPublicQuestionState(state: QuestionState): boolean {

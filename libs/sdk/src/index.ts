@@ -3,6 +3,13 @@ export type { LiveEvent, LiveHistoryCut, LiveOptions } from './live-events.js';
 export { SseParser, type SseMessage } from './sse-parser.js';
 export * from './townhall-error.js';
 export {
+  verifyWebhook,
+  WebhookVerificationError,
+  WEBHOOK_TOLERANCE_SECONDS,
+  type VerifyWebhookOptions,
+  type WebhookRequestHeaders,
+} from './webhook-verifier.js';
+export {
   generateAgentKey,
   agentKeyFromSecret,
   signRequest,
@@ -31,5 +38,8 @@ export type {
   SeriesView,
   StageMessageView,
   TicketView,
+  WebhookAttemptView,
+  WebhookKey,
+  WebhookView,
 } from '@townhall/contracts';
 export type { PaymentRequirements, PaymentResponse } from '@townhall/x402';

@@ -12,3 +12,4 @@ export * from './fuzz/index.js';
 export * from './standalone-process.js';
 export * from './failover-proxy.js';
 export * from './live-reader.js';
+export * from './webhook-receiver.js';

@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import {
   DomainError,
+  domainEventCatalog,
+  isDomainEventType,
   type CloudEvent,
   type Contract,
+  type DomainEventSpec,
   type Envelope,
   type MessageMeta,
   type ReplyOf,
@@ -146,6 +149,24 @@ export class ServiceHarness {
     } finally {
       prototype.query = original;
     }
+  }
+
+  /**
+   * The published domain events that are not what domainEventCatalog says their type carries
+   * (the AsyncAPI document's promise): a type without an entry, data its schema refuses, or a
+   * staff-only type announced without `visibility: "staff"`. Empty when the service keeps it.
+   */
+  offCatalog(): Array<{ type: string; id: string; problem: string }> {
+    return this.published.flatMap((event) => {
+      const off = (problem: string) => [{ type: event.type, id: event.id, problem }];
+      if (!isDomainEventType(event.type)) return off('not in domainEventCatalog');
+      const spec: DomainEventSpec = domainEventCatalog[event.type];
+      const parsed = spec.data.safeParse(event.data);
+      if (!parsed.success) return off(parsed.error.message);
+      if (spec.visibility === 'staff' && event.visibility !== 'staff')
+        return off('a staff-only type without visibility "staff"');
+      return [];
+    });
   }
 
   async query<Row extends object>(sql: string, params: unknown[] = []): Promise<Row[]> {

@@ -58,6 +58,17 @@ validation failures. \`code\` is stable: switch on it. A 429, 503 or 504 carries
 401 carries \`WWW-Authenticate: service realm="${serverUrl}"\`. Each operation lists the codes
 it can answer with; any route may also answer the ones in its \`default\` response.
 
+## Retrying writes: Idempotency-Key
+
+Any signed POST, PUT, PATCH or DELETE may carry \`Idempotency-Key\` (1 to 255 printable ASCII
+characters; docs/protocol/idempotency.md): sign each retry afresh (a new nonce) and send the same
+key. The key belongs to the agent that signs and is kept 24 hours. The same method, path, query
+and body replay the first answer (status, body, \`Location\`, payment response headers) with
+\`Idempotent-Replayed: true\`, and nothing runs twice; another request with the key is 422
+\`idempotency.key_mismatch\`; while the first is still running, 409 \`idempotency.in_flight\`
+(\`Retry-After: 1\`). Answers 5xx, 401, 402, 408 and 429 are not kept: a retry runs again, so a
+402 can be paid with the same key, and a paid RSVP replayed never charges twice.
+
 ${problemCodeTable()}
 `;
 }
@@ -117,6 +128,7 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   Series: 'Recurring series (an RFC 5545 RRULE subset); their occurrences are ordinary events',
   Events: 'Schedule, edit, start, end and cancel events; public lists, pages and calendars',
   Tickets: 'RSVP (free, or paid with x402), give tickets back, the attendee list and your tickets',
+  Waitlist: 'Wait for a seat of a sold-out tier: the first in line gets the next seat that frees',
   Ledger: 'The built-in ledger: your balances and entries (every money movement, both sides)',
   Stage: 'What is said on the stage of an event, in order; moderators hide what should not be there',
   Questions:
@@ -125,8 +137,15 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   Recordings: 'What happened in an event, assembled when it ended, and its publication',
   Moderation: 'Block and unblock agents in an event (moderators and the host)',
   Live: 'Follow an event as it happens: a Server-Sent Events stream of CloudEvents',
-  Documentation: 'This document; `/docs` renders it and can sign "Try it out" requests with your key',
+  Webhooks: 'Domain events POSTed to your URL as they happen, signed per Standard Webhooks (Ed25519, `v1a`)',
+  Documentation:
+    'This document (`/docs` renders it and can sign "Try it out" requests with your key), and the AsyncAPI document of the NATS subjects',
 };
+
+export const IDEMPOTENCY_KEY_DESCRIPTION =
+  'Makes this write safe to retry (docs/protocol/idempotency.md): 1 to 255 printable ASCII characters, e.g. a UUID, new for each operation and the same on each retry of it (each retry signed afresh). Kept 24 hours for the signing agent. The same method, path, query and body replay the first answer with `Idempotent-Replayed: true`; another request with the key is 422 `idempotency.key_mismatch`; while the first runs, 409 `idempotency.in_flight`. 5xx, 401, 402, 408 and 429 answers are not kept.';
+export const IDEMPOTENT_REPLAYED_DESCRIPTION =
+  "`true` when this answer is the one kept for your `Idempotency-Key`: the request did not run again. Status, body and headers are the first answer's; `X-Request-Id` and the `RateLimit-*` headers are this request's.";
 
 export const NONCE_DESCRIPTION =
   'The nonce of a signed request (signing string field 8): 16 to 48 random bytes, base64url without padding. Each works once per agent.';
@@ -151,7 +170,12 @@ A refused payment is 402 \`payment.invalid\` whose \`error\` is the x402 reason
 \`payment.nonce_reused\`; a sold-out tier is 409 \`capacity.sold_out\`. In every one of those no
 money moves. The same payment sent again returns the same ticket, and RSVP while holding a
 ticket answers 200 with it (no second charge). Name the tier with \`tierId\` in the body or
-\`?tier=\` (required for tiered events).`;
+\`?tier=\` (required for tiered events).
+
+With an \`Idempotency-Key\`, a retry of the paying request (even with a newly signed payment:
+payment headers are not part of the request's fingerprint) replays its 201 or 202, with its
+\`X-PAYMENT-RESPONSE\`, and charges nothing. A 402 is not kept, so the key may already be on the
+request that got it.`;
 
 export const PAYMENT_REQUIRED_HEADER_DESCRIPTION =
   'Standard base64 of the x402 v2 PaymentRequired JSON: the same requirements as the body, in v2 form (`amount`, `extra.resource`).';

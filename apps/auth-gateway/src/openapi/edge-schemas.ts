@@ -1,7 +1,7 @@
 import {
-  InstantReply as Instant,
   PROBLEM_CODES,
   reply,
+  CloudEventSchema,
   type CloudEvent,
   type FieldError,
   type ProblemCode,
@@ -128,26 +128,8 @@ export const PaymentResponseSchema = reply(
 
 // ---- live stream ----
 
-export const CloudEventSchema = reply(
-  z.object({
-    specversion: z.literal('1.0'),
-    id: z.string().describe('Unique per domain event'),
-    source: z.string().describe('The owning service, e.g. `townhall/events`'),
-    type: z.string().describe('Also the NATS subject, e.g. `townhall.stage.posted`'),
-    time: Instant,
-    subject: z.string().describe('The event id'),
-    datacontenttype: z.literal('application/json'),
-    visibility: z
-      .literal('staff')
-      .optional()
-      .describe(
-        'On NATS only: `staff` marks what only moderators and the host may see; never on the live stream',
-      ),
-    data: z.unknown().describe('The resource after the change, e.g. the Event or the StageMessage'),
-  }),
-  'CloudEvent',
-  'The `data:` of each live-stream message (CloudEvents 1.0 JSON; docs/protocol/domain-events.md section 5)',
-);
+// The envelope is the services' (libs/contracts domain-events.ts): the AsyncAPI document shows it too.
+export { CloudEventSchema };
 
 /** Assignable both ways and with the same keys (an extra optional field would pass the first test). */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? SameKeys<A, B> : false) : false;

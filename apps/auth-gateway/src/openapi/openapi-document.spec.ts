@@ -12,6 +12,7 @@ import { GatewayModule } from '../gateway.module.js';
 import {
   ANY_ROUTE_CODES,
   gatewayRoutes,
+  IDEMPOTENT_ROUTE_CODES,
   NONCE_SCHEME,
   SIGNATURE_SCHEME,
   SIGNED_ROUTE_CODES,
@@ -291,6 +292,41 @@ describe('the OpenAPI document of the gateway', () => {
     expect(headers[0]?.['schema']).toMatchObject({ type: 'string', ...base64Json('LedgerPayment') });
     for (const name of ['X-PAYMENT-RESPONSE', 'PAYMENT-RESPONSE'])
       expect(document.components.headers[name]?.['schema']).toMatchObject(base64Json('PaymentResponse'));
+  });
+
+  it('documents Idempotency-Key on every signed write, its codes, and Idempotent-Replayed on what may be replayed', () => {
+    const key = { $ref: '#/components/parameters/Idempotency-Key' };
+    expect(document.components.parameters['Idempotency-Key']).toMatchObject({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      schema: { type: 'string', minLength: 1, maxLength: 255 },
+    });
+    let writes = 0;
+    for (const { method, path, operation } of operations()) {
+      const signedWrite =
+        operation.security.length > 0 && ['POST', 'PUT', 'PATCH', 'DELETE'].includes(method);
+      expect([`${method} ${path}`, (operation.parameters ?? []).some((p) => p['$ref'] === key.$ref)]).toEqual(
+        [`${method} ${path}`, signedWrite],
+      );
+      if (!signedWrite) {
+        expect(codesOf(operation)).not.toContain('idempotency.key_invalid');
+        continue;
+      }
+      writes += 1;
+      for (const code of IDEMPOTENT_ROUTE_CODES) expect(codesOf(operation)).toContain(code);
+      const success = Object.entries(operation.responses).filter(([status]) => status.startsWith('2'));
+      for (const [, response] of success)
+        expect(Object.keys(response['headers'] as Json)).toContain('Idempotent-Replayed');
+      expect(Object.keys(operation.responses['409']?.['headers'] as Json)).toEqual(
+        expect.arrayContaining(['Retry-After', 'Idempotent-Replayed']),
+      );
+      expect(Object.keys(operation.responses['401']?.['headers'] as Json)).not.toContain(
+        'Idempotent-Replayed',
+      );
+    }
+    expect(writes).toBeGreaterThan(20);
+    expect(document.info.description).toContain('## Retrying writes: Idempotency-Key');
   });
 
   it('documents the live stream as text/event-stream and calendars as text/calendar', () => {

@@ -14,6 +14,8 @@ import './edge-schemas.js';
 import { z } from 'zod';
 import {
   apiDescription,
+  IDEMPOTENCY_KEY_DESCRIPTION,
+  IDEMPOTENT_REPLAYED_DESCRIPTION,
   NONCE_DESCRIPTION,
   PAYMENT_REQUIRED_HEADER_DESCRIPTION,
   PAYMENT_RESPONSE_HEADER_DESCRIPTION,
@@ -21,6 +23,12 @@ import {
   TAG_DESCRIPTIONS,
 } from './api-description.js';
 import { API_ROUTE_METADATA, type ApiRouteDoc } from './api-route.decorator.js';
+import { openObjects, tidy } from './json-schema-shape.js';
+import {
+  IDEMPOTENCY_KEY_MAX_LENGTH,
+  IDEMPOTENT_METHODS,
+  isKeptStatus,
+} from '../idempotency/idempotency-key.js';
 import { RETRY_AFTER_STATUSES } from '../problem/problem.js';
 import { isUnlimitedRoute } from '../rate-limit/rate-limited-requests.js';
 
@@ -52,6 +60,7 @@ export interface OpenApiDocument {
   components: {
     schemas: Record<string, Json>;
     securitySchemes: Record<string, Json>;
+    parameters: Record<string, Json>;
     headers: Record<string, Json>;
     responses: Record<string, Json>;
     examples: Record<string, Json>;
@@ -90,6 +99,17 @@ export const SIGNED_ROUTE_CODES: readonly ProblemCode[] = [
   'auth.nonce_replayed',
   'dependency.unavailable',
 ];
+/** Answered by a signed write that carries an Idempotency-Key (docs/protocol/idempotency.md). */
+export const IDEMPOTENT_ROUTE_CODES: readonly ProblemCode[] = [
+  'idempotency.key_invalid',
+  'idempotency.key_mismatch',
+  'idempotency.in_flight',
+];
+
+/** A signed POST, PUT, PATCH or DELETE: it takes an `Idempotency-Key` (idempotency/). */
+export function takesIdempotencyKey(route: Pick<GatewayRoute, 'signed' | 'method'>): boolean {
+  return route.signed && IDEMPOTENT_METHODS.has(route.method.toUpperCase());
+}
 const BODY_CODES: readonly ProblemCode[] = [
   'validation.failed',
   'request.malformed_json',
@@ -217,6 +237,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
         [SIGNATURE_SCHEME]: { type: 'http', scheme: 'service', description: signingDescription(serverUrl) },
         [NONCE_SCHEME]: { type: 'apiKey', in: 'header', name: 'X-Nonce', description: NONCE_DESCRIPTION },
       },
+      parameters: { [IDEMPOTENCY_KEY]: IDEMPOTENCY_KEY_PARAMETER },
       headers: HEADERS,
       responses: {
         AnyRouteProblem: problemResponse(ANY_ROUTE_CODES, false, 'Any route may answer these'),
@@ -248,6 +269,7 @@ function operationOf(route: GatewayRoute): OpenApiOperation {
     ...pathParameters(route, doc.params),
     ...parametersOf(doc.query, 'query'),
     ...parametersOf(doc.headers, 'header'),
+    ...(takesIdempotencyKey(route) ? [{ $ref: `#/components/parameters/${IDEMPOTENCY_KEY}` }] : []),
   ];
   const operation: OpenApiOperation = {
     // `eventsCreate`, `ticketsRsvp`: unique, stable, and what Swagger UI deep-links to.
@@ -271,6 +293,7 @@ function operationOf(route: GatewayRoute): OpenApiOperation {
 
   const codes = new Set<ProblemCode>([
     ...(route.signed ? SIGNED_ROUTE_CODES : []),
+    ...(takesIdempotencyKey(route) ? IDEMPOTENT_ROUTE_CODES : []),
     ...(doc.body ? BODY_CODES : []),
     ...(doc.query ? (['validation.failed'] as const) : []),
     ...(doc.codes ?? []),
@@ -286,7 +309,12 @@ function operationOf(route: GatewayRoute): OpenApiOperation {
   for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
     if (operation.responses[String(status)])
       throw new Error(`${route.method.toUpperCase()} ${route.path}: ${status} is both a reply and a problem`);
-    operation.responses[String(status)] = problemResponse(list, doc.x402 === true && status === 402);
+    operation.responses[String(status)] = problemResponse(
+      list,
+      doc.x402 === true && status === 402,
+      undefined,
+      takesIdempotencyKey(route) && isKeptStatus(status),
+    );
   }
   // Routes with no client error of their own (health, this document) still meet the ones any
   // route may answer (a malformed or slow request, headers too large): say so as `4XX`.
@@ -305,6 +333,7 @@ function successResponse(route: GatewayRoute, doc: ApiRouteDoc, status: number, 
   for (const name of doc.replyHeaders ?? []) headers[name] = headerRef(name);
   if (doc.x402 && status === 201)
     for (const name of ['X-PAYMENT-RESPONSE', 'PAYMENT-RESPONSE']) headers[name] = headerRef(name);
+  if (takesIdempotencyKey(route)) headers['Idempotent-Replayed'] = headerRef('Idempotent-Replayed');
   const text = description || (status === 201 ? 'Created' : 'OK');
   const response: Json = { description: text, headers };
   if (status === 204 || status === 304) return response;
@@ -401,14 +430,24 @@ function replySchema(schema: z.ZodType): Json {
   return id ? { $ref: `#/components/schemas/${id}` } : jsonSchema(schema, 'output');
 }
 
-function problemResponse(codes: readonly ProblemCode[], x402: boolean, intro?: string): Json {
+/** `replayable`: an answer kept for an Idempotency-Key, so it may come again as a replay. */
+function problemResponse(
+  codes: readonly ProblemCode[],
+  x402: boolean,
+  intro?: string,
+  replayable = false,
+): Json {
   const statuses = new Set(codes.map((code) => PROBLEM_CODES[code].status));
   const lines = codes.map((code) => `- \`${code}\`: ${PROBLEM_CODES[code].title}`);
   const headers: Json = { 'X-Request-Id': headerRef('X-Request-Id') };
   if (statuses.has(401)) headers['WWW-Authenticate'] = headerRef('WWW-Authenticate');
-  if ([...statuses].some((status) => RETRY_AFTER_STATUSES.has(status)))
+  if (
+    [...statuses].some((status) => RETRY_AFTER_STATUSES.has(status)) ||
+    codes.includes('idempotency.in_flight')
+  )
     headers['Retry-After'] = headerRef('Retry-After');
   if (x402) headers['PAYMENT-REQUIRED'] = headerRef('PAYMENT-REQUIRED');
+  if (replayable) headers['Idempotent-Replayed'] = headerRef('Idempotent-Replayed');
   return {
     description: [intro ?? '', ...lines].filter(Boolean).join('\n'),
     headers,
@@ -501,21 +540,6 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
   return tidy(json) as Json;
 }
 
-/** Drops the bounds zod gives every integer (the safe-integer range): they say nothing to a reader. */
-function tidy(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(tidy);
-  if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(
-        ([key, member]) =>
-          !(key === 'minimum' && member === Number.MIN_SAFE_INTEGER) &&
-          !(key === 'maximum' && member === Number.MAX_SAFE_INTEGER),
-      )
-      .map(([key, member]) => [key, tidy(member)]),
-  );
-}
-
 /**
  * The reply schemas, each `#/components/schemas/<id>`. Replies may gain fields (a compatible
  * change), so objects are left open; a problem also carries extension members (x402).
@@ -532,16 +556,6 @@ function componentSchemas(): Record<string, Json> {
       const { $schema: _dialect, $id: _id, ...rest } = schema;
       return [id, tidy(openObjects(rest)) as Json];
     }),
-  );
-}
-
-function openObjects(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(openObjects);
-  if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([key, member]) => !(key === 'additionalProperties' && member === false))
-      .map(([key, member]) => [key, openObjects(member)]),
   );
 }
 
@@ -600,6 +614,27 @@ const HEADERS: Record<string, Json> = {
   },
   ETag: { description: 'Changes whenever the document does', schema: { type: 'string' } },
   'Cache-Control': { schema: { type: 'string' } },
+  'Idempotent-Replayed': {
+    description: IDEMPOTENT_REPLAYED_DESCRIPTION,
+    schema: { type: 'string', enum: ['true'] },
+  },
+};
+
+const IDEMPOTENCY_KEY = 'Idempotency-Key';
+
+/** On every signed write, by reference (components.parameters). */
+const IDEMPOTENCY_KEY_PARAMETER: Json = {
+  name: IDEMPOTENCY_KEY,
+  in: 'header',
+  required: false,
+  description: IDEMPOTENCY_KEY_DESCRIPTION,
+  schema: {
+    type: 'string',
+    minLength: 1,
+    maxLength: IDEMPOTENCY_KEY_MAX_LENGTH,
+    pattern: '^[\\x20-\\x7E]+$',
+  },
+  example: '8e03978e-40d5-43e8-bc93-6894a57f9324',
 };
 
 /** The gateway's version, from its package.json (two levels up from both src/openapi and dist/openapi). */

@@ -7,12 +7,12 @@ import type { OpenApiDocument } from './openapi-document.js';
 
 export const OPENAPI_DOCUMENT = Symbol('OpenApiDocument');
 
-/** The document, serialised once: it only changes when the gateway's code does. */
-export class PublishedDocument {
+/** A document, serialised once: it only changes when the gateway's code does. */
+export class PublishedDocument<D extends object = OpenApiDocument> {
   readonly json: string;
   readonly etag: string;
 
-  constructor(readonly document: OpenApiDocument) {
+  constructor(readonly document: D) {
     this.json = JSON.stringify(document);
     this.etag = entityTagOf(this.json);
   }
@@ -34,14 +34,23 @@ export class OpenApiController {
     callsService: false,
   })
   document(@Headers('if-none-match') ifNoneMatch: string | undefined, @Res() reply: FastifyReply): void {
-    reply
-      .header('cache-control', 'public, max-age=300')
-      .header('etag', this.published.etag)
-      .header('access-control-allow-origin', '*');
-    if (matchesEntityTag(ifNoneMatch, this.published.etag)) {
-      reply.code(304).send();
-      return;
-    }
-    reply.type('application/json; charset=utf-8').send(this.published.json);
+    sendDocument(this.published, ifNoneMatch, reply);
   }
+}
+
+/** A published document as JSON: public, cacheable for five minutes, 304 to its ETag, any origin. */
+export function sendDocument(
+  published: PublishedDocument<object>,
+  ifNoneMatch: string | undefined,
+  reply: FastifyReply,
+): void {
+  reply
+    .header('cache-control', 'public, max-age=300')
+    .header('etag', published.etag)
+    .header('access-control-allow-origin', '*');
+  if (matchesEntityTag(ifNoneMatch, published.etag)) {
+    reply.code(304).send();
+    return;
+  }
+  reply.type('application/json; charset=utf-8').send(published.json);
 }

@@ -12,10 +12,19 @@ import {
 import { rateLimited } from '../http-metrics.js';
 
 /**
- * Never limited: the probes, the metrics scrape, the API's own documentation and the pages'
- * static files (watch/watch-assets.ts: from memory, mostly 304s).
+ * Never limited: the probes, the metrics scrape, the API's own documentation (with the AsyncAPI
+ * document of the NATS subjects) and the pages' static files (watch/watch-assets.ts: from
+ * memory, mostly 304s).
  */
-const UNLIMITED_ROUTES = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs', '/docs/']);
+const UNLIMITED_ROUTES = new Set([
+  '/healthz',
+  '/readyz',
+  '/metrics',
+  '/openapi.json',
+  '/asyncapi.json',
+  '/docs',
+  '/docs/',
+]);
 
 export function isUnlimitedRoute(route: string | undefined): boolean {
   return (
@@ -58,7 +67,7 @@ export interface InstalledRateLimits {
  * - a signed request counts against its agent's quota once verified: GET/HEAD against the read
  *   quota, every other method against the write quota (with its burst). Whatever the request
  *   then meets (400, 404, 409...) it was a request, and it stays counted.
- * Probes, /metrics, /docs and /openapi.json are never limited. Every limited response, 2xx or
+ * Probes, /metrics, /docs, /openapi.json and /asyncapi.json are never limited. Every limited response, 2xx or
  * not, carries the RateLimit-* headers; a 429 is `rate.limited` with Retry-After.
  */
 export function installRateLimits(

@@ -33,6 +33,7 @@ function anEvent(fields: Partial<EventView> = {}): EventView {
     capacity: 100,
     ticketing: { mode: 'free' },
     moderation: { questions: 'post', reportThreshold: 3 },
+    offerMinutes: 15,
     status: 'live',
     seriesId: null,
     counts: { ticketsSold: { general: 3 }, questions: 0, polls: 0 },

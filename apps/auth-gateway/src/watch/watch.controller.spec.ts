@@ -42,6 +42,7 @@ const event = {
   capacity: 10,
   ticketing: { mode: 'free' },
   moderation: { questions: 'post', reportThreshold: 3 },
+  offerMinutes: 15,
   status: 'live',
   seriesId: null,
   counts: { ticketsSold: {}, questions: 0, polls: 0 },

@@ -1,10 +1,10 @@
-import type { CreateSeriesInput } from '@townhall/contracts';
+import type { CreateSeriesInput, SeriesListQueryInput } from '@townhall/contracts';
 import { Option, type Command } from 'commander';
 import { contextOf } from '../context.js';
 import { UsageError } from '../failure.js';
 import type { CliIo } from '../io.js';
 import { amount, duration, integer, jsonObject, localDateTime, tier } from '../option-parsers.js';
-import { seriesLines } from '../render.js';
+import { seriesLines, seriesTable } from '../render.js';
 
 interface CreateOptions {
   title: string;
@@ -45,7 +45,14 @@ export function seriesBody(options: CreateOptions): CreateSeriesInput {
   };
 }
 
-/** `series create|get|follow|unfollow`: recurring events. */
+interface ListOptions {
+  host?: string;
+  query?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+/** `series create|list|get|follow`: recurring events. */
 export function registerSeries(program: Command, io: CliIo): void {
   const series = program
     .command('series')
@@ -77,6 +84,29 @@ export function registerSeries(program: Command, io: CliIo): void {
       const context = contextOf(command, io);
       const agent = await context.agent();
       context.print(await agent.series.create(seriesBody(options)), seriesLines);
+    });
+
+  series
+    .command('list')
+    .description('find series, newest first')
+    .option('--host <agent>', "only this host's series: an agentId or 'me'")
+    .option('-q, --query <words>', 'words in the title or description')
+    .option('--limit <n>', 'how many (1-100)', integer(1, 100))
+    .option('--cursor <cursor>', 'the next page, from a previous list')
+    .action(async (options: ListOptions, command: Command) => {
+      const context = contextOf(command, io);
+      const host = options.host === 'me' ? (await context.agent()).agentId : options.host;
+      const query: SeriesListQueryInput = {
+        ...(host ? { hostId: host } : {}),
+        ...(options.query ? { q: options.query } : {}),
+        ...(options.limit ? { limit: options.limit } : {}),
+        ...(options.cursor ? { cursor: options.cursor } : {}),
+      };
+      const page = await context.visitor().series.list(query);
+      context.print(page, (result) => [
+        ...seriesTable(result.items),
+        ...(result.nextCursor ? [`more: --cursor ${result.nextCursor}`] : []),
+      ]);
     });
 
   series

@@ -8,6 +8,7 @@ import {
   type Page,
   PUBLIC_QUESTION_STATES,
   type QuestionAction,
+  type QuestionReported,
   type QuestionState,
   type QuestionView,
   type SignedMeta,
@@ -344,7 +345,11 @@ export class QuestionsService {
         {
           type: EngagementTopics.questionReported,
           subject: eventId,
-          data: { question: staffView, reporterId: meta.caller, reason: reason ?? null },
+          data: {
+            question: staffView,
+            reporterId: meta.caller,
+            reason: reason ?? null,
+          } satisfies QuestionReported,
           visibility: 'staff',
         },
       ];

@@ -15,6 +15,7 @@ export interface EventRow {
   capacity: number;
   ticketing: Ticketing;
   moderation: Moderation;
+  offer_minutes: number;
   status: EventStatus;
   series_id: string | null;
   tickets_sold: Record<string, number>;
@@ -29,7 +30,7 @@ export interface EventRow {
 }
 
 export const EVENT_COLUMNS = `id, title, description, agenda, starts_at, ends_at, timezone, host_id, moderators, speakers,
-  capacity, ticketing, moderation, status, series_id, tickets_sold, question_count, poll_count, version, created_at, updated_at,
+  capacity, ticketing, moderation, offer_minutes, status, series_id, tickets_sold, question_count, poll_count, version, created_at, updated_at,
   started_at, ended_at, cancelled_at`;
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
@@ -49,6 +50,7 @@ export function toEventView(row: EventRow): EventView {
     capacity: row.capacity,
     ticketing: row.ticketing,
     moderation: row.moderation,
+    offerMinutes: row.offer_minutes,
     status: row.status,
     seriesId: row.series_id,
     counts: { ticketsSold: row.tickets_sold, questions: row.question_count, polls: row.poll_count },

@@ -31,7 +31,7 @@ const TRANSITIONS = {
 
 /** The editable columns, in the order of fieldValues(). */
 const FIELD_COLUMNS =
-  'title, description, agenda, starts_at, ends_at, timezone, moderators, speakers, capacity, ticketing, moderation';
+  'title, description, agenda, starts_at, ends_at, timezone, moderators, speakers, capacity, ticketing, moderation, offer_minutes';
 
 function fieldValues(fields: EventFields): unknown[] {
   return [
@@ -46,6 +46,7 @@ function fieldValues(fields: EventFields): unknown[] {
     fields.capacity,
     JSON.stringify(fields.ticketing),
     JSON.stringify(fields.moderation),
+    fields.offerMinutes,
   ];
 }
 
@@ -64,7 +65,7 @@ export class EventsService {
       const [row] = await queryRows<EventRow>(
         manager,
         `INSERT INTO events.events (${FIELD_COLUMNS}, host_id)
-         VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8, $9, $10::jsonb, $11::jsonb, $12) RETURNING ${EVENT_COLUMNS}`,
+         VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8, $9, $10::jsonb, $11::jsonb, $12, $13) RETURNING ${EVENT_COLUMNS}`,
         [...fieldValues(fields), hostId],
       );
       const view = toEventView(row!);
@@ -155,7 +156,7 @@ export class EventsService {
       const recorded = await this.changes.run(async (manager) => {
         const [row] = await queryRows<EventRow>(
           manager,
-          `UPDATE events.events SET (${FIELD_COLUMNS}) = ($3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11, $12::jsonb, $13::jsonb),
+          `UPDATE events.events SET (${FIELD_COLUMNS}) = ($3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11, $12::jsonb, $13::jsonb, $14),
              version = version + 1, updated_at = now()
            WHERE id = $1 AND version = $2 RETURNING ${EVENT_COLUMNS}`,
           [eventId, current.version, ...fieldValues(merged)],
@@ -184,6 +185,7 @@ export class EventsService {
       speakers: changes.speakers ?? before.speakers,
       ticketing: changes.ticketing ?? before.ticketing,
       moderation: { ...before.moderation, ...changes.moderation },
+      offerMinutes: changes.offerMinutes ?? before.offerMinutes,
     });
     checkEventRules(merged, caller, this.clock(), { requireFuture: changes.startsAt !== undefined });
     return merged;
@@ -240,6 +242,7 @@ export class EventsService {
       capacity: row.capacity,
       ticketing: row.ticketing,
       moderation: row.moderation,
+      offerMinutes: row.offer_minutes,
       moderators: row.moderators,
       speakers: row.speakers,
       seriesId: row.series_id,

@@ -12,6 +12,11 @@ export class SeriesHandler {
     return this.series.create(signedMeta(meta).caller, data);
   }
 
+  @Handle(Series.list)
+  list(data: ParsedRequestOf<typeof Series.list>) {
+    return this.series.list(data);
+  }
+
   @Handle(Series.get)
   get(data: ParsedRequestOf<typeof Series.get>) {
     return this.series.get(data.seriesId);

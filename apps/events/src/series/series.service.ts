@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   DEFAULT_MODERATION,
+  DEFAULT_OFFER_MINUTES,
   DomainError,
   isUuid,
   EventTopics,
@@ -8,7 +9,10 @@ import {
   SeriesTopics,
   type CreateSeries,
   type EventStatus,
+  type Page,
   type SeriesFollowChange,
+  type SeriesListQuery,
+  type SeriesOccurrence,
   type SeriesView,
 } from '@townhall/contracts';
 import { queryRows, type Logger } from '@townhall/platform/service';
@@ -25,6 +29,7 @@ import {
   RecurrenceSchema,
   type Occurrence,
 } from './recurrence.js';
+import { decodeSeriesCursor, encodeSeriesCursor, SERIES_POSITION } from './cursor.js';
 import { SERIES_COLUMNS, toSeriesView, type SeriesRow } from './series-row.js';
 
 const RecurrenceField = z.strictObject({ recurrence: RecurrenceSchema });
@@ -82,6 +87,7 @@ export class SeriesService {
         speakers: template.speakers,
         ticketing: template.ticketing,
         moderation: DEFAULT_MODERATION,
+        offerMinutes: DEFAULT_OFFER_MINUTES,
       },
       hostId,
       now,
@@ -112,28 +118,73 @@ export class SeriesService {
   }
 
   async get(seriesId: string): Promise<SeriesView> {
-    const row = await this.row(this.dataSource.manager, seriesId);
-    const [{ count }] = (await queryRows<{ count: number }>(
+    const [view] = await this.views([await this.row(this.dataSource.manager, seriesId)]);
+    return view!;
+  }
+
+  /**
+   * Newest first, by host and by words in the title or description (the `search` column, as the
+   * event list finds words); keyset paging on (created_at, id).
+   */
+  async list(query: SeriesListQuery): Promise<Page<SeriesView>> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const param = (value: unknown) => {
+      params.push(value);
+      return `$${params.length}`;
+    };
+    if (query.hostId) where.push(`host_id = ${param(query.hostId)}`);
+    if (query.q) where.push(`search @@ websearch_to_tsquery('simple', ${param(query.q)})`);
+    if (query.cursor) {
+      const cursor = decodeSeriesCursor(query.cursor);
+      where.push(`(created_at, id) < (${param(cursor.createdAt)}::timestamptz, ${param(cursor.id)}::uuid)`);
+    }
+    const rows = await queryRows<SeriesRow & { position: string }>(
       this.dataSource,
-      'SELECT count(*)::int AS count FROM events.series_followers WHERE series_id = $1',
-      [seriesId],
-    )) as [{ count: number }];
-    const upcoming = await queryRows<{ id: string; starts_at: Date; status: EventStatus }>(
+      `SELECT ${SERIES_COLUMNS}, ${SERIES_POSITION} AS position FROM events.series
+       ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+       ORDER BY created_at DESC, id DESC LIMIT ${param(query.limit + 1)}`,
+      params,
+    );
+    const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
+    return {
+      items: await this.views(page),
+      nextCursor:
+        rows.length > query.limit && last
+          ? encodeSeriesCursor({ createdAt: last.position, id: last.id })
+          : null,
+    };
+  }
+
+  /** The views of `rows`, in their order: follower counts and next 10 occurrences in two queries. */
+  private async views(rows: SeriesRow[]): Promise<SeriesView[]> {
+    if (rows.length === 0) return [];
+    const ids = rows.map((row) => row.id);
+    const counts = await queryRows<{ series_id: string; count: number }>(
       this.dataSource,
-      `SELECT id, starts_at, status FROM events.events
-       WHERE series_id = $1 AND status IN ('scheduled', 'live') AND ends_at > now()
-       ORDER BY starts_at LIMIT 10`,
-      [seriesId],
+      `SELECT series_id, count(*)::int AS count FROM events.series_followers
+       WHERE series_id = ANY($1::uuid[]) GROUP BY series_id`,
+      [ids],
     );
-    return toSeriesView(
-      row,
-      count,
-      upcoming.map((event) => ({
-        eventId: event.id,
-        startsAt: event.starts_at.toISOString(),
-        status: event.status,
-      })),
+    const upcoming = await queryRows<{ series_id: string; id: string; starts_at: Date; status: EventStatus }>(
+      this.dataSource,
+      `SELECT series_id, id, starts_at, status FROM (
+         SELECT series_id, id, starts_at, status,
+                row_number() OVER (PARTITION BY series_id ORDER BY starts_at, id) AS rank
+         FROM events.events
+         WHERE series_id = ANY($1::uuid[]) AND status IN ('scheduled', 'live') AND ends_at > now()
+       ) AS next WHERE rank <= 10 ORDER BY starts_at, id`,
+      [ids],
     );
+    const followers = new Map(counts.map((count) => [count.series_id, count.count]));
+    const occurrences = new Map<string, SeriesOccurrence[]>();
+    for (const event of upcoming) {
+      const list = occurrences.get(event.series_id) ?? [];
+      list.push({ eventId: event.id, startsAt: event.starts_at.toISOString(), status: event.status });
+      occurrences.set(event.series_id, list);
+    }
+    return rows.map((row) => toSeriesView(row, followers.get(row.id) ?? 0, occurrences.get(row.id) ?? []));
   }
 
   /** Follow (or unfollow): idempotent; the domain event is written only when something changed. */

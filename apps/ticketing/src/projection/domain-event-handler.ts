@@ -11,6 +11,7 @@ import type { EntityManager } from 'typeorm';
 import { CancelEventTickets } from '../tickets/cancel-event-tickets.js';
 import { TakeSeat } from '../tickets/take-seat.js';
 import { CLOCK, LOGGER, type Clock, type Logger } from '../tokens.js';
+import { WaitlistSeats } from '../waitlist/waitlist-seats.js';
 import { EVENT_COLUMNS, type EventRow } from './event-row.js';
 import { EventsProjection } from './events-projection.js';
 
@@ -37,6 +38,7 @@ export class DomainEventHandler {
     private readonly events: EventsProjection,
     private readonly takeSeat: TakeSeat,
     private readonly cancelTickets: CancelEventTickets,
+    private readonly waitlist: WaitlistSeats,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -65,6 +67,8 @@ export class DomainEventHandler {
   private async eventChanged(manager: EntityManager, view: EventView, scheduled: boolean): Promise<void> {
     if (scheduled && view.seriesId) await lockSeries(manager, view.seriesId);
     await this.events.apply(manager, EventsProjection.factsOf(view));
+    // An ended event sells nothing more: its line is over.
+    if (view.status === 'past') await this.waitlist.closeLine(manager, view.id);
     if (!scheduled || !view.seriesId || view.ticketing.mode !== 'free') return;
     const followers = await queryRows<{ agent_id: string }>(
       manager,
@@ -82,6 +86,8 @@ export class DomainEventHandler {
       view.id,
     ]);
     await this.cancelTickets.cancel(manager, view);
+    // Nobody gets a seat of a cancelled event: every entry still in line is expired.
+    await this.waitlist.closeLine(manager, view.id);
   }
 
   /** A new follower gets a ticket for every future free occurrence that has a seat. */

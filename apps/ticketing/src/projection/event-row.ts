@@ -13,10 +13,12 @@ export interface EventRow {
   sold: number;
   /** The event version this row is at (events.events.version). */
   version: number;
+  /** How long a waitlist offer of a paid seat holds it. */
+  offer_minutes: number;
 }
 
 export const EVENT_COLUMNS =
-  'event_id, host_id, moderators, status, series_id, starts_at, ticketing, capacity, sold, version';
+  'event_id, host_id, moderators, status, series_id, starts_at, ticketing, capacity, sold, version, offer_minutes';
 
 export interface TierOffer {
   tierId: string;

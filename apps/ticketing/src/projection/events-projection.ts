@@ -1,8 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError, isUuid, Events, type EventAccess, type EventView } from '@townhall/contracts';
+import {
+  DEFAULT_OFFER_MINUTES,
+  DomainError,
+  isUuid,
+  Events,
+  type EventAccess,
+  type EventView,
+} from '@townhall/contracts';
 import { Changes, preparedStatement, queryRows, type ServiceClient } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
 import { SERVICES } from '../tokens.js';
+import { WaitlistSeats } from '../waitlist/waitlist-seats.js';
 import { EVENT_COLUMNS, tiersOf, type EventRow, type TierOffer } from './event-row.js';
 
 type EventFacts = Pick<
@@ -18,6 +26,8 @@ type EventFacts = Pick<
   | 'updatedAt'
 > & {
   eventId: string;
+  /** Absent from domain events published before the field existed. */
+  offerMinutes?: number | undefined;
 };
 
 /**
@@ -36,6 +46,7 @@ export class EventsProjection {
     private readonly dataSource: DataSource,
     private readonly changes: Changes,
     @Inject(SERVICES) private readonly services: ServiceClient,
+    private readonly waitlist: WaitlistSeats,
   ) {
     this.known = preparedStatement(
       dataSource,
@@ -84,12 +95,13 @@ export class EventsProjection {
     await lockEventForWrite(manager, facts.eventId);
     const applied = await queryRows(
       manager,
-      `INSERT INTO ticketing.events AS e (event_id, host_id, moderators, status, series_id, starts_at, ticketing, capacity, version, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10)
+      `INSERT INTO ticketing.events AS e (event_id, host_id, moderators, status, series_id, starts_at, ticketing, capacity, version, updated_at, offer_minutes)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11)
        ON CONFLICT (event_id) DO UPDATE SET
          host_id = EXCLUDED.host_id, moderators = EXCLUDED.moderators, series_id = EXCLUDED.series_id,
          starts_at = EXCLUDED.starts_at, ticketing = EXCLUDED.ticketing,
          capacity = GREATEST(EXCLUDED.capacity, e.sold), version = EXCLUDED.version, updated_at = EXCLUDED.updated_at,
+         offer_minutes = EXCLUDED.offer_minutes,
          -- a cancelled event stays cancelled whatever arrives late
          status = CASE WHEN e.status = 'cancelled' THEN e.status ELSE EXCLUDED.status END
        WHERE e.version <= EXCLUDED.version
@@ -106,10 +118,13 @@ export class EventsProjection {
         // Domain events published before events carried a version count as the oldest.
         facts.version ?? 0,
         facts.updatedAt,
+        facts.offerMinutes ?? DEFAULT_OFFER_MINUTES,
       ],
     );
     if (applied.length === 0) return;
     await upsertTiers(manager, facts.eventId, tiersOf(facts.ticketing, facts.capacity), 'clamp');
+    // Seats the line can take now (a capacity that arrived here first): handed out under these locks.
+    await this.waitlist.fill(manager, facts.eventId);
   }
 
   /**
@@ -151,6 +166,8 @@ export class EventsProjection {
       [change.eventId, change.capacity, JSON.stringify(change.ticketing), change.version],
     );
     await upsertTiers(manager, change.eventId, tiers, 'exact');
+    // A capacity raised: the new seats go to the waitlist first, in the order it joined.
+    await this.waitlist.fill(manager, change.eventId);
     return true;
   }
 

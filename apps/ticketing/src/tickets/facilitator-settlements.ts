@@ -10,7 +10,8 @@ import {
 } from '@townhall/x402';
 import { DataSource, type EntityManager } from 'typeorm';
 import { FACILITATOR, LOGGER, SETTINGS, type Logger, type TicketingSettings } from '../tokens.js';
-import { releaseSeat } from './seats.js';
+import { WaitlistSeats } from '../waitlist/waitlist-seats.js';
+import { lockSeats } from './seats.js';
 import { TICKET_COLUMNS, toTicket, type TicketRow } from './ticket-row.js';
 
 /**
@@ -57,6 +58,7 @@ export class FacilitatorSettlements {
     @Inject(FACILITATOR) private readonly facilitator: Facilitator | null,
     @Inject(SETTINGS) private readonly settings: TicketingSettings,
     @Inject(LOGGER) private readonly logger: Logger,
+    private readonly waitlist: WaitlistSeats,
   ) {}
 
   /**
@@ -204,12 +206,14 @@ export class FacilitatorSettlements {
         [ticketId, `${reason}: ${result.errorMessage ?? ''}`.slice(0, 1_000)],
       );
       if (voided) {
+        await lockSeats(manager, voided.event_id);
         await queryRows(
           manager,
           `UPDATE ticketing.tickets SET status = 'cancelled', cancelled_at = now() WHERE id = $1 AND status = 'pending'`,
           [ticketId],
         );
-        await releaseSeat(manager, voided.event_id, voided.tier_id);
+        // The seat goes to the first agent of the waitlist, else back on sale.
+        await this.waitlist.seatFreed(manager, voided.event_id, voided.tier_id);
       }
       const outcome = await this.current(manager, ticketId, undefined, reason);
       return outcome.state === 'voided' ? { ...outcome, message: result.errorMessage } : outcome;

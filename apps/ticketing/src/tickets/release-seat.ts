@@ -1,16 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError, TicketTopics, type TicketView } from '@townhall/contracts';
 import { Changes, queryRows } from '@townhall/platform/service';
-import { releaseSeat } from './seats.js';
+import { WaitlistSeats } from '../waitlist/waitlist-seats.js';
+import { lockSeats } from './seats.js';
 import { TicketBook } from './ticket-book.js';
 import { TICKET_COLUMNS, toTicket, type TicketRow } from './ticket-row.js';
 
-/** The holder gives back a free ticket; paid tickets are refunded only by cancelling the event. */
+/**
+ * The holder gives back a free ticket; paid tickets are refunded only by cancelling the event. The
+ * seat goes to the waitlist first, in the same transaction.
+ */
 @Injectable()
 export class ReleaseSeat {
   constructor(
     private readonly changes: Changes,
     private readonly book: TicketBook,
+    private readonly waitlist: WaitlistSeats,
   ) {}
 
   release(caller: string, eventId: string): Promise<TicketView> {
@@ -22,16 +27,18 @@ export class ReleaseSeat {
           'ticket.not_cancellable',
           'Paid tickets are refunded when the event is cancelled',
         );
+      await lockSeats(manager, ticket.event_id);
       const [row] = await queryRows<TicketRow>(
         manager,
         `UPDATE ticketing.tickets SET status = 'cancelled', cancelled_at = now() WHERE id = $1 RETURNING ${TICKET_COLUMNS}`,
         [ticket.id],
       );
-      await releaseSeat(manager, ticket.event_id, ticket.tier_id);
       const view = toTicket(row!);
       await this.changes.announce(manager, [
         { type: TicketTopics.cancelled, subject: view.eventId, data: view },
       ]);
+      // The seat goes to the first agent of the waitlist, else back on sale.
+      await this.waitlist.seatFreed(manager, ticket.event_id, ticket.tier_id);
       return view;
     });
   }

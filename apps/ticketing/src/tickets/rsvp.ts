@@ -8,7 +8,7 @@ import { requirementsFor, tierOfResource } from '../payments/requirements.js';
 import { tiersOf, type EventRow, type TierOffer } from '../projection/event-row.js';
 import { EventsProjection } from '../projection/events-projection.js';
 import { paymentsSettled, ticketsSold } from '../ticketing-metrics.js';
-import { SETTINGS, type TicketingSettings } from '../tokens.js';
+import { CLOCK, SETTINGS, type Clock, type TicketingSettings } from '../tokens.js';
 import { SettleFacilitatorPayment } from './settle-facilitator-payment.js';
 import { SettleLedgerPayment } from './settle-ledger-payment.js';
 import { TakeSeat } from './take-seat.js';
@@ -32,6 +32,7 @@ export class Rsvp {
     private readonly ledgerPayment: SettleLedgerPayment,
     private readonly facilitatorPayment: SettleFacilitatorPayment,
     @Inject(SETTINGS) private readonly settings: TicketingSettings,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async rsvp(
@@ -75,7 +76,7 @@ export class Rsvp {
 
     if (event.ticketing.mode === 'free') return this.takeSeat.free(event, meta.caller);
 
-    const accepts = requirementsFor(this.settings, event, await this.availableTiers(event));
+    const accepts = requirementsFor(this.settings, event, await this.availableTiers(event, meta.caller));
     if (header === undefined) {
       throw paymentRequired(
         'payment.required',
@@ -106,7 +107,7 @@ export class Rsvp {
     const refusal =
       (wanted?: string): PaymentRefusal =>
       async (code, detail, reason) => {
-        const accepts = requirementsFor(this.settings, event, await this.availableTiers(event));
+        const accepts = requirementsFor(this.settings, event, await this.availableTiers(event, caller));
         if (wanted !== undefined && !accepts.some((entry) => entry.extra.tierId === wanted))
           return soldOut(wanted);
         return paymentRequired(code, detail, reason, accepts);
@@ -141,18 +142,23 @@ export class Rsvp {
     return { payload, tier };
   }
 
-  private async availableTiers(event: EventRow): Promise<Set<string>> {
+  /** The tiers the caller can buy: those with a seat, and the one whose seat a waitlist offer holds for it. */
+  private async availableTiers(event: EventRow, caller: string): Promise<Set<string>> {
     const rows = await queryRows<{ tier_id: string }>(
       this.dataSource,
       `SELECT i.tier_id FROM ticketing.inventory i JOIN ticketing.events e USING (event_id)
-       WHERE i.event_id = $1 AND i.sold < i.capacity AND e.sold < e.capacity`,
-      [event.event_id],
+       WHERE i.event_id = $1 AND i.sold < i.capacity AND e.sold < e.capacity
+       UNION
+       SELECT w.tier_id FROM ticketing.waitlist w
+       WHERE w.event_id = $1 AND w.agent_id = $2 AND w.status = 'offered' AND w.offer_expires_at > $3`,
+      [event.event_id, caller, this.clock()],
     );
     return new Set(rows.map((row) => row.tier_id));
   }
 }
 
-function requireOnSale(event: EventRow): void {
+/** RSVPs (and waitlist joins) are taken while the event is scheduled or live. */
+export function requireOnSale(event: Pick<EventRow, 'status'>): void {
   if (!ON_SALE.has(event.status)) throw new DomainError('ticket.not_on_sale', `The event is ${event.status}`);
 }
 

@@ -40,6 +40,20 @@ export function refusalOf(error: unknown, tierId: string): DomainError | undefin
   return undefined;
 }
 
+/**
+ * Locks the seat rows of every tier of the event, in tier order, as the events projection's writers
+ * do: what every path that frees seats or hands them to the waitlist takes first, before the
+ * event's row. A purchase locks one tier and then the event, so none of them can deadlock it, and
+ * a waitlist join (which locks its tier) never misses a seat freed meanwhile.
+ */
+export async function lockSeats(manager: EntityManager, eventId: string): Promise<void> {
+  await queryRows(
+    manager,
+    'SELECT tier_id FROM ticketing.inventory WHERE event_id = $1 ORDER BY tier_id FOR UPDATE',
+    [eventId],
+  );
+}
+
 export async function releaseSeat(manager: EntityManager, eventId: string, tierId: string): Promise<void> {
   await queryRows(
     manager,

@@ -5,7 +5,8 @@ import type { Facilitator } from '@townhall/x402';
 import { type PaymentSettlement, type Purchase } from '../payments/payment-problems.js';
 import { FACILITATOR } from '../tokens.js';
 import { FacilitatorSettlements } from './facilitator-settlements.js';
-import { AlreadyHolding, insertTicket, takeSeat } from './seats.js';
+import { WaitlistSeats } from '../waitlist/waitlist-seats.js';
+import { AlreadyHolding, insertTicket } from './seats.js';
 import { TicketBook } from './ticket-book.js';
 
 /**
@@ -23,6 +24,7 @@ export class SettleFacilitatorPayment implements PaymentSettlement {
     private readonly book: TicketBook,
     private readonly settlements: FacilitatorSettlements,
     @Inject(FACILITATOR) private readonly facilitator: Facilitator | null,
+    private readonly waitlist: WaitlistSeats,
   ) {}
 
   async settle({ event, caller, payload, requirements, refuse }: Purchase): Promise<RsvpReply> {
@@ -40,7 +42,8 @@ export class SettleFacilitatorPayment implements PaymentSettlement {
     let ticketId: string;
     try {
       ticketId = await this.changes.run(async (manager) => {
-        await takeSeat(manager, event.event_id, tierId);
+        // The seat a waitlist offer holds for the caller, or one from the sale.
+        await this.waitlist.takeSeatFor(manager, event.event_id, tierId, caller);
         const pending = await insertTicket(manager, {
           eventId: event.event_id,
           tierId,

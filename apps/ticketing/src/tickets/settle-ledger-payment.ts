@@ -4,6 +4,7 @@ import {
   DomainError,
   LedgerTopics,
   TicketTopics,
+  WaitlistTopics,
   type LedgerEntryView,
   type RsvpReply,
   type TicketView,
@@ -51,7 +52,7 @@ export class SettleLedgerPayment implements PaymentSettlement {
       dataSource,
       'ticketing.purchase',
       `SELECT outcome, ticket, transaction_id
-       FROM ticketing.purchase($1, $2, $3, $4, $5, $6, $7, $8::numeric, $9, $10, $11, $12, $13, $14::jsonb)`,
+       FROM ticketing.purchase($1, $2, $3, $4, $5, $6, $7, $8::numeric, $9, $10, $11, $12, $13, $14::jsonb, $15::jsonb)`,
     );
   }
 
@@ -69,7 +70,7 @@ export class SettleLedgerPayment implements PaymentSettlement {
     const tierId = requirements.extra.tierId;
     const settlement = (transaction: string) => ledgerSettlement(this.settings.network, transaction, caller);
     // Everything the transaction writes is known here: its ids, its time, its domain events.
-    const at = new Date().toISOString();
+    const at = this.clock().toISOString();
     const ticket: TicketView = {
       id: randomUUID(),
       eventId: event.event_id,
@@ -99,6 +100,10 @@ export class SettleLedgerPayment implements PaymentSettlement {
       { type: LedgerTopics.entryRecorded, subject: debit.agentId, data: debit },
       { type: LedgerTopics.entryRecorded, subject: credit.agentId, data: credit },
     ]);
+    // Appended only if the purchase accepts the payer's waitlist offer (data: the entry, from the row).
+    const [offerAccepted] = this.changes.prepare([
+      { type: WaitlistTopics.accepted, subject: ticket.eventId, data: null },
+    ]);
     let outcome: PurchaseOutcome;
     try {
       [outcome] = (await this.changes.runStatement(() =>
@@ -117,6 +122,7 @@ export class SettleLedgerPayment implements PaymentSettlement {
           credit.id,
           at,
           JSON.stringify(events),
+          JSON.stringify(offerAccepted),
         ]),
       )) as [PurchaseOutcome];
     } catch (error) {

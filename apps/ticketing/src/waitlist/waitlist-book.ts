@@ -1,0 +1,57 @@
+import { Injectable } from '@nestjs/common';
+import { CursorKey, cursorCodec, isUuid, type Page, type WaitlistEntryView } from '@townhall/contracts';
+import { queryRows } from '@townhall/platform/service';
+import { DataSource, type EntityManager } from 'typeorm';
+import { z } from 'zod';
+import { WAITLIST_COLUMNS, toWaitlistEntry, type WaitlistRow } from './waitlist-row.js';
+
+/** An agent's entries page in the order it joined (seq). */
+const WAITLIST_CURSOR = cursorCodec(z.tuple([CursorKey.bigint]));
+
+/** Reading the waitlist: an agent's live entry for an event, and all of its entries. */
+@Injectable()
+export class WaitlistBook {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** The agent's entry still in line for the event (waiting or offered), if any. */
+  async liveEntry(
+    eventId: string,
+    agentId: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<WaitlistEntryView | undefined> {
+    if (!isUuid(eventId)) return undefined;
+    const [row] = await queryRows<WaitlistRow>(
+      manager,
+      `SELECT ${WAITLIST_COLUMNS} FROM ticketing.waitlist w
+        WHERE w.event_id = $1 AND w.agent_id = $2 AND w.status IN ('waiting', 'offered')`,
+      [eventId, agentId],
+    );
+    return row ? toWaitlistEntry(row) : undefined;
+  }
+
+  async byId(manager: EntityManager, id: string): Promise<WaitlistEntryView> {
+    const [row] = await queryRows<WaitlistRow>(
+      manager,
+      `SELECT ${WAITLIST_COLUMNS} FROM ticketing.waitlist w WHERE w.id = $1`,
+      [id],
+    );
+    if (!row) throw new Error(`expected waitlist entry ${id}`);
+    return toWaitlistEntry(row);
+  }
+
+  async mine(caller: string, limit: number, cursor: string | undefined): Promise<Page<WaitlistEntryView>> {
+    const after = cursor ? WAITLIST_CURSOR.decode(cursor)[0] : '0';
+    const rows = await queryRows<WaitlistRow & { seq: string }>(
+      this.dataSource,
+      `SELECT ${WAITLIST_COLUMNS}, w.seq::text AS seq FROM ticketing.waitlist w
+        WHERE w.agent_id = $1 AND w.seq > $2::bigint ORDER BY w.seq LIMIT $3`,
+      [caller, after, limit + 1],
+    );
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      items: page.map(toWaitlistEntry),
+      nextCursor: rows.length > limit && last ? WAITLIST_CURSOR.encode([last.seq]) : null,
+    };
+  }
+}

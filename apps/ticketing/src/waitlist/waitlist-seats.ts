@@ -1,0 +1,176 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError, TicketTopics, WaitlistTopics, type WaitlistStatus } from '@townhall/contracts';
+import { Changes, queryRows, type Announcement } from '@townhall/platform/service';
+import type { EntityManager } from 'typeorm';
+import { insertTicket, releaseSeat, takeSeat } from '../tickets/seats.js';
+import { toTicket } from '../tickets/ticket-row.js';
+import { CLOCK, type Clock } from '../tokens.js';
+import { WAITLIST_COLUMNS, toWaitlistEntry, type WaitlistRow } from './waitlist-row.js';
+
+/** The line's next agent, with what its tier costs and how long an offer of it holds. */
+interface NextInLine {
+  id: string;
+  tier_id: string;
+  agent_id: string;
+  price: string;
+  offer_minutes: number;
+}
+
+/**
+ * Seats moving between the sale and the waitlist (docs/product.md "Waitlist"), always inside the
+ * transaction that frees or adds them, after `lockSeats` (tickets/seats.ts) locked the event's
+ * tiers, so every freed seat is handed out exactly once and a join never misses one:
+ * - a free tier's seat becomes the next agent's ticket at once (`accepted`);
+ * - a paid tier's seat is taken for the next agent as an offer (`offered` until
+ *   `offerExpiresAt`): the counters count it as sold, so nobody else can buy it, and that agent's
+ *   RSVP accepts it instead of taking a seat (ticketing.purchase, or `takeSeatFor` here).
+ * The next agent is the earliest to join among the tiers that have a seat now (and the event
+ * too). Nothing is handed out unless the event is on sale.
+ */
+@Injectable()
+export class WaitlistSeats {
+  constructor(
+    private readonly changes: Changes,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** A seat of `tierId` given back (a free ticket, a voided payment, an offer expired or left): the line first, else the sale. */
+  async seatFreed(manager: EntityManager, eventId: string, tierId: string): Promise<void> {
+    await releaseSeat(manager, eventId, tierId);
+    await this.fill(manager, eventId);
+  }
+
+  /** Hands every seat the line can take now to it, in order of joining; returns how many. */
+  async fill(manager: EntityManager, eventId: string): Promise<number> {
+    // An agent of the line who came to hold a ticket meanwhile (of another tier) has no seat to wait for.
+    await this.close(
+      manager,
+      `w.event_id = $1 AND w.status = 'waiting' AND EXISTS (
+         SELECT 1 FROM ticketing.tickets t
+          WHERE t.event_id = w.event_id AND t.holder_id = w.agent_id AND t.status <> 'cancelled')`,
+      [eventId],
+      'left',
+    );
+    const now = this.clock();
+    for (let given = 0; ; given += 1) {
+      const [next] = await queryRows<NextInLine>(
+        manager,
+        `SELECT w.id, w.tier_id, w.agent_id, i.price::text AS price, e.offer_minutes
+           FROM ticketing.waitlist w
+           JOIN ticketing.inventory i ON i.event_id = w.event_id AND i.tier_id = w.tier_id
+           JOIN ticketing.events e ON e.event_id = w.event_id
+          WHERE w.event_id = $1 AND w.status = 'waiting'
+            AND i.sold < i.capacity AND e.sold < e.capacity AND e.status IN ('scheduled', 'live')
+          ORDER BY w.seq LIMIT 1
+          FOR UPDATE OF w`,
+        [eventId],
+      );
+      if (!next) return given;
+      await takeSeat(manager, eventId, next.tier_id);
+      if (next.price === '0') await this.issue(manager, eventId, next, now);
+      else await this.offer(manager, next, now);
+    }
+  }
+
+  /**
+   * The seat for an agent's paid ticket: the one its live offer holds for this tier (the offer is
+   * accepted), else one taken from the sale (refused 409 `capacity.sold_out` if none is left).
+   */
+  async takeSeatFor(manager: EntityManager, eventId: string, tierId: string, agentId: string): Promise<void> {
+    const now = this.clock();
+    const [offer] = await queryRows<{ id: string }>(
+      manager,
+      `UPDATE ticketing.waitlist SET status = 'accepted', updated_at = $4
+        WHERE event_id = $1 AND agent_id = $2 AND tier_id = $3 AND status = 'offered' AND offer_expires_at > $4
+        RETURNING id`,
+      [eventId, agentId, tierId, now],
+    );
+    if (!offer) return takeSeat(manager, eventId, tierId);
+    // On sale, as take_seat checks it: a cancellation of the event waits for this, or this for it.
+    const [event] = await queryRows<{ status: string }>(
+      manager,
+      'SELECT status FROM ticketing.events WHERE event_id = $1 FOR SHARE',
+      [eventId],
+    );
+    if (event?.status !== 'scheduled' && event?.status !== 'live')
+      throw new DomainError('ticket.not_on_sale', `The event is ${event?.status ?? 'unknown'}`);
+    await this.announce(manager, [offer.id], WaitlistTopics.accepted);
+  }
+
+  /**
+   * Ends the line of an event that no longer sells (ended or cancelled): every entry still waiting
+   * or offered is `expired`. The seats of offers stay counted: nothing is sold any more.
+   */
+  async closeLine(manager: EntityManager, eventId: string): Promise<void> {
+    await this.close(manager, `w.event_id = $1 AND w.status IN ('waiting', 'offered')`, [eventId], 'expired');
+  }
+
+  /** The entries `where` selects move to `status`, each announced. */
+  private async close(
+    manager: EntityManager,
+    where: string,
+    params: unknown[],
+    status: Extract<WaitlistStatus, 'left' | 'expired'>,
+  ): Promise<void> {
+    const closed = await queryRows<{ id: string }>(
+      manager,
+      `UPDATE ticketing.waitlist w SET status = $${params.length + 1}, updated_at = $${params.length + 2}
+        WHERE ${where} RETURNING w.id`,
+      [...params, status, this.clock()],
+    );
+    await this.announce(
+      manager,
+      closed.map((row) => row.id),
+      status === 'left' ? WaitlistTopics.left : WaitlistTopics.expired,
+    );
+  }
+
+  /** A free seat: the agent's ticket, issued at once. */
+  private async issue(manager: EntityManager, eventId: string, next: NextInLine, now: Date): Promise<void> {
+    const ticket = toTicket(
+      await insertTicket(manager, {
+        eventId,
+        tierId: next.tier_id,
+        holderId: next.agent_id,
+        price: '0',
+        asset: null,
+        status: 'active',
+      }),
+    );
+    await queryRows(
+      manager,
+      `UPDATE ticketing.waitlist SET status = 'accepted', updated_at = $2 WHERE id = $1`,
+      [next.id, now],
+    );
+    await this.changes.announce(manager, [{ type: TicketTopics.issued, subject: eventId, data: ticket }]);
+    await this.announce(manager, [next.id], WaitlistTopics.accepted);
+  }
+
+  /** A paid seat: held for the agent for the event's offerMinutes. */
+  private async offer(manager: EntityManager, next: NextInLine, now: Date): Promise<void> {
+    await queryRows(
+      manager,
+      `UPDATE ticketing.waitlist SET status = 'offered', updated_at = $2,
+              offer_expires_at = $2::timestamptz + make_interval(mins => $3)
+        WHERE id = $1`,
+      [next.id, now, next.offer_minutes],
+    );
+    await this.announce(manager, [next.id], WaitlistTopics.offered);
+  }
+
+  /** Announces each entry as it is now (read in this transaction). */
+  async announce(manager: EntityManager, ids: string[], type: string): Promise<void> {
+    if (ids.length === 0) return;
+    const rows = await queryRows<WaitlistRow>(
+      manager,
+      `SELECT ${WAITLIST_COLUMNS} FROM ticketing.waitlist w WHERE w.id = ANY($1::uuid[]) ORDER BY w.seq`,
+      [ids],
+    );
+    const events: Announcement[] = rows.map((row) => ({
+      type,
+      subject: row.event_id,
+      data: toWaitlistEntry(row),
+    }));
+    await this.changes.announce(manager, events);
+  }
+}

@@ -1,0 +1,22 @@
+import type { Logger } from '@townhall/platform/service';
+import type { DestinationPolicy } from './delivery/destination.js';
+import type { RetryPolicy } from './delivery/retry-schedule.js';
+
+/** Injection tokens of the webhooks service. */
+export const LOGGER = Symbol('Logger');
+export const SETTINGS = Symbol('WebhooksSettings');
+/** The name resolver of destinations (the system's; a test's stand-in). */
+export const RESOLVER = Symbol('Resolver');
+
+export interface WebhooksSettings {
+  destinations: DestinationPolicy;
+  retry: RetryPolicy;
+  /** How long a receiver has to answer 2xx (WEBHOOK_TIMEOUT_MS). */
+  timeoutMs: number;
+  /** How often each replica looks for due deliveries (WEBHOOK_POLL_INTERVAL_MS). */
+  pollIntervalMs: number;
+  /** Deliveries one replica attempts at once (WEBHOOK_CONCURRENCY). */
+  concurrency: number;
+}
+
+export type { Logger };

@@ -41,7 +41,11 @@ type Seen = string;
  */
 async function fakeGateway(reply: (route: string, signed: boolean) => unknown) {
   const seen: Seen[] = [];
+  /** The Idempotency-Key of each request that carried one, in order. */
+  const idempotencyKeys: string[] = [];
   const server = createHttpServer((request: IncomingMessage, response: ServerResponse) => {
+    const key = request.headers['idempotency-key'];
+    if (typeof key === 'string') idempotencyKeys.push(`${request.method} ${request.url} ${key}`);
     let body = '';
     request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
     request.on('end', () => {
@@ -59,6 +63,7 @@ async function fakeGateway(reply: (route: string, signed: boolean) => unknown) {
   return {
     url: `http://127.0.0.1:${port}`,
     seen,
+    idempotencyKeys,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -409,6 +414,29 @@ describe('townhall command line', () => {
         'GET /events/series?cursor=c2 unsigned',
       ]);
       expect((await run('series', 'list', '--limit', '101')).code).toBe(2);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('sends --idempotency-key on signed writes only, and --offer-minutes in the event', async () => {
+    const gateway = await fakeGateway((route) =>
+      route.startsWith('GET ')
+        ? { items: [{ ...QUESTION, state: 'open' }], nextCursor: null }
+        : { ...QUESTION, state: 'open' },
+    );
+    try {
+      await townhall(home, 'keygen');
+      const run = (...argv: string[]) => townhall(home, '--url', gateway.url, ...argv);
+      expect((await run('--idempotency-key', 'retry-7', 'questions', 'report', 'e1', 'q1')).code).toBe(0);
+      expect((await run('--idempotency-key', 'retry-7', 'questions', 'list', 'e1')).code).toBe(0);
+      expect(gateway.idempotencyKeys).toEqual(['POST /events/e1/questions/q1/report retry-7']);
+      // --json: printed as the gateway answered (this fake answers a question, not an event).
+      const update = await run('--json', 'events', 'update', 'e1', '--offer-minutes', '30');
+      expect(update.code).toBe(0);
+      expect(gateway.seen.at(-1)).toBe('PATCH /events/e1 signed {"offerMinutes":30}');
+      expect((await run('events', 'update', 'e1', '--offer-minutes', '0')).code).toBe(2);
+      expect((await run('events', 'update', 'e1', '--offer-minutes', '1441')).code).toBe(2);
     } finally {
       await gateway.close();
     }

@@ -43,6 +43,10 @@ export function createProgram(io: CliIo, options: ProgramOptions = {}): Command 
       '--audience <origin>',
       "the server's PUBLIC_BASE_URL, if not the --url origin ($TOWNHALL_AUDIENCE)",
     )
+    .option(
+      '--idempotency-key <key>',
+      'send this Idempotency-Key on the signed write: retry with the same key and it runs at most once',
+    )
     .option('--json', 'print the raw JSON result, and errors as JSON on stderr (for scripts)')
     .showHelpAfterError(options.json ? false : '(add --help for usage)')
     .exitOverride()

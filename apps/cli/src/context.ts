@@ -12,6 +12,7 @@ export interface GlobalOptions {
   url?: string;
   key?: string;
   audience?: string;
+  idempotencyKey?: string;
   json?: boolean;
 }
 
@@ -22,6 +23,8 @@ export interface Settings {
   keyPath: string;
   /** The audience to sign for, when it is not the URL's origin (PUBLIC_BASE_URL behind a proxy). */
   audience: string | undefined;
+  /** Sent on every signed write of this command (docs/protocol/idempotency.md). */
+  idempotencyKey: string | undefined;
   json: boolean;
 }
 
@@ -44,6 +47,7 @@ export function resolveSettings(options: GlobalOptions, env: CliIo['env'], home:
     url,
     keyPath: isAbsolute(expanded) ? expanded : resolve(expanded),
     audience: options.audience ?? variable('TOWNHALL_AUDIENCE'),
+    idempotencyKey: options.idempotencyKey,
     json: options.json === true,
   };
 }
@@ -58,11 +62,13 @@ export class CommandContext {
   /** The agent of the key file: for signed requests. Refuses a missing or too open key file. */
   async agent(): Promise<AgentClient> {
     const key = await loadKeyFile(this.settings.keyPath);
-    return new AgentClient({
+    const agent = new AgentClient({
       baseUrl: this.settings.url,
       key,
       ...(this.settings.audience ? { audience: this.settings.audience } : {}),
     });
+    const { idempotencyKey } = this.settings;
+    return idempotencyKey === undefined ? agent : agent.withIdempotencyKey(idempotencyKey);
   }
 
   /** A client for public reads: it signs nothing, so no key file is needed. */

@@ -32,6 +32,7 @@ interface FieldOptions {
   free?: boolean;
   moderation?: QuestionModerationMode;
   reportThreshold?: number;
+  offerMinutes?: number;
   data?: Record<string, unknown>;
 }
 
@@ -110,6 +111,7 @@ export async function eventBody(agent: AgentClient, options: CreateOptions): Pro
     ...(speakers ? { speakers } : {}),
     ...(ticketing ? { ticketing } : {}),
     ...(moderation ? { moderation } : {}),
+    ...(options.offerMinutes === undefined ? {} : { offerMinutes: options.offerMinutes }),
   } as EventFieldsInput;
 }
 
@@ -155,6 +157,7 @@ export async function eventChanges(
     ...(speakers ? { speakers } : {}),
     ...(ticketing ? { ticketing } : {}),
     ...(moderation ? { moderation } : {}),
+    ...(options.offerMinutes === undefined ? {} : { offerMinutes: options.offerMinutes }),
   };
   if (Object.keys(changes).length === 0) throw new UsageError(NOTHING_TO_CHANGE);
   return changes;
@@ -214,6 +217,13 @@ function fieldOptions(command: Command, mode: 'create' | 'update'): Command {
         ? 'reports that send an open question back for review (1-100, default 3)'
         : 'reports that send an open question back for review (1-100)',
       integer(1, 100),
+    )
+    .option(
+      '--offer-minutes <n>',
+      create
+        ? 'how long a waitlisted agent may take a freed paid seat (1-1440, default 15)'
+        : 'how long a waitlisted agent may take a freed paid seat (1-1440)',
+      integer(1, 1440),
     );
   return command
     .option('--asset <asset>', 'the asset prices are in (default USDC)')

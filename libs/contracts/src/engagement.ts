@@ -60,6 +60,11 @@ export const PUBLIC_QUESTION_STATES = [
   'dismissed',
 ] as const satisfies QuestionState[];
 
+/** Whether anyone may read questions in `state` without signing. */
+export function isPublicQuestionState(state: QuestionState): boolean {
+  return (PUBLIC_QUESTION_STATES as readonly QuestionState[]).includes(state);
+}
+
 export const QuestionViewSchema = reply(
   z.object({
     id: z.string(),

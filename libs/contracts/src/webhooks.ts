@@ -1,13 +1,10 @@
 import { z } from 'zod';
 import { isUuid } from './ids.js';
 import { contract } from './contract.js';
-import { EngagementTopics } from './engagement.js';
-import { EventTopics, SeriesTopics } from './events.js';
+import { domainEventCatalog } from './domain-event-catalog.js';
 import { httpRoute, routeGroup } from './http.js';
 import type { Page } from './page.js';
 import { InstantReply, pageOf, reply } from './replies.js';
-import { LedgerTopics, TicketTopics } from './ticketing.js';
-import { WaitlistTopics } from './waitlist.js';
 
 /** How many webhook subscriptions one agent may hold (docs/product.md "Webhooks"). */
 export const WEBHOOKS_PER_AGENT = 20;
@@ -17,18 +14,11 @@ export const WEBHOOK_ATTEMPTS_SHOWN = 100;
 export const WEBHOOK_TYPES_MAX = 50;
 
 /**
- * The domain event types an agent may subscribe to, from the topic constants of their owners.
+ * The domain event types an agent may subscribe to: every type of the domain event catalog.
  * A subscription names some of them, or `townhall.<aggregate>.*` for every type of an aggregate
  * (one of WEBHOOK_AGGREGATES): the types a subscription may ever receive are always known here.
  */
-export const WEBHOOK_EVENT_TYPES: readonly string[] = [
-  ...Object.values(EventTopics),
-  ...Object.values(SeriesTopics),
-  ...Object.values(EngagementTopics),
-  ...Object.values(TicketTopics),
-  ...Object.values(WaitlistTopics),
-  ...Object.values(LedgerTopics),
-];
+export const WEBHOOK_EVENT_TYPES: readonly string[] = Object.keys(domainEventCatalog);
 
 /** The aggregates of WEBHOOK_EVENT_TYPES (`event`, `ticket`, ...): the wildcards allowed. */
 export const WEBHOOK_AGGREGATES: readonly string[] = [

@@ -6,7 +6,7 @@ import {
   LedgerRoutes,
   ModerationRoutes,
   PollRoutes,
-  PUBLIC_QUESTION_STATES,
+  isPublicQuestionState,
   QuestionRoutes,
   RecordingRoutes,
   SeriesRoutes,
@@ -496,11 +496,6 @@ export class AgentClient {
 
 /** The methods an Idempotency-Key goes with. */
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-
-/** Whether anyone may read questions in this state (the others need a signed read). */
-function isPublicQuestionState(state: QuestionState): boolean {
-  return (PUBLIC_QUESTION_STATES as readonly QuestionState[]).includes(state);
-}
 
 function queryString(query: Query | undefined): string {
   if (!query) return '';

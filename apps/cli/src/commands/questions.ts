@@ -1,4 +1,4 @@
-import { PUBLIC_QUESTION_STATES, QUESTION_STATES, type QuestionState } from '@townhall/contracts';
+import { isPublicQuestionState, QUESTION_STATES, type QuestionState } from '@townhall/contracts';
 import { Option, type Command } from 'commander';
 import { contextOf } from '../context.js';
 import type { CliIo } from '../io.js';
@@ -15,7 +15,7 @@ interface ListOptions {
 
 /** Whether only a signed read (a moderator, the host, the author) may list questions in this state. */
 function needsSignature(state: QuestionState | undefined): boolean {
-  return state !== undefined && !(PUBLIC_QUESTION_STATES as readonly QuestionState[]).includes(state);
+  return state !== undefined && !isPublicQuestionState(state);
 }
 
 /** `questions ask|list|upvote|withdraw|report|approve|promote|answer|dismiss`: Q&A. */

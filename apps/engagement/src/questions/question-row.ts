@@ -1,4 +1,4 @@
-import { PUBLIC_QUESTION_STATES, type QuestionState, type QuestionView } from '@townhall/contracts';
+import { isPublicQuestionState, type QuestionState, type QuestionView } from '@townhall/contracts';
 
 /** A row of engagement.questions (see the migrations). */
 export interface QuestionRow {
@@ -19,7 +19,7 @@ export const QUESTION_COLUMNS =
 
 /** Whether the public sees the question: a public state, and not dismissed while pending. */
 export function isPublic(row: Pick<QuestionRow, 'state' | 'withheld'>): boolean {
-  return (PUBLIC_QUESTION_STATES as readonly QuestionState[]).includes(row.state) && !row.withheld;
+  return isPublicQuestionState(row.state) && !row.withheld;
 }
 
 /** The question as anyone may see it; `forStaff` adds its report count (moderators and the host). */

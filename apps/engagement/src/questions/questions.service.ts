@@ -7,6 +7,7 @@ import {
   type MessageMeta,
   type Page,
   PUBLIC_QUESTION_STATES,
+  isPublicQuestionState,
   type QuestionAction,
   type QuestionReported,
   type QuestionState,
@@ -46,11 +47,6 @@ const TRANSITIONS: Record<QuestionAction, { from: QuestionState[]; to: QuestionS
 
 /** The states a question is upvoted and reported in (and, reported, held): public and not settled. */
 const VOTABLE: ReadonlySet<QuestionState> = new Set(['open', 'promoted']);
-
-/** Whether anyone may ask for questions in this state without signing. */
-function isPublicState(state: QuestionState): boolean {
-  return (PUBLIC_QUESTION_STATES as readonly QuestionState[]).includes(state);
-}
 
 /**
  * A domain event about a question. `seen`: whether the public could see the question before or
@@ -420,7 +416,7 @@ export class QuestionsService {
    */
   private async reader(query: QuestionListQuery, meta: MessageMeta): Promise<'staff' | 'author' | 'public'> {
     const caller = meta.caller;
-    const restricted = query.state !== undefined && !isPublicState(query.state);
+    const restricted = query.state !== undefined && !isPublicQuestionState(query.state);
     if (caller === null) {
       if (restricted)
         throw new DomainError(

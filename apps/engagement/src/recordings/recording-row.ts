@@ -1,4 +1,4 @@
-import { PUBLIC_QUESTION_STATES, type QuestionState, type RecordingView } from '@townhall/contracts';
+import { isPublicQuestionState, type RecordingView } from '@townhall/contracts';
 
 /** What is frozen when the event ends; attendance is added when read (see RecordingsService.attendance). */
 export type StoredTranscript = Omit<RecordingView['transcript'], 'attendance'>;
@@ -54,7 +54,7 @@ export function toRecording(
       ),
       questions: questions.filter(
         (question) =>
-          (PUBLIC_QUESTION_STATES as readonly QuestionState[]).includes(question.state) &&
+          isPublicQuestionState(question.state) &&
           !(question.state === 'open' && redactions.blockedAgents.has(question.authorId)),
       ),
       attendance,

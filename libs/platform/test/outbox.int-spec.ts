@@ -162,6 +162,61 @@ describe('transactional outbox and JetStream relay', () => {
     expect(await outboxRows(schema)).toEqual([{ id: event.id, published: true }]);
   });
 
+  it('settles a batch the database dropped after publishing on the next pass, not when the lease ends', async () => {
+    const schema = await newOutbox('f');
+    const events = Array.from({ length: 3 }, (_, n) => testEvent('f', n));
+    await commit(schema, events);
+    // The connection ends (pg_terminate_backend's 57P01) under the first mark and the first
+    // give-back: the batch was published, its outcome never written.
+    const dropped = new Set<string>();
+    const dropping = (statement: string): boolean => {
+      if (dropped.has(statement)) return false;
+      dropped.add(statement);
+      return true;
+    };
+    const flaky = new Proxy(dataSource, {
+      get(target, property, receiver) {
+        if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
+        return async (sql: string, parameters?: unknown[]) => {
+          const statement = /published_at = now\(\)/.test(sql)
+            ? 'mark'
+            : /SET claimed_until = NULL/.test(sql)
+              ? 'release'
+              : '';
+          if (statement !== '' && dropping(statement))
+            throw Object.assign(new Error('terminating connection due to administrator command'), {
+              code: '57P01',
+            });
+          return target.query(sql, parameters);
+        };
+      },
+    });
+    let failNext = false;
+    const real = new JetStreamPublisher(nc);
+    const relay = newRelay(schema, {
+      dataSource: flaky,
+      leaseMs: 60_000,
+      publisher: {
+        async publish(event) {
+          if (failNext) throw new Error('NATS went away too');
+          await real.publish(event);
+          failNext = event.id === events[1]!.id; // the third is left, to give back
+        },
+      },
+    });
+
+    await expect(relay.relayOnce()).rejects.toMatchObject({ code: '57P01' });
+    expect(await unpublished(schema)).toBe(3);
+    // The next pass marks the two published events and then fails to give the third back.
+    await expect(relay.relayOnce()).rejects.toMatchObject({ code: '57P01' });
+    expect(await outboxRows(schema)).toEqual(events.map((event, n) => ({ id: event.id, published: n < 2 })));
+    failNext = false;
+    // Given back, claimed again and published at once: nothing waits out the 60 s lease.
+    expect(await relay.relayOnce()).toBe(1);
+    expect(await unpublished(schema)).toBe(0);
+    expect(await storedMessages(`${SUBJECT_ROOT}.f.>`)).toBe(3);
+  });
+
   it('delivers 50 events committed while the relay was down, in seq order, to a consumer that was down too', async () => {
     const schema = await newOutbox('c');
     // The durable exists, then its service goes down: it must catch up from where it was.

@@ -29,6 +29,12 @@ interface ClaimedRow {
   claimed_until: string;
 }
 
+/** A claimed batch's outcome: the rows published, and the rest, to give back. */
+interface Settlement {
+  published: string[];
+  left: ClaimedRow[];
+}
+
 const PRUNE_EVERY_MS = 60_000;
 const PRUNE_CHUNK = 1_000;
 const PRUNE_MAX_CHUNKS_PER_PASS = 10;
@@ -57,6 +63,8 @@ export class OutboxRelay {
   private timer: NodeJS.Timeout | undefined;
   private lastPrunedAt = 0;
   private failing = false;
+  /** A batch whose outcome is not yet written back: see settle(). */
+  private owed: Settlement | undefined;
 
   constructor(private readonly options: OutboxRelayOptions) {
     this.table = `${quoteSchema(options.schema)}.outbox`;
@@ -136,6 +144,9 @@ export class OutboxRelay {
   }
 
   private async pass(): Promise<number> {
+    // What an earlier pass could not write back (the database went away after it published)
+    // is settled before anything new is claimed: otherwise those rows would wait out the lease.
+    if (this.owed) await this.settle(this.owed);
     const batch = await this.claim();
     const published: string[] = [];
     const leaseUsableUntil = Date.now() + this.leaseMs * LEASE_USABLE_SHARE;
@@ -149,20 +160,30 @@ export class OutboxRelay {
         break;
       }
     }
-    if (published.length > 0) {
+    await this.settle({ published, left: batch.slice(published.length) });
+    await this.pruneWhenDue();
+    return published.length;
+  }
+
+  /**
+   * Writes a batch's outcome back: its published rows marked, the rest given back. Until that
+   * has succeeded the batch stays owed, and the next pass settles it first.
+   */
+  private async settle(batch: Settlement): Promise<void> {
+    this.owed = batch;
+    if (batch.published.length > 0) {
       await this.options.dataSource.query(
         `UPDATE ${this.table} SET published_at = now(), claimed_until = NULL WHERE id = ANY($1::uuid[])`,
-        [published],
+        [batch.published],
       );
-      domainEventsPublished.inc({ service: this.options.schema }, published.length);
+      domainEventsPublished.inc({ service: this.options.schema }, batch.published.length);
       if (this.failing)
         this.options.logger.info({ schema: this.options.schema }, 'outbox relay publishing again');
       this.failing = false;
+      this.owed = { published: [], left: batch.left };
     }
-    const left = batch.slice(published.length);
-    if (left.length > 0) await this.release(left);
-    await this.pruneWhenDue();
-    return published.length;
+    if (batch.left.length > 0) await this.release(batch.left);
+    this.owed = undefined;
   }
 
   /** One autocommit statement: the lease is the claim, no transaction outlives it. */

@@ -5,7 +5,13 @@ import type { AgentKey } from '@townhall/auth';
 import { AppProcess, REPO_ROOT } from './app-process.js';
 import { PrivateNatsServer } from './nats-server.js';
 import { freePort, waitFor } from './ports.js';
-import { createTestDatabase, withDatabaseRoles, type DatabaseRoles, type TestDatabase } from './postgres.js';
+import {
+  createMigratedDatabase,
+  createTestDatabase,
+  withDatabaseRoles,
+  type DatabaseRoles,
+  type TestDatabase,
+} from './postgres.js';
 
 export const NATS_URL = process.env['TEST_NATS_URL'] ?? 'nats://127.0.0.1:4222';
 export const REDIS_URL = process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
@@ -69,10 +75,16 @@ export class Topology {
   readonly extraGateways: AppProcess[] = [];
 
   static async start(options: TopologyOptions = {}): Promise<Topology> {
-    const created = await createTestDatabase(undefined, options.postgresAdminUrl);
+    // Each service migrates its own schema: the commands run at once, as the Jobs do in k8s. With
+    // one role for everything, once per build into a template that each topology copies.
+    const migrateAll = (env: Record<string, string>) =>
+      Promise.all(APPS.services.map((service) => AppProcess.run(service, 'migrate.js', env)));
     const database: TestDatabase & Partial<DatabaseRoles> = options.databaseRoles
-      ? await withDatabaseRoles(created)
-      : created;
+      ? await withDatabaseRoles(await createTestDatabase(undefined, options.postgresAdminUrl))
+      : await createMigratedDatabase(
+          (url) => migrateAll({ DATABASE_URL: url }).then(() => undefined),
+          options.postgresAdminUrl,
+        );
     // By default a nats-server of its own: durable consumers, the TOWNHALL stream and every
     // subject belong to this topology alone, so no test sees another's domain events.
     const nats = options.sharedNats ? undefined : await PrivateNatsServer.start();
@@ -87,16 +99,14 @@ export class Topology {
         PUBLIC_BASE_URL: baseUrl,
         ...options.env,
       };
-      // Each service migrates its own schema: the four commands run at once, as the Jobs do in k8s.
-      const migrate = { ...common, DATABASE_URL: database.migrateUrl ?? database.url };
-      await Promise.all(APPS.services.map((service) => AppProcess.run(service, 'migrate.js', migrate)));
+      if (database.migrateUrl) await migrateAll({ ...common, DATABASE_URL: database.migrateUrl });
 
-      const services = await Promise.all(
+      // The gateway boots beside the services: it needs NATS and Redis to be ready, not them.
+      const servicesReady = Promise.all(
         APPS.services.map((service) =>
           startService(service, { ...common, ...options.serviceEnv?.[service] }, started),
         ),
       );
-
       const gateway = AppProcess.start(APPS.gateway, {
         ...GATEWAY_DEFAULTS,
         ...common,
@@ -107,6 +117,7 @@ export class Topology {
       });
       started.push(gateway);
 
+      const services = await servicesReady;
       await waitFor('gateway ready', () => ready(`${baseUrl}/readyz`));
       const redisUrl = options.redisUrl ?? REDIS_URL;
       const topology = new Topology(baseUrl, natsUrl, nats, database, gateway, services, common, redisUrl);

@@ -35,8 +35,12 @@ describe('the commands the README and the start banner print, as printed', () =>
   const asPrinted = (command: string) =>
     port === 3000 ? command : command.replaceAll('localhost:3000', `localhost:${port}`);
 
-  /** One printed command through bash, with HOME at `home`; resolves with its exit code and output. */
-  function shell(command: string, home: string, timeoutMs = 60_000): Promise<Run> {
+  /**
+   * One printed command through bash, with HOME at `home`; resolves with its exit code and output.
+   * Stopped (SIGTERM to its process group) after `timeoutMs`, or half a second after its output
+   * first contains `until`.
+   */
+  function shell(command: string, home: string, timeoutMs = 60_000, until?: string): Promise<Run> {
     return new Promise((resolve) => {
       const child = spawn('bash', ['-c', asPrinted(command)], {
         cwd: REPO_ROOT,
@@ -54,9 +58,18 @@ describe('the commands the README and the start banner print, as printed', () =>
       });
       let stdout = '';
       let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const timer = setTimeout(() => process.kill(-child.pid!, 'SIGTERM'), timeoutMs);
+      let timer = setTimeout(() => process.kill(-child.pid!, 'SIGTERM'), timeoutMs);
+      let seen = false;
+      const collect = (chunk: Buffer, into: 'stdout' | 'stderr') => {
+        if (into === 'stdout') stdout += chunk.toString();
+        else stderr += chunk.toString();
+        if (until === undefined || seen || !(stdout + stderr).includes(until)) return;
+        seen = true;
+        clearTimeout(timer);
+        timer = setTimeout(() => process.kill(-child.pid!, 'SIGTERM'), 500);
+      };
+      child.stdout.on('data', (chunk: Buffer) => collect(chunk, 'stdout'));
+      child.stderr.on('data', (chunk: Buffer) => collect(chunk, 'stderr'));
       child.once('close', (code, signal) => {
         clearTimeout(timer);
         resolve({ command, code, signal, stdout, stderr });
@@ -82,9 +95,10 @@ describe('the commands the README and the start banner print, as printed', () =>
       const filled = command.replaceAll('<eventId>', eventId);
       if (command.includes('stage tail')) {
         // A follower: it runs until stopped. It must connect and keep running.
-        const run = await shell(filled, home, 4_000);
+        const following = `following ${eventId} live`;
+        const run = await shell(filled, home, 60_000, following);
         expect({ command, signal: run.signal, stderr: run.stderr }).toMatchObject({ signal: 'SIGTERM' });
-        expect(run.stdout + run.stderr).toContain(`following ${eventId} live`);
+        expect(run.stdout + run.stderr).toContain(following);
         continue;
       }
       const run = await shell(filled, home, 120_000);

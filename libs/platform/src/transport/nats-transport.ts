@@ -1,10 +1,13 @@
-import { Transport } from '@nestjs/microservices';
 import { connect } from '@nats-io/transport-node';
 import { consumeSubscriptions } from '../outbox/consumer.js';
 import { ensureTownhallStream, JetStreamPublisher } from '../outbox/publisher.js';
 import { NATS_RECONNECT, NatsServiceClient } from '../nats-service-client.js';
 import type { Logger } from '../logger.js';
 import type { ServiceTransport } from './service-transport.js';
+import { DrainingNatsServer } from './draining-nats-server.js';
+
+// How long a stopping service waits for the requests it is still handling to reply.
+const SHUTDOWN_GRACE_MS = 2_000;
 
 /**
  * A service's transport in distributed mode: a NATS connection of its own for requests to
@@ -26,15 +29,13 @@ export async function openNatsTransport(
   await ensureTownhallStream(nats);
   return {
     microservice: (queue) => ({
-      transport: Transport.NATS,
-      options: {
+      strategy: new DrainingNatsServer({
         servers: natsUrl,
         queue,
         name: queue,
         ...NATS_RECONNECT,
-        gracefulShutdown: true,
-        gracePeriod: 2_000,
-      },
+        maxGraceMs: SHUTDOWN_GRACE_MS,
+      }),
     }),
     client: (timeoutMs) => new NatsServiceClient(nats, timeoutMs, logger),
     publisher: new JetStreamPublisher(nats),

@@ -18,6 +18,14 @@ import type { LiveEvent } from '@townhall/sdk';
 import { formatDuration, formatInstant } from './when.js';
 
 /** Rows as aligned columns (two spaces apart); the last column is never padded. */
+/** A page's rows, then how to ask for the next page when there is one. */
+export function pageLines<T>(
+  page: { items: T[]; nextCursor: string | null },
+  rows: (items: T[]) => string[],
+): string[] {
+  return [...rows(page.items), ...(page.nextCursor ? [`more: --cursor ${page.nextCursor}`] : [])];
+}
+
 export function table(rows: string[][], headers?: string[]): string[] {
   const all = headers ? [headers, ...rows] : rows;
   const widths: number[] = [];

@@ -97,14 +97,17 @@ const TEMPLATE_MAX_AGE_DAYS = 2;
  * gets its final name only once migrated, so a half-made template is never copied.
  */
 export async function createMigratedDatabase(
-  migrate: (url: string) => Promise<void>,
+  migrate: (url: string) => Promise<unknown>,
   adminUrl = POSTGRES_ADMIN_URL,
 ): Promise<TestDatabase> {
   const template = await migratedTemplate(migrate, adminUrl);
   return createTestDatabase(undefined, adminUrl, template);
 }
 
-async function migratedTemplate(migrate: (url: string) => Promise<void>, adminUrl: string): Promise<string> {
+async function migratedTemplate(
+  migrate: (url: string) => Promise<unknown>,
+  adminUrl: string,
+): Promise<string> {
   const day = new Date().toISOString().slice(0, 10).replaceAll('-', '');
   const name = `townhall_template_${day}_${buildHash().slice(0, 16)}`;
   const client = new pg.Client({ connectionString: adminUrl });

@@ -81,10 +81,7 @@ export class Topology {
       Promise.all(APPS.services.map((service) => AppProcess.run(service, 'migrate.js', env)));
     const database: TestDatabase & Partial<DatabaseRoles> = options.databaseRoles
       ? await withDatabaseRoles(await createTestDatabase(undefined, options.postgresAdminUrl))
-      : await createMigratedDatabase(
-          (url) => migrateAll({ DATABASE_URL: url }).then(() => undefined),
-          options.postgresAdminUrl,
-        );
+      : await createMigratedDatabase((url) => migrateAll({ DATABASE_URL: url }), options.postgresAdminUrl);
     // By default a nats-server of its own: durable consumers, the TOWNHALL stream and every
     // subject belong to this topology alone, so no test sees another's domain events.
     const nats = options.sharedNats ? undefined : await PrivateNatsServer.start();

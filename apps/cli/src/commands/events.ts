@@ -12,7 +12,7 @@ import { contextOf } from '../context.js';
 import { UsageError } from '../failure.js';
 import type { CliIo } from '../io.js';
 import { amount, collect, duration, instant, integer, jsonObject, tier } from '../option-parsers.js';
-import { eventDetail, eventLine, eventTable } from '../render.js';
+import { eventDetail, eventLine, eventTable, pageLines } from '../render.js';
 import { findCard, looksLikeAgentId } from './directory.js';
 
 /** The options of `events create` and `events update`: the event's fields. */
@@ -288,10 +288,7 @@ export function registerEvents(program: Command, io: CliIo): void {
         ...(options.cursor ? { cursor: options.cursor } : {}),
       };
       const page = await context.visitor().events.list(query);
-      context.print(page, (result) => [
-        ...eventTable(result.items),
-        ...(result.nextCursor ? [`more: --cursor ${result.nextCursor}`] : []),
-      ]);
+      context.print(page, (result) => pageLines(result, eventTable));
     });
 
   events

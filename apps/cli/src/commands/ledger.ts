@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { contextOf } from '../context.js';
 import type { CliIo } from '../io.js';
 import { amount, integer } from '../option-parsers.js';
-import { balanceLines, ledgerTable, money } from '../render.js';
+import { balanceLines, ledgerTable, money, pageLines } from '../render.js';
 
 /** `ledger balance|list|faucet`: the agent's money, as immutable entries. */
 export function registerLedger(program: Command, io: CliIo): void {
@@ -28,10 +28,7 @@ export function registerLedger(program: Command, io: CliIo): void {
       const context = contextOf(command, io);
       const agent = await context.agent();
       const page = await agent.ledger.entries(options);
-      context.print(page, (result) => [
-        ...ledgerTable(result.items),
-        ...(result.nextCursor ? [`more: --cursor ${result.nextCursor}`] : []),
-      ]);
+      context.print(page, (result) => pageLines(result, ledgerTable));
     });
 
   ledger

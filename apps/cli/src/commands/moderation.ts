@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { contextOf } from '../context.js';
 import type { CliIo } from '../io.js';
 import { integer } from '../option-parsers.js';
-import { blockLine, blockTable } from '../render.js';
+import { blockLine, blockTable, pageLines } from '../render.js';
 
 /** An agentId as given, or the agent of an `@handle` (through the directory). */
 async function agentIdOf(agent: AgentClient, who: string): Promise<string> {
@@ -50,9 +50,6 @@ export function registerModeration(program: Command, io: CliIo): void {
       const context = contextOf(command, io);
       const agent = await context.agent();
       const page = await agent.moderation.blocks(eventId, options);
-      context.print(page, (result) => [
-        ...blockTable(result.items),
-        ...(result.nextCursor ? [`more: --cursor ${result.nextCursor}`] : []),
-      ]);
+      context.print(page, (result) => pageLines(result, blockTable));
     });
 }

@@ -3,7 +3,7 @@ import { Option, type Command } from 'commander';
 import { contextOf } from '../context.js';
 import type { CliIo } from '../io.js';
 import { integer } from '../option-parsers.js';
-import { questionLine, questionTable } from '../render.js';
+import { pageLines, questionLine, questionTable } from '../render.js';
 
 interface ListOptions {
   sort?: 'top' | 'new';
@@ -56,10 +56,7 @@ export function registerQuestions(program: Command, io: CliIo): void {
       const reader =
         options.signed || needsSignature(options.state) ? await context.agent() : context.visitor();
       const page = await reader.questions.list(eventId, options);
-      context.print(page, (result) => [
-        ...questionTable(result.items),
-        ...(result.nextCursor ? [`more: --cursor ${result.nextCursor}`] : []),
-      ]);
+      context.print(page, (result) => pageLines(result, questionTable));
     });
 
   questions

@@ -4,7 +4,7 @@ import { contextOf } from '../context.js';
 import { UsageError } from '../failure.js';
 import type { CliIo } from '../io.js';
 import { amount, duration, integer, jsonObject, localDateTime, tier } from '../option-parsers.js';
-import { seriesLines, seriesTable } from '../render.js';
+import { pageLines, seriesLines, seriesTable } from '../render.js';
 
 interface CreateOptions {
   title: string;
@@ -103,10 +103,7 @@ export function registerSeries(program: Command, io: CliIo): void {
         ...(options.cursor ? { cursor: options.cursor } : {}),
       };
       const page = await context.visitor().series.list(query);
-      context.print(page, (result) => [
-        ...seriesTable(result.items),
-        ...(result.nextCursor ? [`more: --cursor ${result.nextCursor}`] : []),
-      ]);
+      context.print(page, (result) => pageLines(result, seriesTable));
     });
 
   series

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { contextOf } from '../context.js';
 import type { CliIo } from '../io.js';
 import { integer } from '../option-parsers.js';
-import { ticketTable } from '../render.js';
+import { pageLines, ticketTable } from '../render.js';
 
 interface PageOptions {
   limit?: number;
@@ -24,10 +24,7 @@ export function registerTickets(program: Command, io: CliIo): void {
       const context = contextOf(command, io);
       const agent = await context.agent();
       const page = await agent.tickets.mine(options);
-      context.print(page, (result) => [
-        ...ticketTable(result.items, 'event'),
-        ...(result.nextCursor ? [`more: --cursor ${result.nextCursor}`] : []),
-      ]);
+      context.print(page, (result) => pageLines(result, (items) => ticketTable(items, 'event')));
     });
 
   tickets
@@ -40,9 +37,6 @@ export function registerTickets(program: Command, io: CliIo): void {
       const context = contextOf(command, io);
       const agent = await context.agent();
       const page = await agent.tickets.attendees(eventId, options);
-      context.print(page, (result) => [
-        ...ticketTable(result.items, 'holder'),
-        ...(result.nextCursor ? [`more: --cursor ${result.nextCursor}`] : []),
-      ]);
+      context.print(page, (result) => pageLines(result, (items) => ticketTable(items, 'holder')));
     });
 }

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { contextOf } from '../context.js';
 import type { CliIo } from '../io.js';
 import { integer } from '../option-parsers.js';
-import { waitlistLine, waitlistTable } from '../render.js';
+import { pageLines, waitlistLine, waitlistTable } from '../render.js';
 
 function describeJoin(result: WaitlistJoinResult): string[] {
   const entry = result.entry;
@@ -51,9 +51,6 @@ export function registerWaitlist(program: Command, io: CliIo): void {
       const context = contextOf(command, io);
       const agent = await context.agent();
       const page = await agent.waitlist.mine(options);
-      context.print(page, (result) => [
-        ...waitlistTable(result.items),
-        ...(result.nextCursor ? [`more: --cursor ${result.nextCursor}`] : []),
-      ]);
+      context.print(page, (result) => pageLines(result, waitlistTable));
     });
 }

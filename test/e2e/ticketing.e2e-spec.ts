@@ -221,7 +221,7 @@ describe('tickets, x402 payments and the ledger', () => {
     expect(await balanceOf(other)).toBe('500');
   });
 
-  it('sells exactly 5 seats to 200 funded agents racing for them; the rest get 409 and pay nothing', async () => {
+  it('sells exactly 5 seats to 200 funded agents racing for them; the rest get 409 at once and pay nothing', async () => {
     const event = await host.events.create(
       anEvent({
         capacity: 500,
@@ -232,9 +232,18 @@ describe('tickets, x402 payments and the ledger', () => {
     await Promise.all(buyers.map((buyer) => buyer.ledger.faucet('1000')));
     const [offer] = await requirementsOf(buyers[0]!, event.id, 'hot');
     const payments = buyers.map((buyer) => encodePaymentHeader(signLedgerPayment(buyer.key, offer!)));
+    // Every request is signed when pay() returns (the SDK signs before its first await), so the
+    // clock starts with all 200 in flight: what is timed is the service, not this process signing.
+    const sent = buyers.map((buyer, i) => pay(buyer, event.id, payments[i]!, 'hot'));
+    const start = performance.now();
+    const took: number[] = [];
     const results = await Promise.allSettled(
-      buyers.map((buyer, i) => pay(buyer, event.id, payments[i]!, 'hot')),
+      sent.map((request) => request.finally(() => took.push(performance.now() - start))),
     );
+    // A sale that is over says so at once (issue [17] item 0): before, the losers queued for
+    // ticketing's connections and the hot row, and on a slower machine most got 504 after 5 s.
+    const p99 = took.sort((a, b) => a - b)[Math.ceil(took.length * 0.99) - 1]!;
+    expect(Math.round(p99)).toBeLessThan(1_000);
     const sold = results.filter((r) => r.status === 'fulfilled');
     const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(sold).toHaveLength(5);

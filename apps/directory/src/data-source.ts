@@ -1,15 +1,15 @@
-import { createSchemaDataSource } from '@townhall/platform/service';
+import { createSchemaDataSource, type PoolSettings } from '@townhall/platform/service';
 import type { DataSource } from 'typeorm';
 import { CreateCards1763700000000 } from './migrations/1763700000000-create-cards.js';
 
 export const DIRECTORY_SCHEMA = 'directory';
 
-export function createDirectoryDataSource(url: string, poolSize?: number): DataSource {
+export function createDirectoryDataSource(url: string, pool: PoolSettings = {}): DataSource {
   return createSchemaDataSource({
     url,
     schema: DIRECTORY_SCHEMA,
     entities: [],
     migrations: [CreateCards1763700000000],
-    ...(poolSize === undefined ? {} : { poolSize }),
+    pool,
   });
 }

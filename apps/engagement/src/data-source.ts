@@ -1,4 +1,4 @@
-import { createSchemaDataSource } from '@townhall/platform/service';
+import { createSchemaDataSource, type PoolSettings } from '@townhall/platform/service';
 import type { DataSource } from 'typeorm';
 import { CreateEngagement1764000000000 } from './migrations/1764000000000-create-engagement.js';
 import { EventStanding1764200000000 } from './migrations/1764200000000-event-standing.js';
@@ -6,12 +6,12 @@ import { Moderation1764500000000 } from './migrations/1764500000000-moderation.j
 
 export const ENGAGEMENT_SCHEMA = 'engagement';
 
-export function createEngagementDataSource(url: string, poolSize?: number): DataSource {
+export function createEngagementDataSource(url: string, pool: PoolSettings = {}): DataSource {
   return createSchemaDataSource({
     url,
     schema: ENGAGEMENT_SCHEMA,
     entities: [],
     migrations: [CreateEngagement1764000000000, EventStanding1764200000000, Moderation1764500000000],
-    ...(poolSize === undefined ? {} : { poolSize }),
+    pool,
   });
 }

@@ -15,8 +15,8 @@ describe('the stage row: sequences and the end of an event', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase('townhall_engagement_it');
-    await migrateSchema(createEngagementDataSource(database.url, 1));
-    dataSource = createEngagementDataSource(database.url, 5);
+    await migrateSchema(createEngagementDataSource(database.url, { size: 1 }));
+    dataSource = createEngagementDataSource(database.url, { size: 5 });
     await dataSource.initialize();
   });
   afterAll(async () => {

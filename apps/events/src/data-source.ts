@@ -1,4 +1,4 @@
-import { createSchemaDataSource } from '@townhall/platform/service';
+import { createSchemaDataSource, type PoolSettings } from '@townhall/platform/service';
 import type { DataSource } from 'typeorm';
 import { CreateEvents1763800000000 } from './migrations/1763800000000-create-events.js';
 import { Moderation1764500000000 } from './migrations/1764500000000-moderation.js';
@@ -7,7 +7,7 @@ import { SeriesSearch1764650000000 } from './migrations/1764650000000-series-sea
 
 export const EVENTS_SCHEMA = 'events';
 
-export function createEventsDataSource(url: string, poolSize?: number): DataSource {
+export function createEventsDataSource(url: string, pool: PoolSettings = {}): DataSource {
   return createSchemaDataSource({
     url,
     schema: EVENTS_SCHEMA,
@@ -18,6 +18,6 @@ export function createEventsDataSource(url: string, poolSize?: number): DataSour
       OfferMinutes1764610000000,
       SeriesSearch1764650000000,
     ],
-    ...(poolSize === undefined ? {} : { poolSize }),
+    pool,
   });
 }

@@ -24,8 +24,8 @@ describe('series extension over time', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase('townhall_events_it');
-    await migrateSchema(createEventsDataSource(database.url, 1));
-    dataSource = createEventsDataSource(database.url, 5);
+    await migrateSchema(createEventsDataSource(database.url, { size: 1 }));
+    dataSource = createEventsDataSource(database.url, { size: 5 });
     await dataSource.initialize();
     const logger = createLogger('test', 'silent');
     const unused: DomainEventPublisher = { publish: async () => undefined };

@@ -1,4 +1,4 @@
-import { createSchemaDataSource } from '@townhall/platform/service';
+import { createSchemaDataSource, type PoolSettings } from '@townhall/platform/service';
 import type { DataSource } from 'typeorm';
 import { CreateTicketing1763900000000 } from './migrations/1763900000000-create-ticketing.js';
 import { EventVersion1764100000000 } from './migrations/1764100000000-event-version.js';
@@ -8,7 +8,7 @@ import { Waitlist1764610000000 } from './migrations/1764610000000-waitlist.js';
 
 export const TICKETING_SCHEMA = 'ticketing';
 
-export function createTicketingDataSource(url: string, poolSize?: number): DataSource {
+export function createTicketingDataSource(url: string, pool: PoolSettings = {}): DataSource {
   return createSchemaDataSource({
     url,
     schema: TICKETING_SCHEMA,
@@ -20,6 +20,6 @@ export function createTicketingDataSource(url: string, poolSize?: number): DataS
       Settlements1764400000000,
       Waitlist1764610000000,
     ],
-    ...(poolSize === undefined ? {} : { poolSize }),
+    pool,
   });
 }

@@ -56,6 +56,7 @@ async function defineTicketing(
           facilitatorTimeoutMs: config.X402_FACILITATOR_TIMEOUT_MS,
           settlementRetryIntervalMs: config.SETTLEMENT_RETRY_INTERVAL_MS,
           waitlistSweepIntervalMs: config.WAITLIST_SWEEP_INTERVAL_MS,
+          admissionWaitMs: config.DATABASE_POOL_WAIT_MS,
         },
         ...(offset === 0 ? {} : { clock: () => new Date(Date.now() + offset) }),
       }),

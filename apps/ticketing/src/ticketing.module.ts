@@ -10,6 +10,8 @@ import { TicketsHandler } from './tickets/tickets.handler.js';
 import { CancelEventTickets } from './tickets/cancel-event-tickets.js';
 import { ReleaseSeat } from './tickets/release-seat.js';
 import { Rsvp } from './tickets/rsvp.js';
+import { SaleFactsReader } from './tickets/sale-facts.js';
+import { SeatGate } from './tickets/seat-gate.js';
 import { FacilitatorSettlements, SettlementReconciler } from './tickets/facilitator-settlements.js';
 import { SettleFacilitatorPayment } from './tickets/settle-facilitator-payment.js';
 import { SettleLedgerPayment } from './tickets/settle-ledger-payment.js';
@@ -73,6 +75,8 @@ export class TicketingModule {
         SettlementReconciler,
         SettleFacilitatorPayment,
         Rsvp,
+        SaleFactsReader,
+        SeatGate,
         ReleaseSeat,
         CancelEventTickets,
         WaitlistSeats,

@@ -25,6 +25,8 @@ export interface TicketingSettings {
   settlementRetryIntervalMs: number;
   /** How often offers of the waitlist that ran out are expired (WAITLIST_SWEEP_INTERVAL_MS). */
   waitlistSweepIntervalMs: number;
+  /** How long a purchase waits at a sold-out-looking tier's SeatGate before it is shed (DATABASE_POOL_WAIT_MS). */
+  admissionWaitMs: number;
 }
 
 export type { Logger };

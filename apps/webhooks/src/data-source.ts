@@ -1,15 +1,15 @@
-import { createSchemaDataSource } from '@townhall/platform/service';
+import { createSchemaDataSource, type PoolSettings } from '@townhall/platform/service';
 import type { DataSource } from 'typeorm';
 import { CreateWebhooks1765000000000 } from './migrations/1765000000000-create-webhooks.js';
 
 export const WEBHOOKS_SCHEMA = 'webhooks';
 
-export function createWebhooksDataSource(url: string, poolSize?: number): DataSource {
+export function createWebhooksDataSource(url: string, pool: PoolSettings = {}): DataSource {
   return createSchemaDataSource({
     url,
     schema: WEBHOOKS_SCHEMA,
     entities: [],
     migrations: [CreateWebhooks1765000000000],
-    ...(poolSize === undefined ? {} : { poolSize }),
+    pool,
   });
 }

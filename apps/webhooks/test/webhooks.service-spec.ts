@@ -371,7 +371,7 @@ describe('webhooks service', () => {
          ('webhooks-fan-out', $1, now() - interval '40 days')`,
       [randomUUID()],
     );
-    const dataSource = createWebhooksDataSource(service.database.url, 1);
+    const dataSource = createWebhooksDataSource(service.database.url, { size: 1 });
     await dataSource.initialize();
     try {
       const retention = new DeliveryRetention(dataSource, createLogger('webhooks', 'silent'));

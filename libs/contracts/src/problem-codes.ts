@@ -96,6 +96,7 @@ export const PROBLEM_CODES = {
 
   'dependency.unavailable': { status: 503, title: 'A dependency of the service is unavailable' },
   'service.unavailable': { status: 503, title: 'The service that owns this resource is unavailable' },
+  'service.overloaded': { status: 503, title: 'The service that owns this resource is at capacity' },
   'service.timeout': { status: 504, title: 'The service that owns this resource did not answer in time' },
   'internal.error': { status: 500, title: 'Internal error' },
 } as const satisfies Record<string, { status: number; title: string }>;

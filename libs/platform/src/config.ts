@@ -1,5 +1,8 @@
 import { z } from 'zod';
 
+/** DATABASE_POOL_WAIT_MS's default: well within the gateway's 5 s deadline (SERVICE_TIMEOUT_MS). */
+export const DEFAULT_POOL_WAIT_MS = 2_000;
+
 /** Configuration every app reads (the root README's "Configuration" table). */
 export const BaseConfigSchema = z.object({
   TOWNHALL_ENV: z.enum(['production', 'staging', 'development']).default('development'),
@@ -13,6 +16,8 @@ export const BaseConfigSchema = z.object({
 export const DatabaseConfigSchema = z.object({
   DATABASE_URL: z.string().min(1).optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  /** How long a statement waits for a pooled connection before the request is shed (503 service.overloaded). */
+  DATABASE_POOL_WAIT_MS: z.coerce.number().int().min(100).max(60_000).default(DEFAULT_POOL_WAIT_MS),
 });
 
 export class ConfigError extends Error {

@@ -25,7 +25,7 @@ describe('databaseFaultOf: what a failed query says about the database', () => {
   it('a connection that could not be made is refused: nothing reached the server', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
     expect(databaseFaultOf(refused)).toBe('refused');
-    expect(databaseFaultOf(new Error('timeout exceeded when trying to connect'))).toBe('refused');
+    expect(databaseFaultOf(new Error('Connection terminated due to connection timeout'))).toBe('refused');
     expect(databaseFaultOf(new Error('Client has encountered a connection error and is not queryable'))).toBe(
       'refused',
     );
@@ -39,6 +39,13 @@ describe('databaseFaultOf: what a failed query says about the database', () => {
     expect(databaseFaultOf(new Error('Connection terminated unexpectedly'))).toBe('lost');
     expect(databaseFaultOf(queryFailed(new Error('Connection terminated unexpectedly')))).toBe('lost');
     expect(databaseFaultOf(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }))).toBe('lost');
+  });
+
+  it('a wait for a connection of a full pool that ran out is saturated: the service, not the server, is busy', () => {
+    expect(databaseFaultOf(new Error('timeout exceeded when trying to connect'))).toBe('saturated');
+    expect(databaseFaultOf(queryFailed(new Error('timeout exceeded when trying to connect')))).toBe(
+      'saturated',
+    );
   });
 
   it('the errors of a request are not faults of the database', () => {

@@ -10,7 +10,14 @@ export type DatabaseFault =
   /** Nothing reached the database, or the server aborted the statement: no effect, safe to run again. */
   | 'refused'
   /** The connection broke while a statement was in flight: whether it took effect is unknown. */
-  | 'lost';
+  | 'lost'
+  /**
+   * Every connection of the service's pool stayed busy for the whole wait (DATABASE_POOL_WAIT_MS):
+   * the service, not the database, is at capacity, and nothing ran. Shed at once with 503
+   * `service.overloaded` and Retry-After, never retried here (that would add to the queue), well
+   * before the gateway's deadline would answer 504 for work the service still queued (issue [17]).
+   */
+  | 'saturated';
 
 // SQLSTATEs the server sends when it, not the statement, is the problem (Appendix A of the
 // PostgreSQL manual): class 08 (connection exception), 53300 too_many_connections, 57P01
@@ -27,12 +34,12 @@ const REFUSED_SOCKET_CODES = new Set([
   'EAI_AGAIN',
 ]);
 const LOST_SOCKET_CODES = new Set(['ECONNRESET', 'EPIPE']);
+// pg-pool's error for a caller that waited its connectionTimeoutMillis in the queue of a full
+// pool (a new connection that could not be made in time says 'Connection terminated due to
+// connection timeout' instead).
+const POOL_SATURATED = 'timeout exceeded when trying to connect';
 // pg reports a connection that could not be made in time, or a client whose socket is gone.
-const REFUSED_MESSAGES = [
-  'timeout exceeded when trying to connect',
-  'Connection terminated due to connection timeout',
-  'is not queryable',
-];
+const REFUSED_MESSAGES = ['Connection terminated due to connection timeout', 'is not queryable'];
 // pg: the socket closed while a query was in flight (the server's answer never came).
 const LOST_MESSAGES = ['Connection terminated unexpectedly', 'Connection terminated'];
 // TypeORM: a query runner whose connection was already given back after a failure.
@@ -58,6 +65,7 @@ export function databaseFaultOf(error: unknown): DatabaseFault | undefined {
     if (typeof socketCode === 'string' && LOST_SOCKET_CODES.has(socketCode)) return 'lost';
     if (typeof name === 'string' && RELEASED_RUNNER_ERRORS.has(name)) return 'refused';
     if (typeof message !== 'string') continue;
+    if (message === POOL_SATURATED) return 'saturated';
     if (REFUSED_MESSAGES.some((text) => message.includes(text))) return 'refused';
     if (LOST_MESSAGES.some((text) => message.startsWith(text))) return 'lost';
   }

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import { required } from './config.js';
+import { DEFAULT_POOL_WAIT_MS, required } from './config.js';
 
 /**
  * pg, with a Pool whose every client always has an 'error' listener. pg-pool hands a freed client
@@ -24,13 +24,24 @@ function ignoreClientError(): void {
 
 const guardedPg: typeof pg = Object.create(pg, { Pool: { value: GuardedPool } }) as typeof pg;
 
+/** A service's connection pool: DATABASE_POOL_SIZE and DATABASE_POOL_WAIT_MS. */
+export interface PoolSettings {
+  /** Connections at most (10). */
+  size?: number;
+  /**
+   * How long a statement may wait for a connection of a full pool (and a new connection may
+   * take) before it is shed (2,000 ms): a 'saturated' DatabaseFault.
+   */
+  waitMs?: number;
+}
+
 export interface SchemaDataSourceOptions {
   url: string;
   /** The Postgres schema this service owns; it reads and writes no other. */
   schema: string;
   entities: DataSourceOptions['entities'];
   migrations: DataSourceOptions['migrations'];
-  poolSize?: number;
+  pool?: PoolSettings;
 }
 
 /**
@@ -53,18 +64,24 @@ export function createSchemaDataSource(options: SchemaDataSourceOptions): DataSo
     // logs, and most failed queries are expected (a unique violation is a 409). An unexpected one
     // reaches RemoteErrorFilter, which logs it as internal.error with its stack.
     logging: false,
-    poolSize: options.poolSize ?? 10,
+    poolSize: options.pool?.size ?? 10,
     driver: guardedPg,
-    extra: { application_name: `townhall-${options.schema}`, connectionTimeoutMillis: 5_000 },
+    extra: {
+      application_name: `townhall-${options.schema}`,
+      connectionTimeoutMillis: options.pool?.waitMs ?? DEFAULT_POOL_WAIT_MS,
+    },
   });
 }
 
 /** A service's DataSource, from its factory and its validated configuration, initialised. */
 export async function openDataSource(
-  create: (url: string, poolSize: number) => DataSource,
-  config: { DATABASE_URL?: string | undefined; DATABASE_POOL_SIZE: number },
+  create: (url: string, pool: PoolSettings) => DataSource,
+  config: { DATABASE_URL?: string | undefined; DATABASE_POOL_SIZE: number; DATABASE_POOL_WAIT_MS: number },
 ): Promise<DataSource> {
-  const dataSource = create(required(config.DATABASE_URL, 'DATABASE_URL'), config.DATABASE_POOL_SIZE);
+  const dataSource = create(required(config.DATABASE_URL, 'DATABASE_URL'), {
+    size: config.DATABASE_POOL_SIZE,
+    waitMs: config.DATABASE_POOL_WAIT_MS,
+  });
   await dataSource.initialize();
   return dataSource;
 }

@@ -8,7 +8,7 @@ import { requestIdOf } from './observability/message-interceptor.js';
 /**
  * The last stop of every failed message handler: a DomainError travels back as its
  * RemoteError; a database that could not be reached or went away is `dependency.unavailable`
- * (503 with Retry-After: the client retries); anything else is a bug, logged here with its
+ * and a pool that stayed full is `service.overloaded` (503 with Retry-After: the client retries); anything else is a bug, logged here with its
  * stack and answered as `internal.error` without leaking internals.
  */
 @Catch()
@@ -18,6 +18,14 @@ export class RemoteErrorFilter implements RpcExceptionFilter<unknown> {
   catch(exception: unknown, host: ArgumentsHost): Observable<RemoteError> {
     if (exception instanceof DomainError) return throwError(() => exception.toRemote());
     const fault = databaseFaultOf(exception);
+    if (fault === 'saturated') {
+      return throwError(() =>
+        new DomainError(
+          'service.overloaded',
+          'The service is at capacity and did not start this request; nothing was changed. Retry after Retry-After.',
+        ).toRemote(),
+      );
+    }
     if (fault) {
       this.logger.warn(
         { err: exception, fault, requestId: requestIdOf(host) },

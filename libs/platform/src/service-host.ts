@@ -8,7 +8,7 @@ import { OutboxRelay } from './outbox/relay.js';
 import { stopGracefullyOnSignal } from './graceful-stop.js';
 import { createLogger, NestPinoLogger, type Logger } from './logger.js';
 import { loadConfig } from './config.js';
-import { migrateSchema } from './database.js';
+import { migrateSchema, type PoolSettings } from './database.js';
 import type { LevelWithSilent } from 'pino';
 import type { z } from 'zod';
 import { openNatsTransport } from './transport/nats-transport.js';
@@ -191,7 +191,7 @@ export interface DomainServiceParts<Config extends ServiceConfig> {
   schema: string;
   configSchema: z.ZodType<Config, unknown>;
   /** Its schema's DataSource factory (`data-source.ts`); migrations run on a pool of one. */
-  dataSource(url: string, poolSize: number): DataSource;
+  dataSource(url: string, pool: PoolSettings): DataSource;
   define(config: Config, logger: Logger): Promise<Omit<ServiceDefinition, 'name'>>;
 }
 
@@ -209,7 +209,7 @@ export function domainService<Config extends ServiceConfig>(
     configSchema: parts.configSchema,
     define,
     defineFrom: (env, logger) => define(loadConfig(parts.configSchema, env), logger),
-    migrate: (databaseUrl) => migrateSchema(parts.dataSource(databaseUrl, 1)),
+    migrate: (databaseUrl) => migrateSchema(parts.dataSource(databaseUrl, { size: 1 })),
   };
 }
 

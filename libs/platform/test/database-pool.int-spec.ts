@@ -1,4 +1,4 @@
-import { createSchemaDataSource } from '@townhall/platform/service';
+import { createSchemaDataSource, databaseFaultOf } from '@townhall/platform/service';
 import { createTestDatabase, type TestDatabase } from '@townhall/testing';
 import type pg from 'pg';
 import type { DataSource } from 'typeorm';
@@ -52,5 +52,70 @@ describe('createSchemaDataSource: its pool clients never throw an error event', 
     }
     // And the pool goes on serving with new clients.
     expect(await dataSource.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+  });
+});
+
+/**
+ * A full pool sheds what it cannot start in time (issue [17] item 0): in a sellout race the
+ * losers queued for ticketing's connections until the gateway's deadline answered 504 for work
+ * the service still went on to do. Now the wait is DATABASE_POOL_WAIT_MS, and its end is a
+ * 'saturated' fault (503 service.overloaded), while a database that cannot be reached stays
+ * 'refused'.
+ */
+describe('createSchemaDataSource: a full pool sheds a statement that waited too long', () => {
+  let database: TestDatabase;
+  let dataSource: DataSource;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('pool_wait_test');
+    dataSource = createSchemaDataSource({
+      url: database.url,
+      schema: 'public',
+      entities: [],
+      migrations: [],
+      pool: { size: 2, waitMs: 300 },
+    });
+    await dataSource.initialize();
+  });
+  afterAll(async () => {
+    await dataSource.destroy();
+    await database.drop();
+  });
+
+  it('refuses after the wait as saturated while every connection is busy, and serves again once one is free', async () => {
+    const busy = [dataSource.createQueryRunner(), dataSource.createQueryRunner()];
+    await Promise.all(busy.map((runner) => runner.connect()));
+    try {
+      const started = performance.now();
+      const shed = await dataSource.query('SELECT 1').then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      const waited = performance.now() - started;
+      expect(databaseFaultOf(shed)).toBe('saturated');
+      expect(waited).toBeGreaterThanOrEqual(290);
+      expect(waited).toBeLessThan(1_500);
+      // A waiter that got a connection within the wait is served.
+      const served = dataSource.query('SELECT 2 AS two');
+      setTimeout(() => void busy[0]!.release(), 100);
+      expect(await served).toEqual([{ two: 2 }]);
+    } finally {
+      await Promise.all(busy.map((runner) => (runner.isReleased ? undefined : runner.release())));
+    }
+  });
+
+  it('a database that cannot be reached is refused, not saturated', async () => {
+    const unreachable = createSchemaDataSource({
+      url: 'postgres://127.0.0.1:1/none',
+      schema: 'public',
+      entities: [],
+      migrations: [],
+      pool: { size: 1, waitMs: 300 },
+    });
+    const error = await unreachable.initialize().then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    expect(databaseFaultOf(error)).toBe('refused');
   });
 });

@@ -11,7 +11,12 @@ import pg from 'pg';
 const HOUR = 3_600_000;
 export const PRICE = '100';
 /** The codes a client may see while a dependency is down: each tells it to retry (Retry-After). */
-export const RETRY_CODES = ['dependency.unavailable', 'service.unavailable', 'service.timeout'];
+export const RETRY_CODES = [
+  'dependency.unavailable',
+  'service.unavailable',
+  'service.overloaded',
+  'service.timeout',
+];
 
 export type WriteKind = 'rsvp' | 'question' | 'upvote' | 'card';
 

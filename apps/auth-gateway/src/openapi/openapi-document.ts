@@ -117,7 +117,11 @@ const BODY_CODES: readonly ProblemCode[] = [
   'request.unsupported_media_type',
   'request.body_too_large',
 ];
-const SERVICE_CODES: readonly ProblemCode[] = ['service.unavailable', 'service.timeout'];
+const SERVICE_CODES: readonly ProblemCode[] = [
+  'service.unavailable',
+  'service.overloaded',
+  'service.timeout',
+];
 /** What any request may meet, whichever route it names (or none): every operation's `default`. */
 export const ANY_ROUTE_CODES: readonly ProblemCode[] = [
   'route.not_found',

@@ -1,14 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError, type MessageMeta, type RsvpReply } from '@townhall/contracts';
-import { queryRows } from '@townhall/platform/service';
+import { DomainError, GENERAL_TIER, type MessageMeta, type RsvpReply } from '@townhall/contracts';
 import { decodePaymentHeader, type PaymentPayload } from '@townhall/x402';
-import { DataSource } from 'typeorm';
 import { asPaymentProblem, paymentRequired, type PaymentRefusal } from '../payments/payment-problems.js';
 import { requirementsFor, tierOfResource } from '../payments/requirements.js';
 import { tiersOf, type EventRow, type TierOffer } from '../projection/event-row.js';
-import { EventsProjection } from '../projection/events-projection.js';
 import { paymentsSettled, ticketsSold } from '../ticketing-metrics.js';
-import { CLOCK, SETTINGS, type Clock, type TicketingSettings } from '../tokens.js';
+import { SETTINGS, type TicketingSettings } from '../tokens.js';
+import { buyableTiers, canBuy, SaleFactsReader, type SaleFacts } from './sale-facts.js';
+import { SeatGate, soldOut } from './seat-gate.js';
 import { SettleFacilitatorPayment } from './settle-facilitator-payment.js';
 import { SettleLedgerPayment } from './settle-ledger-payment.js';
 import { TakeSeat } from './take-seat.js';
@@ -25,14 +24,13 @@ const ON_SALE = new Set(['scheduled', 'live']);
 @Injectable()
 export class Rsvp {
   constructor(
-    private readonly dataSource: DataSource,
-    private readonly events: EventsProjection,
+    private readonly sale: SaleFactsReader,
+    private readonly gate: SeatGate,
     private readonly book: TicketBook,
     private readonly takeSeat: TakeSeat,
     private readonly ledgerPayment: SettleLedgerPayment,
     private readonly facilitatorPayment: SettleFacilitatorPayment,
     @Inject(SETTINGS) private readonly settings: TicketingSettings,
-    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async rsvp(
@@ -57,26 +55,17 @@ export class Rsvp {
     tierId: string | undefined,
     header: string | undefined,
   ): Promise<RsvpReply> {
-    const event = await this.events.ensure(eventId, meta.caller, meta.requestId);
-    if (header !== undefined && event.ticketing.mode !== 'free' && this.settings.facilitator === 'ledger') {
-      // ticketing.purchase asks whether the caller holds a ticket already, in the same call; a
-      // refusal before it did (or by it) answers with that ticket just the same.
-      try {
-        return await this.payOnLedger(meta.caller, event, tierId, header);
-      } catch (error) {
-        const held =
-          error instanceof DomainError && (await this.book.liveTicket(event.event_id, meta.caller));
-        if (held) return { ticket: toTicket(held), created: false, settlement: null };
-        throw error;
-      }
-    }
-    const held = await this.book.liveTicket(event.event_id, meta.caller);
+    const facts = await this.sale.read(eventId, meta.caller, meta.requestId);
+    const { event, held } = facts;
     if (held) return { ticket: toTicket(held), created: false, settlement: null };
     requireOnSale(event);
 
-    if (event.ticketing.mode === 'free') return this.takeSeat.free(event, meta.caller);
+    if (event.ticketing.mode === 'free') {
+      if (!canBuy(facts, GENERAL_TIER)) throw soldOut(GENERAL_TIER);
+      return this.gated(facts, GENERAL_TIER, meta.caller, () => this.takeSeat.free(event, meta.caller));
+    }
 
-    const accepts = requirementsFor(this.settings, event, await this.availableTiers(event, meta.caller));
+    const accepts = requirementsFor(this.settings, event, buyableTiers(facts));
     if (header === undefined) {
       throw paymentRequired(
         'payment.required',
@@ -89,32 +78,38 @@ export class Rsvp {
       paymentRequired(code, detail, reason, accepts);
     const { payload, tier } = await this.chosen(event, tierId, header, refuse);
     const requirements = accepts.find((entry) => entry.extra.tierId === tier.tierId);
+    // Sold out (as far as a read without locks can tell): refused before any payment work.
     if (!requirements) throw soldOut(tier.tierId);
-    return this.facilitatorPayment.settle({ event, caller: meta.caller, payload, requirements, refuse });
+    const purchase = { event, caller: meta.caller, payload, requirements, refuse };
+    if (this.settings.facilitator !== 'ledger') return this.facilitatorPayment.settle(purchase);
+    return this.gated(facts, tier.tierId, meta.caller, () => this.ledgerPayment.settle(purchase));
   }
 
   /**
-   * A payment on the ledger: nothing is read before ticketing.purchase but the event, whose
-   * seat check is the guard; what is still on sale is read only to answer a refusal.
+   * A purchase through the tier's SeatGate, unless a waitlist offer holds the caller's seat already.
+   * A refusal after a concurrent RSVP of the caller's own won (ticketing.purchase asks again in its
+   * transaction; the gate refuses whoever waited for the last seat) answers with that ticket.
    */
-  private async payOnLedger(
+  private async gated(
+    facts: SaleFacts,
+    tierId: string,
     caller: string,
-    event: EventRow,
-    tierId: string | undefined,
-    header: string,
+    purchase: () => Promise<RsvpReply>,
   ): Promise<RsvpReply> {
-    requireOnSale(event);
-    const refusal =
-      (wanted?: string): PaymentRefusal =>
-      async (code, detail, reason) => {
-        const accepts = requirementsFor(this.settings, event, await this.availableTiers(event, caller));
-        if (wanted !== undefined && !accepts.some((entry) => entry.extra.tierId === wanted))
-          return soldOut(wanted);
-        return paymentRequired(code, detail, reason, accepts);
-      };
-    const { payload, tier } = await this.chosen(event, tierId, header, refusal());
-    const requirements = requirementsFor(this.settings, event, new Set([tier.tierId]))[0]!;
-    return this.ledgerPayment.settle({ event, caller, payload, requirements, refuse: refusal(tier.tierId) });
+    try {
+      if (facts.offered === tierId) return await purchase();
+      return await this.gate.through(
+        facts.event.event_id,
+        tierId,
+        facts.seatsLeft.get(tierId) ?? 0,
+        purchase,
+        (reply) => reply.created,
+      );
+    } catch (error) {
+      const won = error instanceof DomainError && (await this.book.liveTicket(facts.event.event_id, caller));
+      if (won) return { ticket: toTicket(won), created: false, settlement: null };
+      throw error;
+    }
   }
 
   /** The payment decoded and the tier it buys: the one named, the one it signed for, or the only one. */
@@ -141,29 +136,11 @@ export class Rsvp {
     }
     return { payload, tier };
   }
-
-  /** The tiers the caller can buy: those with a seat, and the one whose seat a waitlist offer holds for it. */
-  private async availableTiers(event: EventRow, caller: string): Promise<Set<string>> {
-    const rows = await queryRows<{ tier_id: string }>(
-      this.dataSource,
-      `SELECT i.tier_id FROM ticketing.inventory i JOIN ticketing.events e USING (event_id)
-       WHERE i.event_id = $1 AND i.sold < i.capacity AND e.sold < e.capacity
-       UNION
-       SELECT w.tier_id FROM ticketing.waitlist w
-       WHERE w.event_id = $1 AND w.agent_id = $2 AND w.status = 'offered' AND w.offer_expires_at > $3`,
-      [event.event_id, caller, this.clock()],
-    );
-    return new Set(rows.map((row) => row.tier_id));
-  }
 }
 
 /** RSVPs (and waitlist joins) are taken while the event is scheduled or live. */
 export function requireOnSale(event: Pick<EventRow, 'status'>): void {
   if (!ON_SALE.has(event.status)) throw new DomainError('ticket.not_on_sale', `The event is ${event.status}`);
-}
-
-function soldOut(tierId: string): DomainError {
-  return new DomainError('capacity.sold_out', `No seat is left in tier ${tierId}`);
 }
 
 function tierOfPayload(payload: PaymentPayload): string | undefined {

@@ -35,9 +35,14 @@ const PACKAGES = [
     folder: 'libs/sdk',
     tarball: 'townhall-sdk',
     description:
-      "Townhall's agent SDK: an Ed25519 agent key, service-auth-v1 signed requests, typed results and x402 ledger payments.",
+      "Townhall's agent SDK: an Ed25519 agent key, service-auth-v1 signed requests, typed results, and x402 payments on the ledger and in USDC on Solana with the same key.",
     platform: 'neutral',
-    entries: { '.': 'src/index.ts', './key-file': 'src/key-file.ts', './x402': 'src/x402.ts' },
+    entries: {
+      '.': 'src/index.ts',
+      './key-file': 'src/key-file.ts',
+      './x402': 'src/x402.ts',
+      './solana': 'src/solana.ts',
+    },
     keywords: ['townhall', 'agents', 'ed25519', 'x402', 'sdk'],
   },
   {

@@ -14,6 +14,11 @@ export interface DemoOptions {
   log?: (line: string) => void;
   /** How long to wait for what happens asynchronously (the recording); default 30 s. */
   timeoutMs?: number;
+  /**
+   * Solana JSON-RPC, for a server that sells on chain (`npm start -- --solana-local`: its
+   * http://127.0.0.1:8899, the default): the host's token balance is read there.
+   */
+  rpcUrl?: string;
 }
 
 export interface DemoResult {
@@ -121,33 +126,67 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const live = watchLive(viewer, eventId);
   await live.opened;
 
+  // Where the server takes money: its 402 names the network (the ledger, or USDC on Solana).
+  const offer = await step('asking the price', async () => {
+    try {
+      await cast.ada.tickets.rsvp(eventId);
+    } catch (error) {
+      if (error instanceof TownhallError && error.status === 402)
+        return (
+          error.problem['accepts'] as Array<{ maxAmountRequired: string; network: string; asset: string }>
+        )[0]!;
+      throw error;
+    }
+    throw new Error('a paid event gave a ticket without payment');
+  });
+  const onChain = offer.network.startsWith('solana:');
+  const rpcUrl = options.rpcUrl ?? 'http://127.0.0.1:8899';
+  const hostTokens = async () => {
+    const { walletBalances } = await import('@townhall/sdk/solana');
+    return (await walletBalances(cast.host.agentId, { rpcUrl, mint: offer.asset })).tokens;
+  };
   await step(
-    'funding the attendees from the ledger faucet',
-    () => Promise.all(ATTENDEES.map((role) => cast[role].ledger.faucet(FAUCET, ASSET))),
+    onChain
+      ? 'minting test USDC to the attendees on the local chain'
+      : 'funding the attendees from the ledger faucet',
+    () =>
+      Promise.all(
+        ATTENDEES.map((role) =>
+          onChain
+            ? cast[role].ledger.faucet(FAUCET, undefined, offer.network)
+            : cast[role].ledger.faucet(FAUCET, ASSET),
+        ),
+      ),
     (error) =>
       error instanceof TownhallError && error.code === 'ledger.faucet_disabled'
-        ? 'the demo needs the ledger faucet: start the server with LEDGER_FAUCET=true (npm start does)'
+        ? 'the demo needs the faucet: start the server with LEDGER_FAUCET=true (npm start does)'
         : undefined,
   );
-  say(`each attendee took ${money(FAUCET, ASSET)} from the ledger faucet (POST /ledger/faucet)`);
+  say(
+    onChain
+      ? `each attendee got ${FAUCET} atomic units of test USDC (mint ${offer.asset}) in its own token account on ${offer.network}: its agentId is its Solana address`
+      : `each attendee took ${money(FAUCET, ASSET)} from the ledger faucet (POST /ledger/faucet)`,
+  );
+  const hostBefore = onChain ? await step("reading the host's token balance", hostTokens) : undefined;
 
   for (const role of ATTENDEES) {
     const attendee = cast[role];
-    const price = await step(`asking ${handle(role)}'s price`, async () => {
-      try {
-        await attendee.tickets.rsvp(eventId);
-      } catch (error) {
-        if (error instanceof TownhallError && error.status === 402)
-          return (error.problem['accepts'] as Array<{ maxAmountRequired: string }>)[0]?.maxAmountRequired;
-        throw error;
-      }
-      throw new Error('a paid event gave a ticket without payment');
-    });
     const bought = await step(`buying ${handle(role)}'s ticket`, () =>
-      attendee.tickets.rsvp(eventId, { maxPrice: PRICE, asset: ASSET }),
+      attendee.tickets.rsvp(
+        eventId,
+        onChain ? { maxPrice: PRICE, network: offer.network, rpcUrl } : { maxPrice: PRICE, asset: ASSET },
+      ),
     );
     say(
-      `${handle(role)} got 402 Payment Required (${money(price ?? '?', ASSET)}), signed an x402 payment and holds ticket ${bought.ticket.id} (ledger entry ${bought.payment?.transaction ?? '-'})`,
+      onChain
+        ? `${handle(role)} got 402 Payment Required (${offer.maxAmountRequired} atomic USDC), signed a USDC transfer with its own key and holds ticket ${bought.ticket.id} (Solana transaction ${bought.payment?.transaction ?? '-'})`
+        : `${handle(role)} got 402 Payment Required (${money(offer.maxAmountRequired, ASSET)}), signed an x402 payment and holds ticket ${bought.ticket.id} (ledger entry ${bought.payment?.transaction ?? '-'})`,
+    );
+  }
+  if (onChain) {
+    const hostAfter = await step("reading the host's token balance", hostTokens);
+    say(
+      `${handle('host')}'s own USDC token account went from ${hostBefore} to ${hostAfter} atomic units: paid on chain, no custody`,
     );
   }
 
@@ -236,9 +275,17 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const recording = await step('reading the published recording', () => viewer.recordings.get(eventId));
   say(`${handle('host')} published the recording; anyone reads it now: "${recording.summary ?? ''}"`);
 
-  const balance = await step("reading the host's balance", () => cast.host.ledger.balance());
-  const earned = balance.balances.find((entry) => entry.asset === ASSET)?.amount ?? '0';
-  say(`${handle('host')}'s ledger balance: ${money(earned, ASSET)} from ${ATTENDEES.length} tickets`);
+  if (onChain) {
+    const { items } = await step("reading the host's ledger", () => cast.host.ledger.entries({ limit: 100 }));
+    const sales = items.filter((entry) => entry.type === 'EVENT_TICKET' && entry.eventId === eventId);
+    say(
+      `${handle('host')}'s ledger records the ${sales.length} sales with their Solana transactions (no ledger balance moved: the USDC is in its own token account)`,
+    );
+  } else {
+    const balance = await step("reading the host's balance", () => cast.host.ledger.balance());
+    const earned = balance.balances.find((entry) => entry.asset === ASSET)?.amount ?? '0';
+    say(`${handle('host')}'s ledger balance: ${money(earned, ASSET)} from ${ATTENDEES.length} tickets`);
+  }
 
   const { types: liveTypes, failure } = await live.stop();
   say(

@@ -63,6 +63,8 @@ describe('human output', () => {
       status: 'active',
       price: '0',
       asset: null,
+      network: null,
+      transaction: null,
       createdAt: '2027-03-01T10:00:00.000Z',
       cancelledAt: null,
     };

@@ -148,6 +148,8 @@ describe('engagement service: authorization from its projections', () => {
       holderId: holder,
       status: 'active',
       price: '0',
+      network: null,
+      transaction: null,
       asset: null,
       createdAt: new Date().toISOString(),
       cancelledAt: null,

@@ -2,6 +2,7 @@
 import 'reflect-metadata';
 import type { Server } from 'node:http';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   createLogger,
@@ -25,6 +26,11 @@ Options:
   --port <port>        the gateway's port (default 3000, or PORT)
   --probe-port <port>  also serve /healthz, /readyz and Prometheus /metrics on this
                        port, for operators (default none, or PROBE_PORT)
+  --solana-local       tickets are paid in USDC on a real Solana runtime in this
+                       process (LiteSVM), settled by the official x402 facilitator;
+                       its JSON-RPC is on 127.0.0.1:8899 (SOLANA_LOCAL_RPC_PORT), and
+                       its state is kept in the data folder
+                       (same as X402_FACILITATOR=solana-local; default: the ledger)
   -h, --help           this text
 
 DATABASE_URL, NATS_URL and REDIS_URL switch the matching part to a real server.`;
@@ -38,6 +44,7 @@ try {
       ephemeral: { type: 'boolean', default: false },
       port: { type: 'string' },
       'probe-port': { type: 'string' },
+      'solana-local': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -57,6 +64,7 @@ if (args.ephemeral && args['data-dir'] !== undefined) {
 
 const env = { ...process.env };
 if (args.port !== undefined) env['PORT'] = args.port;
+if (args['solana-local']) env['X402_FACILITATOR'] = 'solana-local';
 const probePortText = args['probe-port'] ?? (env['PROBE_PORT'] || undefined);
 let probePort: number | undefined;
 if (probePortText !== undefined) {
@@ -81,6 +89,9 @@ try {
   console.error(error instanceof DataDirInUse ? error.message : error);
   process.exit(1);
 }
+// The local chain keeps its state (accounts, balances, transactions) next to the database.
+if (dataDir && env['X402_FACILITATOR'] === 'solana-local')
+  env['SOLANA_LOCAL_STATE'] ??= join(dataDir.path, 'solana-local.state');
 // Webhooks are signed with a key of the data folder's, unless WEBHOOK_SIGNING_KEY names one.
 if (dataDir && !env['WEBHOOK_SIGNING_KEY'])
   env['WEBHOOK_SIGNING_KEY'] = webhookSigningKey(dataDir.path, () => WebhookSigner.generate().secret);
@@ -136,6 +147,7 @@ Townhall is running (standalone) in ${((Date.now() - started) / 1000).toFixed(1)
   Docs       ${url}/docs   (OpenAPI: ${url}/openapi.json)${probeLine}
   Database   ${parts.database}
   Messaging  ${parts.messaging};  nonces ${parts.nonces}
+  Payments   ${parts.payments}
 
 First calls:
   curl ${url}/events

@@ -49,7 +49,7 @@ export interface Standalone {
   /** Where the gateway listens. */
   url: string;
   /** Which part is embedded and which is a server, for the banner. */
-  parts: { database: string; messaging: string; nonces: string };
+  parts: { database: string; messaging: string; nonces: string; payments: string };
   /** What `/readyz` checks (each service's database, NATS and Redis when used), for the probe port. */
   readiness: Record<string, ReadinessCheck>;
   stop(): Promise<void>;
@@ -150,6 +150,7 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
           : databaseUrl,
         messaging: natsUrl ? `NATS at ${natsUrl}` : 'in-process',
         nonces: env['REDIS_URL'] ? `Redis at ${env['REDIS_URL']}` : 'in memory',
+        payments: paymentsPart(env),
       },
       readiness: gateway.readiness,
       stop,
@@ -171,4 +172,18 @@ async function freePort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   if (address === null || typeof address === 'string') throw new Error('no TCP address');
   return address.port;
+}
+
+/** How tickets are paid, for the banner. */
+function paymentsPart(env: NodeJS.ProcessEnv): string {
+  switch (env['X402_FACILITATOR']) {
+    case 'solana-local':
+      return `USDC on a local Solana (solana-local), JSON-RPC http://127.0.0.1:${env['SOLANA_LOCAL_RPC_PORT'] ?? '8899'}${
+        env['SOLANA_LOCAL_STATE'] ? '' : ' (ephemeral)'
+      }; test USDC: npx townhall wallet faucet 10000000`;
+    case 'http':
+      return `x402 facilitator at ${env['X402_FACILITATOR_URL'] ?? '?'} on ${env['X402_NETWORK'] ?? '?'}`;
+    default:
+      return `the ledger${env['LEDGER_FAUCET'] === 'false' ? '' : ' (faucet on: npx townhall ledger faucet 10000)'}`;
+  }
 }

@@ -12,10 +12,39 @@ export const TicketingConfigSchema = BaseConfigSchema.extend(DatabaseConfigSchem
     .default('http://localhost:3000'),
   /** `POST /ledger/faucet` exists only where this is true (standalone and test environments). */
   LEDGER_FAUCET: flag.default(false),
-  X402_FACILITATOR: z.enum(['ledger', 'http']).default('ledger'),
+  /**
+   * `ledger` (the service's own balances), `http` (any x402 facilitator at X402_FACILITATOR_URL) or
+   * `solana-local` (a Solana runtime in this process, settled by @x402/svm's own facilitator scheme).
+   */
+  X402_FACILITATOR: z.enum(['ledger', 'http', 'solana-local']).default('ledger'),
   X402_FACILITATOR_URL: z.url().optional(),
-  /** The x402 network the http facilitator settles on, e.g. solana-devnet. */
-  X402_NETWORK: z.string().min(1).max(100).optional(),
+  /**
+   * The CAIP-2 network the facilitator settles on: `solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1`
+   * (devnet), `solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp` (mainnet). solana-local answers as devnet.
+   */
+  X402_NETWORK: z
+    .string()
+    .regex(
+      /^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/,
+      'must be a CAIP-2 network id, e.g. solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
+    )
+    .optional(),
+  /** The SPL mint prices are paid in on Solana; defaults to Circle's USDC of X402_NETWORK. */
+  X402_ASSET: z
+    .string()
+    .regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'must be a base58 SPL mint address')
+    .optional(),
+  /**
+   * Solana JSON-RPC the service reads the chain through, to conclude a payment its facilitator
+   * left undecided: the network's public endpoint by default, solana-local's own in that mode.
+   */
+  X402_RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** solana-local: the port of its Solana JSON-RPC on 127.0.0.1 (8899, as solana-test-validator; 0: any free one). */
+  SOLANA_LOCAL_RPC_PORT: z.coerce.number().int().min(0).max(65535).default(8899),
+  /** solana-local: the file its state is kept in; absent, the chain is ephemeral (gone at exit). */
+  SOLANA_LOCAL_STATE: z.string().min(1).max(4096).optional(),
+  /** solana-local: how long a blockhash can land a transaction (about a minute on Solana). */
+  SOLANA_LOCAL_BLOCKHASH_LIFETIME_MS: z.coerce.number().int().min(1_000).max(600_000).default(60_000),
   /**
    * How long the http facilitator has to answer /verify, and again /settle. Both together must
    * fit in SERVICE_TIMEOUT_MS, so that the buyer hears the outcome (or that it is pending).

@@ -5,6 +5,7 @@ import { EventVersion1764100000000 } from './migrations/1764100000000-event-vers
 import { Purchase1764300000000 } from './migrations/1764300000000-purchase.js';
 import { Settlements1764400000000 } from './migrations/1764400000000-settlements.js';
 import { Waitlist1764610000000 } from './migrations/1764610000000-waitlist.js';
+import { ChainPayments1765100000000 } from './migrations/1765100000000-chain-payments.js';
 
 export const TICKETING_SCHEMA = 'ticketing';
 
@@ -19,6 +20,7 @@ export function createTicketingDataSource(url: string, pool: PoolSettings = {}):
       Purchase1764300000000,
       Settlements1764400000000,
       Waitlist1764610000000,
+      ChainPayments1765100000000,
     ],
     pool,
   });

@@ -7,9 +7,9 @@ import {
   type Logger,
   type ServiceDefinition,
 } from '@townhall/platform/service';
-import { HttpFacilitator, ledgerNetwork } from '@townhall/x402';
 import { TicketingConfigSchema, type TicketingConfig } from './config.js';
 import { createTicketingDataSource, TICKETING_SCHEMA } from './data-source.js';
+import { openPaymentRails } from './payments/payment-rails.js';
 import { DomainEventHandler, SUBSCRIPTIONS } from './projection/domain-event-handler.js';
 import { TicketingModule } from './ticketing.module.js';
 
@@ -18,15 +18,23 @@ async function defineTicketing(
   config: TicketingConfig,
   logger: Logger,
 ): Promise<Omit<ServiceDefinition, 'name'>> {
-  if (config.X402_FACILITATOR === 'http' && (!config.X402_FACILITATOR_URL || !config.X402_NETWORK)) {
-    throw new ConfigError(
-      'Invalid configuration:\n  X402_FACILITATOR_URL, X402_NETWORK: required when X402_FACILITATOR=http',
-    );
-  }
   if (config.TOWNHALL_ENV === 'production' && config.CLOCK_OFFSET_MS !== 0) {
     throw new ConfigError('Invalid configuration:\n  CLOCK_OFFSET_MS: only for tests, never in production');
   }
   const dataSource = await openDataSource(createTicketingDataSource, config);
+  let rails;
+  try {
+    rails = await openPaymentRails(config);
+  } catch (error) {
+    await dataSource.destroy();
+    throw error;
+  }
+  if (rails.local) {
+    logger.info(
+      { rpcUrl: rails.local.rpcUrl, network: rails.network, mint: rails.local.chain.mint },
+      'solana-local: a Solana runtime in this process; its JSON-RPC is at rpcUrl',
+    );
+  }
   const offset = config.CLOCK_OFFSET_MS;
   return {
     dataSource,
@@ -39,19 +47,14 @@ async function defineTicketing(
         services,
         logger,
         signatures: new SignatureVerifier(),
-        facilitator:
-          config.X402_FACILITATOR === 'http'
-            ? new HttpFacilitator(config.X402_FACILITATOR_URL!, {
-                timeoutMs: config.X402_FACILITATOR_TIMEOUT_MS,
-              })
-            : null,
+        rails,
         settings: {
           environment: config.TOWNHALL_ENV,
           publicBaseUrl: config.PUBLIC_BASE_URL,
           faucet: config.LEDGER_FAUCET,
           facilitator: config.X402_FACILITATOR,
-          network:
-            config.X402_FACILITATOR === 'ledger' ? ledgerNetwork(config.TOWNHALL_ENV) : config.X402_NETWORK!,
+          network: rails.network,
+          asset: rails.asset,
           paymentTimeoutSeconds: config.PAYMENT_TIMEOUT_SECONDS,
           facilitatorTimeoutMs: config.X402_FACILITATOR_TIMEOUT_MS,
           settlementRetryIntervalMs: config.SETTLEMENT_RETRY_INTERVAL_MS,

@@ -1,9 +1,16 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { SignatureVerifier } from '@townhall/auth';
 import { Changes, type Logger, type OutboxRelay, type ServiceClient } from '@townhall/platform/service';
-import type { Facilitator } from '@townhall/x402';
 import { DataSource } from 'typeorm';
 import { LedgerBook } from './ledger/ledger-book.js';
+import { PayRefund } from './refunds/pay-refund.js';
+import { RefundBook } from './refunds/refund-book.js';
+import { RefundReconciler } from './refunds/refund-reconciler.js';
+import { RefundsHandler } from './refunds/refunds.handler.js';
+import { RefundsOwed } from './refunds/refunds-owed.js';
+import { FeePayer } from './payments/fee-payer.js';
+import { PaymentRailsShutdown } from './payments/payment-rails-shutdown.js';
+import type { PaymentRails } from './payments/payment-rails.js';
 import { DomainEventHandler } from './projection/domain-event-handler.js';
 import { EventsProjection } from './projection/events-projection.js';
 import { TicketsHandler } from './tickets/tickets.handler.js';
@@ -27,6 +34,7 @@ import {
   CLOCK,
   FACILITATOR,
   LOGGER,
+  RAILS,
   SERVICES,
   SETTINGS,
   SIGNATURES,
@@ -44,7 +52,7 @@ export interface TicketingModuleOptions {
   logger: Logger;
   settings: TicketingSettings;
   signatures: SignatureVerifier;
-  facilitator: Facilitator | null;
+  rails: PaymentRails;
   clock?: Clock;
 }
 
@@ -53,7 +61,7 @@ export class TicketingModule {
   static register(options: TicketingModuleOptions): DynamicModule {
     return {
       module: TicketingModule,
-      controllers: [TicketsHandler, WaitlistHandler],
+      controllers: [TicketsHandler, WaitlistHandler, RefundsHandler],
       providers: [
         { provide: DataSource, useValue: options.dataSource },
         {
@@ -64,7 +72,9 @@ export class TicketingModule {
         { provide: LOGGER, useValue: options.logger },
         { provide: SETTINGS, useValue: options.settings },
         { provide: SIGNATURES, useValue: options.signatures },
-        { provide: FACILITATOR, useValue: options.facilitator },
+        { provide: FACILITATOR, useValue: options.rails.facilitator },
+        { provide: RAILS, useValue: options.rails },
+        PaymentRailsShutdown,
         { provide: CLOCK, useValue: options.clock ?? (() => new Date()) },
         EventsProjection,
         LedgerBook,
@@ -76,9 +86,14 @@ export class TicketingModule {
         SettleFacilitatorPayment,
         Rsvp,
         SaleFactsReader,
+        FeePayer,
         SeatGate,
         ReleaseSeat,
         CancelEventTickets,
+        RefundsOwed,
+        RefundBook,
+        PayRefund,
+        RefundReconciler,
         WaitlistSeats,
         WaitlistBook,
         JoinWaitlist,

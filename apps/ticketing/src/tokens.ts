@@ -7,6 +7,7 @@ export const CLOCK = Symbol('Clock');
 export const LOGGER = Symbol('Logger');
 export const SETTINGS = Symbol('TicketingSettings');
 export const FACILITATOR = Symbol('Facilitator');
+export const RAILS = Symbol('PaymentRails');
 export const SIGNATURES = Symbol('SignatureVerifier');
 
 export type Clock = () => Date;
@@ -15,9 +16,11 @@ export interface TicketingSettings {
   environment: string;
   publicBaseUrl: string;
   faucet: boolean;
-  facilitator: 'ledger' | 'http';
+  facilitator: 'ledger' | 'http' | 'solana-local';
   /** x402 network: `ledger:<environment>` for the ledger facilitator, else X402_NETWORK. */
   network: string;
+  /** The SPL mint a Solana network is paid in (X402_ASSET); undefined elsewhere. */
+  asset: string | undefined;
   paymentTimeoutSeconds: number;
   /** How long the http facilitator has to answer /verify or /settle (X402_FACILITATOR_TIMEOUT_MS). */
   facilitatorTimeoutMs: number;

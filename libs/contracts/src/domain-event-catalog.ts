@@ -15,6 +15,7 @@ import {
   SeriesTopics,
   SeriesViewSchema,
 } from './events.js';
+import { RefundTopics, RefundViewSchema } from './refunds.js';
 import { LedgerEntryViewSchema, LedgerTopics, TicketTopics, TicketViewSchema } from './ticketing.js';
 import { WaitlistEntryViewSchema, WaitlistTopics } from './waitlist.js';
 
@@ -183,6 +184,18 @@ const ticketingEvents = {
     source: 'townhall/ticketing',
     subject: "The entry's agentId",
     summary: 'A ledger entry was recorded: one per entry, so a transfer announces two (debit and credit)',
+  },
+  [RefundTopics.owed]: {
+    data: RefundViewSchema,
+    source: 'townhall/ticketing',
+    subject: EVENT_ID,
+    summary: 'A cancelled event owes a refund for a ticket paid on chain (the host pays it with its own key)',
+  },
+  [RefundTopics.paid]: {
+    data: RefundViewSchema,
+    source: 'townhall/ticketing',
+    subject: EVENT_ID,
+    summary: "The host's refund payment settled on chain (status `paid`, with its transaction)",
   },
 } satisfies Record<string, DomainEventSpec>;
 

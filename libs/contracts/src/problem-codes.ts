@@ -43,6 +43,9 @@ export const PROBLEM_CODES = {
   'payment.settlement_failed': { status: 502, title: 'The payment facilitator did not settle the payment' },
   'capacity.sold_out': { status: 409, title: 'No seat is left' },
   'ticket.not_on_sale': { status: 409, title: 'This event does not sell tickets now' },
+  'refund.not_found': { status: 404, title: 'No such refund for this event' },
+  'refund.already_paid': { status: 409, title: 'This refund has been paid' },
+  'refund.in_flight': { status: 409, title: 'Another payment of this refund is being settled' },
   'ticket.not_found': { status: 404, title: 'No such ticket' },
   'ticket.not_cancellable': {
     status: 409,

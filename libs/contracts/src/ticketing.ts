@@ -15,6 +15,14 @@ export const TicketViewSchema = reply(
     status: z.enum(['pending', 'active', 'cancelled']),
     price: AmountReply.describe('Integer string of atomic units; "0" for free tickets'),
     asset: z.string().nullable(),
+    network: z
+      .string()
+      .nullable()
+      .describe('The chain network (CAIP-2) of an on-chain payment; null for free and ledger tickets'),
+    transaction: z
+      .string()
+      .nullable()
+      .describe('The chain transaction that paid the ticket, once settled; null for free and ledger tickets'),
     createdAt: InstantReply,
     cancelledAt: InstantReply.nullable(),
   }),
@@ -37,6 +45,11 @@ export const LedgerEntryViewSchema = reply(
     eventId: z.string().nullable(),
     ticketId: z.string().nullable(),
     counterpartyId: z.string().nullable(),
+    network: z
+      .string()
+      .nullable()
+      .describe('The chain network (CAIP-2) the money moved on; null when it moved on the ledger'),
+    transaction: z.string().nullable().describe('The chain transaction that moved it; null on the ledger'),
     createdAt: InstantReply,
   }),
   'LedgerEntry',
@@ -81,6 +94,14 @@ export const FaucetSchema = z.strictObject({
     .string()
     .regex(/^[1-9][0-9]{0,20}$/, 'must be a positive integer string of atomic units (at most 21 digits)'),
   asset: AssetSchema.optional(),
+  /**
+   * Omitted: the ledger. The network of a local chain (X402_FACILITATOR=solana-local): test USDC
+   * minted to the caller's own token account on it, which is created if needed.
+   */
+  network: z
+    .string()
+    .regex(/^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/, 'must be a CAIP-2 network id')
+    .optional(),
 });
 
 const EventRef = z.strictObject({ eventId: EventIdSchema });

@@ -9,6 +9,7 @@ import {
   isPublicQuestionState,
   QuestionRoutes,
   RecordingRoutes,
+  RefundRoutes,
   SeriesRoutes,
   StageRoutes,
   TicketRoutes,
@@ -28,6 +29,7 @@ import type {
   EventFieldsInput,
   EventListQueryInput,
   QuestionState,
+  RefundView,
   SeriesListQueryInput,
   TicketView,
   WaitlistEntryView,
@@ -54,6 +56,14 @@ export interface RsvpOptions {
   /** Opt in to paying: the most this RSVP may cost, in atomic units. */
   maxPrice?: string;
   asset?: string;
+  /**
+   * Where to pay: `ledger` (the service's own ledger), or a Solana network's CAIP-2 id (USDC on
+   * chain, through the official x402 client with this agent's key). Default: the ledger if the
+   * event is sold there, else Solana.
+   */
+  network?: string;
+  /** Solana JSON-RPC for a payment on chain (default: the cluster's public endpoint). */
+  rpcUrl?: string;
   /**
    * Sent on the paying request only (docs/protocol/idempotency.md): retried with the same key it
    * replays the first answer and charges nothing, even with a newly signed payment. The request
@@ -341,9 +351,32 @@ export class AgentClient {
   readonly ledger = {
     balance: () => this.route(LedgerRoutes.balance, {}),
     entries: (query: { limit?: number; cursor?: string } = {}) => this.route(LedgerRoutes.entries, query),
-    /** Only where the server runs with LEDGER_FAUCET=true. */
-    faucet: (amount: string, asset?: string) =>
-      this.route(LedgerRoutes.faucet, { amount, ...(asset ? { asset } : {}) }),
+    /**
+     * Only where the server runs with LEDGER_FAUCET=true. With `network` (the local chain's, under
+     * X402_FACILITATOR=solana-local): test USDC minted to this agent's own token account on chain.
+     */
+    faucet: (amount: string, asset?: string, network?: string) =>
+      this.route(LedgerRoutes.faucet, {
+        amount,
+        ...(asset ? { asset } : {}),
+        ...(network ? { network } : {}),
+      }),
+  };
+
+  /**
+   * Refunds of tickets paid on chain, owed by a cancelled event's host (docs/protocol/payments.md
+   * "Refunds on chain"): the service holds no keys, so the host pays each with its own key.
+   */
+  readonly refunds = {
+    /** The host: every refund of its event, each owed one with the `payment` to sign. Others: their own. */
+    list: (eventId: string, query: { limit?: number; cursor?: string } = {}) =>
+      this.route(RefundRoutes.list, { ...query, eventId }),
+    /**
+     * The host pays every refund its event still owes, each signed by the official x402 Solana
+     * client with this agent's key and sent once; returns each refund as it then stands (`paid`,
+     * or `paying` while the facilitator has not said it settled).
+     */
+    payAll: (eventId: string, options: { rpcUrl?: string } = {}) => this.payRefunds(eventId, options),
   };
 
   /**
@@ -372,14 +405,19 @@ export class AgentClient {
       if (!(error instanceof TownhallError) || error.status !== 402 || options.maxPrice === undefined)
         throw error;
       const accepts = (error.problem['accepts'] ?? []) as PaymentRequirements[];
-      const offer = accepts.find(
-        (entry) =>
-          (options.tierId === undefined || entry.extra.tierId === options.tierId) &&
-          (options.asset === undefined || entry.asset === options.asset) &&
-          entry.network.startsWith('ledger:') &&
-          BigInt(entry.maxAmountRequired) <= BigInt(options.maxPrice!),
-      );
-      if (!offer) throw error;
+      const network = options.network;
+      const wanted = (entry: PaymentRequirements, kind: 'ledger' | 'solana') =>
+        entry.network.startsWith(`${kind}:`) &&
+        (network === undefined || network === kind || entry.network === network) &&
+        (options.tierId === undefined || entry.extra.tierId === options.tierId) &&
+        (options.asset === undefined || entry.asset === options.asset) &&
+        BigInt(entry.maxAmountRequired) <= BigInt(options.maxPrice!);
+      const offer = accepts.find((entry) => wanted(entry, 'ledger'));
+      if (!offer) {
+        const onChain = accepts.find((entry) => wanted(entry, 'solana'));
+        if (onChain) return this.payOnSolana(path, onChain, options, error);
+        throw error;
+      }
       // Loaded only to pay: x402 brings zod, which would double the start-up time of every
       // short-lived client (the CLI runs one request per process).
       const { decodePaymentResponse, encodePaymentHeader, signLedgerPayment } =
@@ -398,6 +436,123 @@ export class AgentClient {
         payment: settlement ? decodePaymentResponse(settlement) : null,
       };
     }
+  }
+
+  /**
+   * Pays a 402 in USDC on Solana with this agent's own key: the official x402 client
+   * (@x402/svm's ExactSvmScheme) signs the transfer for the chosen tier, and the RSVP is sent
+   * again, signed afresh, with it as PAYMENT-SIGNATURE.
+   */
+  private async payOnSolana(
+    path: string,
+    offer: PaymentRequirements,
+    options: RsvpOptions,
+    required: TownhallError,
+  ): Promise<RsvpResult> {
+    // Loaded only to pay on chain: @solana/kit and the x402 Solana client are large.
+    const [{ SolanaPayer }, { decodePaymentResponse }] = await Promise.all([
+      import('./solana.js'),
+      import('@townhall/x402'),
+    ]);
+    const payer = await SolanaPayer.create(this.key, {
+      networks: [offer.network],
+      maxPrice: offer.maxAmountRequired,
+      ...(options.rpcUrl === undefined ? {} : { rpcUrl: options.rpcUrl }),
+    });
+    // Only this tier's offer, so that the client pays for the tier asked for.
+    const body = { ...required.problem, accepts: [offer] };
+    const header = required.headers.get('payment-required');
+    const tierOnly = header === null ? null : onlyTier(header, offer.extra.tierId);
+    const payment = await payer.paymentFor(
+      { get: (name) => (name.toLowerCase() === 'payment-required' ? tierOnly : null) },
+      body,
+    );
+    if (!payment) throw required;
+    const paid = await this.request<TicketView>('POST', path, {
+      body: { tierId: offer.extra.tierId },
+      headers: { 'payment-signature': payment.header },
+      ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }),
+    });
+    const settlement = paid.headers.get('payment-response');
+    return {
+      ticket: paid.data,
+      created: paid.status === 201 || paid.status === 202,
+      payment: settlement ? decodePaymentResponse(settlement) : null,
+    };
+  }
+
+  /**
+   * A `fetch` that signs every call afresh with this agent's key (a new nonce and timestamp, the
+   * exact path, query and body sent), for tools that make their own requests: the official
+   * `wrapFetchWithPayment(agent.fetch, payer.client)` from @x402/fetch buys a ticket with it
+   * unchanged, its paid retry signed like any other call. Only URLs under `baseUrl` are signed:
+   * a signature is good at this server for its window, so it is never handed to another host.
+   */
+  readonly fetch = async (
+    input: string | URL | Request,
+    init?: RequestInit,
+  ): Promise<globalThis.Response> => {
+    const request = new Request(input, init);
+    const url = new URL(request.url);
+    if (
+      url.origin !== new URL(this.baseUrl).origin ||
+      !url.pathname.startsWith(new URL(this.baseUrl).pathname)
+    ) {
+      throw new TypeError(`agent.fetch signs requests to ${this.baseUrl} only, not ${url.origin}`);
+    }
+    const body =
+      request.method === 'GET' || request.method === 'HEAD'
+        ? undefined
+        : new Uint8Array(await request.arrayBuffer());
+    const signed = signRequest({
+      key: this.key,
+      audience: this.audience,
+      method: request.method,
+      target: url.pathname + url.search,
+      ...(body === undefined ? {} : { body }),
+    });
+    const headers = new Headers(request.headers);
+    headers.set('authorization', signed.authorization);
+    headers.set('x-nonce', signed.nonce);
+    return this.fetchImpl(url, {
+      method: request.method,
+      headers,
+      ...(body === undefined || body.length === 0 ? {} : { body }),
+      signal: request.signal,
+      redirect: 'manual',
+    });
+  };
+
+  private async payRefunds(eventId: string, options: { rpcUrl?: string }): Promise<RefundView[]> {
+    const owed: RefundView[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.refunds.list(eventId, cursor === undefined ? {} : { cursor });
+      owed.push(...page.items.filter((refund) => refund.status === 'owed' && refund.payment !== null));
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+    if (owed.length === 0) return [];
+    const { SolanaPayer } = await import('./solana.js');
+    const results: RefundView[] = [];
+    for (const refund of owed) {
+      const payment = refund.payment!;
+      const payer = await SolanaPayer.create(this.key, {
+        networks: [payment.network],
+        ...(options.rpcUrl === undefined ? {} : { rpcUrl: options.rpcUrl }),
+      });
+      const header = await payer.sign({
+        x402Version: 2,
+        resource: { url: payment.extra.resource },
+        accepts: [payment],
+      });
+      const paid = await this.request<RefundView>(
+        'POST',
+        `/events/${encodeURIComponent(eventId)}/refunds/${encodeURIComponent(refund.id)}/pay`,
+        { headers: { 'payment-signature': header } },
+      );
+      results.push(paid.data);
+    }
+    return results;
   }
 
   private live(path: string, options: LiveOptions): AsyncIterable<LiveEvent> {
@@ -516,4 +671,25 @@ function asProblem(body: unknown, status: number): ProblemBody {
     code: 'http.unexpected',
     requestId: '',
   };
+}
+
+/**
+ * The v2 PAYMENT-REQUIRED with only one tier's accept, so a client that pays the first offer it
+ * may pays for the tier asked for. Left as it was if it cannot be read.
+ */
+function onlyTier(header: string, tierId: string): string {
+  try {
+    const json = JSON.parse(
+      new TextDecoder().decode(Uint8Array.from(atob(header), (c) => c.charCodeAt(0))),
+    ) as {
+      accepts?: Array<{ extra?: { tierId?: unknown } }>;
+    };
+    const accepts = (json.accepts ?? []).filter((offer) => offer.extra?.tierId === tierId);
+    const bytes = new TextEncoder().encode(JSON.stringify({ ...json, accepts }));
+    let binary = '';
+    for (const byte of bytes) binary += String.fromCharCode(byte);
+    return btoa(binary);
+  } catch {
+    return header;
+  }
 }

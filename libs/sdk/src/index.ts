@@ -35,6 +35,7 @@ export type {
   QuestionState,
   QuestionView,
   RecordingView,
+  RefundView,
   SeriesView,
   StageMessageView,
   TicketView,

@@ -1,5 +1,6 @@
 import { NOW, payer, tierRequirements } from '../test/fixtures.js';
-import { FACILITATOR_FAILURES, HttpFacilitator } from './facilitator.js';
+import { FACILITATOR_FAILURES } from './facilitator.js';
+import { HttpFacilitator } from './server.js';
 import { signLedgerPayment } from './payload.js';
 
 const vip = tierRequirements('vip');
@@ -10,28 +11,34 @@ interface Call {
   init: RequestInit | undefined;
 }
 
-/** A fetch that answers every call with one canned response and records what it was asked. */
-function cannedFetch(answer: () => Response | Promise<Response>): { fetch: typeof fetch; calls: Call[] } {
+const realFetch = globalThis.fetch;
+afterEach(() => {
+  globalThis.fetch = realFetch;
+});
+
+/**
+ * Makes the global fetch (the one @x402/core's HTTPFacilitatorClient calls) answer every call with
+ * one canned response, and records what it was asked.
+ */
+function cannedFetch(answer: () => Response | Promise<Response>): { calls: Call[] } {
   const calls: Call[] = [];
   const fake = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     calls.push({ url: String(input), init });
     return Promise.resolve().then(answer);
   };
-  return { fetch: fake as typeof fetch, calls };
+  globalThis.fetch = fake as typeof fetch;
+  return { calls };
 }
 
 const json = (status: number, body: unknown) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
-describe('HttpFacilitator (injected fetch)', () => {
+describe('HttpFacilitator (over @x402/core HTTPFacilitatorClient, the global fetch stubbed)', () => {
   it('posts the x402 body to <base>/settle, without a doubled slash', async () => {
-    const { fetch, calls } = cannedFetch(() =>
+    const { calls } = cannedFetch(() =>
       json(200, { success: true, transaction: '0xabc', network: 'ledger:staging', payer: payer.agentId }),
     );
-    const settled = await new HttpFacilitator('https://facilitator.example.com/x402/', { fetch }).settle(
-      payment,
-      vip,
-    );
+    const settled = await new HttpFacilitator('https://facilitator.example.com/x402/').settle(payment, vip);
     expect(settled).toEqual({
       success: true,
       transaction: '0xabc',
@@ -48,7 +55,7 @@ describe('HttpFacilitator (injected fetch)', () => {
   });
 
   it('takes the reason a non-2xx refusal carries', async () => {
-    const { fetch } = cannedFetch(() =>
+    cannedFetch(() =>
       json(400, {
         success: false,
         errorReason: 'insufficient_funds',
@@ -56,25 +63,25 @@ describe('HttpFacilitator (injected fetch)', () => {
         network: 'ledger:staging',
       }),
     );
-    const settled = await new HttpFacilitator('https://f.example.com', { fetch }).settle(payment, vip);
+    const settled = await new HttpFacilitator('https://f.example.com').settle(payment, vip);
     expect(settled).toMatchObject({ success: false, errorReason: 'insufficient_funds', transaction: '' });
   });
 
   it('treats a 2xx that says success but is not a settle response as a failure', async () => {
-    const { fetch } = cannedFetch(() => json(200, { success: true }));
-    const settled = await new HttpFacilitator('https://f.example.com', { fetch }).settle(payment, vip);
+    cannedFetch(() => json(200, { success: true }));
+    const settled = await new HttpFacilitator('https://f.example.com').settle(payment, vip);
     expect(settled).toMatchObject({ success: false, errorReason: FACILITATOR_FAILURES.invalidResponse });
   });
 
   it('treats a 2xx that is not JSON as a failure', async () => {
-    const { fetch } = cannedFetch(() => new Response('<html>ok</html>', { status: 200 }));
-    const verified = await new HttpFacilitator('https://f.example.com', { fetch }).verify(payment, vip);
+    cannedFetch(() => new Response('<html>ok</html>', { status: 200 }));
+    const verified = await new HttpFacilitator('https://f.example.com').verify(payment, vip);
     expect(verified).toMatchObject({ isValid: false, invalidReason: FACILITATOR_FAILURES.invalidResponse });
   });
 
   it('answers a network error with a failure, never a rejection', async () => {
-    const { fetch } = cannedFetch(() => Promise.reject(new TypeError('fetch failed')));
-    const facilitator = new HttpFacilitator('https://f.example.com', { fetch });
+    cannedFetch(() => Promise.reject(new TypeError('fetch failed')));
+    const facilitator = new HttpFacilitator('https://f.example.com');
     await expect(facilitator.settle(payment, vip)).resolves.toMatchObject({
       success: false,
       errorReason: FACILITATOR_FAILURES.unreachable,
@@ -88,9 +95,9 @@ describe('HttpFacilitator (injected fetch)', () => {
   });
 
   it('does not call the facilitator with requirements x402 would reject', async () => {
-    const { fetch, calls } = cannedFetch(() => json(200, { isValid: true }));
+    const { calls } = cannedFetch(() => json(200, { isValid: true }));
     const broken = tierRequirements('vip', { maxTimeoutSeconds: 0 });
-    const verified = await new HttpFacilitator('https://f.example.com', { fetch }).verify(payment, broken);
+    const verified = await new HttpFacilitator('https://f.example.com').verify(payment, broken);
     expect(verified).toMatchObject({
       isValid: false,
       invalidReason: FACILITATOR_FAILURES.invalidRequirements,

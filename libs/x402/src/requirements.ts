@@ -16,7 +16,14 @@ export interface PaymentRequirements {
   description: string;
   mimeType: string;
   maxTimeoutSeconds: number;
-  extra: { eventId: string; tierId: string };
+  extra: {
+    eventId: string;
+    tierId: string;
+    /** Solana `exact`: the facilitator's key that pays the transaction fee (from its GET /supported). */
+    feePayer?: string;
+    /** Solana `exact`: the memo the transaction must carry, binding the payment to this event and tier. */
+    memo?: string;
+  };
 }
 
 export interface PaymentRequiredBody {

@@ -2,7 +2,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TestFacilitator, type FacilitatorMode } from '@townhall/testing';
 import { encodePaymentSignatureHeader } from '@x402/core/http';
-import { FACILITATOR_FAILURES, HttpFacilitator } from '../src/facilitator.js';
+import { FACILITATOR_FAILURES } from '../src/facilitator.js';
+import { HttpFacilitator } from '../src/server.js';
 import { decodePaymentHeader, signLedgerPayment } from '../src/payload.js';
 import { toPaymentRequirementsV2 } from '../src/requirements.js';
 import { NOW, payer, tierRequirements } from './fixtures.js';
@@ -127,7 +128,7 @@ describe('HttpFacilitator against an x402 facilitator over HTTP', () => {
       errorReason: FACILITATOR_FAILURES.httpError,
       transaction: '',
     });
-    expect(settled.errorMessage).toContain('HTTP 500');
+    expect(settled.errorMessage).toContain('(500)');
     await expect(facilitator.verify(ledgerPayment, vip)).resolves.toMatchObject({
       isValid: false,
       invalidReason: FACILITATOR_FAILURES.httpError,
@@ -151,7 +152,13 @@ describe('HttpFacilitator against an x402 facilitator over HTTP', () => {
     await expect(new HttpFacilitator(`${baseUrl}/`).supported()).resolves.toEqual({
       kinds: [
         { x402Version: 1, scheme: 'exact', network: 'ledger:staging' },
-        { x402Version: 2, scheme: 'exact', network: SOLANA },
+        // kinds[].extra is kept: Solana exact's 402 carries the facilitator's feePayer from it.
+        {
+          x402Version: 2,
+          scheme: 'exact',
+          network: SOLANA,
+          extra: { feePayer: 'CKPKJWNdJEqa81x7CkZ14BVPiY6y16Sxs7owznqtWYp5' },
+        },
       ],
     });
   });

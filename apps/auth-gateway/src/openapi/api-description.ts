@@ -129,6 +129,8 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   Events: 'Schedule, edit, start, end and cancel events; public lists, pages and calendars',
   Tickets: 'RSVP (free, or paid with x402), give tickets back, the attendee list and your tickets',
   Waitlist: 'Wait for a seat of a sold-out tier: the first in line gets the next seat that frees',
+  Refunds:
+    'Refunds a cancelled event owes for tickets paid on chain: the service holds no keys, so the host pays each with its own key, exactly once',
   Ledger: 'The built-in ledger: your balances and entries (every money movement, both sides)',
   Stage: 'What is said on the stage of an event, in order; moderators hide what should not be there',
   Questions:
@@ -176,6 +178,18 @@ With an \`Idempotency-Key\`, a retry of the paying request (even with a newly si
 payment headers are not part of the request's fingerprint) replays its 201 or 202, with its
 \`X-PAYMENT-RESPONSE\`, and charges nothing. A 402 is not kept, so the key may already be on the
 request that got it.`;
+
+export const REFUND_PAY_DESCRIPTION = `A cancelled event owes a refund for each ticket paid on chain
+(\`GET /events/{id}/refunds\`): the service holds no keys, so the host pays each one with its own key.
+Sign the refund's \`payment\` (an x402 v2 \`exact\` requirement: to the holder, the ticket's price, the
+memo \`townhall:refund:<refundId>\`, the facilitator's \`feePayer\`) with the official x402 client, and
+send it here as \`PAYMENT-SIGNATURE\`. The transfer's authority must be the host that signs the request.
+
+**200** once paid, with \`PAYMENT-RESPONSE\` (\`transaction\` is the chain signature) and a
+\`townhall.refund.paid\` event; **202** while the facilitator has not said whether it settled (the refund
+is \`paying\`, and is concluded from the chain). Exactly once: a paid refund answers 409
+\`refund.already_paid\` and a second payment of one being paid 409 \`refund.in_flight\`, both before
+anything is settled; the same payment again answers as the refund stands.`;
 
 export const PAYMENT_REQUIRED_HEADER_DESCRIPTION =
   'Standard base64 of the x402 v2 PaymentRequired JSON: the same requirements as the body, in v2 form (`amount`, `extra.resource`).';

@@ -2,7 +2,10 @@ import { Body, Controller, Inject, Param, Post, Query, Req, Res } from '@nestjs/
 import {
   DomainError,
   parseOrThrow,
+  Refunds,
+  RefundViewSchema,
   Tickets,
+  type RefundView,
   type TicketView,
   TicketViewSchema,
   EventPath,
@@ -15,6 +18,7 @@ import { Signed } from '../auth/signed.decorator.js';
 import {
   PAYMENT_HEADER_DESCRIPTION,
   PAYMENT_SIGNATURE_HEADER_DESCRIPTION,
+  REFUND_PAY_DESCRIPTION,
   RSVP_DESCRIPTION,
 } from '../openapi/api-description.js';
 import { ApiRoute } from '../openapi/api-route.decorator.js';
@@ -103,5 +107,57 @@ export class TicketsController {
       reply.header('location', `/events/${eventId}/rsvp`).code(202);
     else reply.code(result.created ? 201 : 200);
     return result.ticket;
+  }
+
+  /**
+   * The host pays a refund owed for a ticket paid on chain, with its own key: PAYMENT-SIGNATURE
+   * (x402 v2) or X-PAYMENT, an `exact` transfer as the refund's `payment` describes it. 200 once
+   * paid (with PAYMENT-RESPONSE), 202 while the facilitator has not said it settled.
+   */
+  @Post('events/:id/refunds/:refundId/pay')
+  @Signed()
+  @ApiRoute({
+    summary: 'Pay a refund owed for a ticket paid on chain (the host, with its own key)',
+    description: REFUND_PAY_DESCRIPTION,
+    params: z.object({ id: EventPath.shape.id, refundId: Refunds.pay.request.shape.refundId }),
+    headers: z.object({
+      'X-PAYMENT': Refunds.pay.request.shape.payment.describe(PAYMENT_HEADER_DESCRIPTION),
+      'PAYMENT-SIGNATURE': Refunds.pay.request.shape.payment.describe(PAYMENT_SIGNATURE_HEADER_DESCRIPTION),
+    }),
+    reply: RefundViewSchema,
+    statuses: {
+      200: 'The refund, paid (with PAYMENT-RESPONSE when this call paid it)',
+      202: 'The refund, `paying`: the facilitator has not yet said whether the payment settled',
+    },
+    codes: [
+      'event.not_found',
+      'role.forbidden',
+      'refund.not_found',
+      'refund.already_paid',
+      'refund.in_flight',
+      'payment.invalid',
+    ],
+  })
+  async payRefund(
+    @Param('id') eventId: string,
+    @Param('refundId') refundId: string,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<RefundView> {
+    const payment = paymentHeader(request);
+    if (payment === undefined) {
+      throw new DomainError(
+        'validation.failed',
+        'Send the refund payment as PAYMENT-SIGNATURE (or X-PAYMENT)',
+        [{ field: 'PAYMENT-SIGNATURE', message: 'required: the signed transfer to the holder' }],
+      );
+    }
+    const result = await this.services.send(Refunds.pay, { eventId, refundId, payment }, metaOf(request));
+    if (result.settlement) {
+      const encoded = encodePaymentResponse(result.settlement);
+      reply.header('x-payment-response', encoded).header('payment-response', encoded);
+    }
+    reply.code(result.refund.status === 'paying' ? 202 : 200);
+    return result.refund;
   }
 }

@@ -12,6 +12,8 @@ interface RsvpOptions {
   tier?: string;
   maxPrice?: string;
   cancel?: boolean;
+  network?: string;
+  rpc?: string;
 }
 
 function describe(result: RsvpResult): string[] {
@@ -24,7 +26,9 @@ function describe(result: RsvpResult): string[] {
     return [`you already hold this ticket; nothing was charged`, ticketLine(result.ticket)];
   if (result.payment)
     return [
-      `paid ${money(result.ticket.price, result.ticket.asset)} (ledger entry ${result.payment.transaction})`,
+      result.payment.network.startsWith('ledger:')
+        ? `paid ${money(result.ticket.price, result.ticket.asset)} (ledger entry ${result.payment.transaction})`
+        : `paid ${result.ticket.price} of ${result.ticket.asset} on ${result.payment.network} (transaction ${result.payment.transaction})`,
       ticketLine(result.ticket),
     ];
   return [ticketLine(result.ticket)];
@@ -40,7 +44,13 @@ async function rsvp(context: CommandContext, eventId: string, options: RsvpOptio
     return await agent.tickets.rsvp(eventId, options.tier ? { tierId: options.tier } : {});
   } catch (error) {
     if (!(error instanceof TownhallError) || error.code !== 'payment.required') throw error;
-    const offer = chooseOffer(offersOf(error.problem), options.tier);
+    const offers = offersOf(error.problem).filter(
+      (entry) =>
+        options.network === undefined ||
+        entry.network === options.network ||
+        (options.network === 'ledger' && entry.network.startsWith('ledger:')),
+    );
+    const offer = chooseOffer(offers, options.tier);
     const price = money(offer.maxAmountRequired, offer.asset);
     if (options.maxPrice !== undefined) checkMaxPrice(offer, options.maxPrice);
     else if (context.io.interactive) {
@@ -55,10 +65,13 @@ async function rsvp(context: CommandContext, eventId: string, options: RsvpOptio
         'payment.required',
         `a ticket (tier ${offer.extra.tierId}) costs ${price}; pass --max-price ${offer.maxAmountRequired} to pay it`,
       );
+    const rpcUrl = options.rpc ?? (context.io.env['TOWNHALL_SOLANA_RPC'] || undefined);
     return agent.tickets.rsvp(eventId, {
       tierId: offer.extra.tierId,
       maxPrice: options.maxPrice ?? offer.maxAmountRequired,
       asset: offer.asset,
+      network: offer.network,
+      ...(rpcUrl === undefined ? {} : { rpcUrl }),
     });
   }
 }
@@ -76,6 +89,14 @@ export function registerRsvp(program: Command, io: CliIo): void {
       '--max-price <amount>',
       'pay without asking, up to this many atomic units; refuse a higher price',
       amount,
+    )
+    .option(
+      '--network <network>',
+      'where to pay: ledger, or a Solana cluster (CAIP-2, e.g. solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1) to pay USDC with your key',
+    )
+    .option(
+      '--rpc <url>',
+      'Solana JSON-RPC for a payment on chain (default: TOWNHALL_SOLANA_RPC, else the cluster public endpoint)',
     )
     .option('--cancel', 'give back your free ticket instead')
     .action(async (eventId: string, options: RsvpOptions, command: Command) => {

@@ -11,7 +11,8 @@ import {
 } from '@townhall/contracts';
 import { Changes, queryRows } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
-import { SETTINGS, type TicketingSettings } from '../tokens.js';
+import type { PaymentRails } from '../payments/payment-rails.js';
+import { RAILS, SETTINGS, type TicketingSettings } from '../tokens.js';
 
 /** Entries page by their global sequence (a bigint). */
 const ENTRY_CURSOR = cursorCodec(CursorKey.bigint);
@@ -26,11 +27,13 @@ interface EntryRow {
   event_id: string | null;
   ticket_id: string | null;
   counterparty_id: string | null;
+  network: string | null;
+  transaction: string | null;
   created_at: Date;
 }
 
 const ENTRY_COLUMNS =
-  'seq, id, type, agent_id, amount::text AS amount, asset, event_id, ticket_id, counterparty_id, created_at';
+  'seq, id, type, agent_id, amount::text AS amount, asset, event_id, ticket_id, counterparty_id, network, transaction, created_at';
 
 function toEntry(row: EntryRow): LedgerEntryView {
   return {
@@ -42,6 +45,8 @@ function toEntry(row: EntryRow): LedgerEntryView {
     eventId: row.event_id,
     ticketId: row.ticket_id,
     counterpartyId: row.counterparty_id,
+    network: row.network,
+    transaction: row.transaction,
     createdAt: row.created_at.toISOString(),
   };
 }
@@ -56,6 +61,11 @@ export interface Transfer {
   ticketId: string;
   /** A purchase needs the payer's funds; a refund always goes through (the host may go below zero). */
   requireFunds: boolean;
+  /**
+   * The chain transaction that already moved the money (an on-chain payment or refund): the
+   * entries record it and no ledger balance moves.
+   */
+  chain?: { network: string; transaction: string };
 }
 
 /**
@@ -70,6 +80,7 @@ export class LedgerBook {
     private readonly dataSource: DataSource,
     private readonly changes: Changes,
     @Inject(SETTINGS) private readonly settings: TicketingSettings,
+    @Inject(RAILS) private readonly rails: PaymentRails,
   ) {}
 
   /**
@@ -87,6 +98,8 @@ export class LedgerBook {
       eventId: transfer.eventId,
       ticketId: transfer.ticketId,
       counterpartyId: transfer.to,
+      network: transfer.chain?.network ?? null,
+      transaction: transfer.chain?.transaction ?? null,
     });
     const credit = await this.entry(manager, {
       type: transfer.type,
@@ -96,15 +109,19 @@ export class LedgerBook {
       eventId: transfer.eventId,
       ticketId: transfer.ticketId,
       counterpartyId: transfer.from,
+      network: transfer.chain?.network ?? null,
+      transaction: transfer.chain?.transaction ?? null,
     });
+    if (transfer.chain) return [debit, credit];
     await this.debit(manager, transfer);
     await this.credit(manager, transfer.to, transfer.asset, transfer.amount);
     return [debit, credit];
   }
 
-  async faucet(agentId: string, amount: string, asset: string): Promise<LedgerEntryView> {
+  async faucet(agentId: string, amount: string, asset: string, network?: string): Promise<LedgerEntryView> {
     if (!this.settings.faucet)
       throw new DomainError('ledger.faucet_disabled', 'The faucet exists only where LEDGER_FAUCET=true');
+    if (network !== undefined) return this.chainFaucet(agentId, amount, network);
     return this.changes.run(async (manager) => {
       await this.credit(manager, agentId, asset, amount);
       return this.entry(manager, {
@@ -115,8 +132,44 @@ export class LedgerBook {
         eventId: null,
         ticketId: null,
         counterpartyId: null,
+        network: null,
+        transaction: null,
       });
     });
+  }
+
+  /**
+   * Test USDC minted on solana-local's chain to the agent's own token account (created if needed),
+   * recorded as a FAUCET entry with its network and transaction; no ledger balance moves.
+   */
+  private async chainFaucet(agentId: string, amount: string, network: string): Promise<LedgerEntryView> {
+    const local = this.rails.local;
+    if (!local || network !== this.settings.network) {
+      throw new DomainError(
+        'validation.failed',
+        `network: the faucet mints on the ledger or on ${local ? this.settings.network : 'no chain here (X402_FACILITATOR is not solana-local)'}`,
+        [
+          {
+            field: 'network',
+            message: local ? `must be ${this.settings.network}` : 'no local chain runs here',
+          },
+        ],
+      );
+    }
+    const { transaction } = await local.chain.faucet(agentId, BigInt(amount));
+    return this.changes.run((manager) =>
+      this.entry(manager, {
+        type: 'FAUCET',
+        agentId,
+        amount,
+        asset: local.chain.mint,
+        eventId: null,
+        ticketId: null,
+        counterpartyId: null,
+        network,
+        transaction,
+      }),
+    );
   }
 
   async balance(agentId: string): Promise<BalanceView> {
@@ -187,8 +240,9 @@ export class LedgerBook {
   ): Promise<LedgerEntryView> {
     const [row] = await queryRows<EntryRow>(
       manager,
-      `INSERT INTO ticketing.ledger_entries (type, agent_id, amount, asset, event_id, ticket_id, counterparty_id)
-       VALUES ($1, $2, $3::numeric, $4, $5, $6, $7) RETURNING ${ENTRY_COLUMNS}`,
+      `INSERT INTO ticketing.ledger_entries
+         (type, agent_id, amount, asset, event_id, ticket_id, counterparty_id, network, transaction)
+       VALUES ($1, $2, $3::numeric, $4, $5, $6, $7, $8, $9) RETURNING ${ENTRY_COLUMNS}`,
       [
         entry.type,
         entry.agentId,
@@ -197,6 +251,8 @@ export class LedgerBook {
         entry.eventId,
         entry.ticketId,
         entry.counterpartyId,
+        entry.network,
+        entry.transaction,
       ],
     );
     const view = toEntry(row!);

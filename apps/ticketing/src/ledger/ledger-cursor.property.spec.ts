@@ -16,7 +16,12 @@ function bookWith(rows: Array<Record<string, unknown>>) {
       return rows;
     },
   };
-  const book = new LedgerBook(dataSource as unknown as DataSource, null as never, { faucet: false } as never);
+  const book = new LedgerBook(
+    dataSource as unknown as DataSource,
+    null as never,
+    { faucet: false } as never,
+    null as never,
+  );
   return { book, bound };
 }
 

@@ -3,6 +3,7 @@ import { TicketTopics, type EventView } from '@townhall/contracts';
 import { Changes, queryRows } from '@townhall/platform/service';
 import type { EntityManager } from 'typeorm';
 import { LedgerBook } from '../ledger/ledger-book.js';
+import { RefundsOwed } from '../refunds/refunds-owed.js';
 import { LOGGER, type Logger } from '../tokens.js';
 import { TICKET_COLUMNS, toTicket, type TicketRow } from './ticket-row.js';
 
@@ -12,6 +13,7 @@ export class CancelEventTickets {
   constructor(
     private readonly changes: Changes,
     private readonly ledger: LedgerBook,
+    private readonly refunds: RefundsOwed,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -31,7 +33,10 @@ export class CancelEventTickets {
     const issued = new Set(live.filter((row) => row.status === 'active').map((row) => row.id));
     const refunded = cancelled.filter((row) => issued.has(row.id));
     for (const row of refunded) {
-      if (row.price !== '0' && row.asset) {
+      // Paid on chain: the host's tokens cannot be moved here, so the refund is owed, for the
+      // host to pay with its own key.
+      if (row.network) await this.refunds.owe(manager, row, view.hostId);
+      else if (row.price !== '0' && row.asset) {
         await this.ledger.transfer(manager, {
           type: 'EVENT_TICKET_REFUND',
           from: view.hostId,

@@ -8,22 +8,16 @@ import {
   type PaymentRequirements,
   type SettleResult,
 } from '@townhall/x402';
+import { isSolanaNetwork, type ChainVerdict } from '@townhall/x402/svm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { FACILITATOR, LOGGER, SETTINGS, type Logger, type TicketingSettings } from '../tokens.js';
+import { LedgerBook } from '../ledger/ledger-book.js';
+import { RefundsOwed } from '../refunds/refunds-owed.js';
+import { leavesOpen } from '../payments/settle-answers.js';
+import type { PaymentRails } from '../payments/payment-rails.js';
+import { FACILITATOR, LOGGER, RAILS, SETTINGS, type Logger, type TicketingSettings } from '../tokens.js';
 import { WaitlistSeats } from '../waitlist/waitlist-seats.js';
 import { lockSeats } from './seats.js';
 import { TICKET_COLUMNS, toTicket, type TicketRow } from './ticket-row.js';
-
-/**
- * Answers of the facilitator that decide nothing: it may have settled (or may still), so the
- * payment stays `settling` and is asked about again. Anything else it says is an outcome.
- */
-const UNDECIDED: ReadonlySet<string> = new Set([
-  FACILITATOR_FAILURES.timeout,
-  FACILITATOR_FAILURES.unreachable,
-  FACILITATOR_FAILURES.httpError,
-  FACILITATOR_FAILURES.invalidResponse,
-]);
 
 /** The longest wait between two attempts at one payment. */
 const MAX_RETRY_DELAY_MS = 60_000;
@@ -59,6 +53,9 @@ export class FacilitatorSettlements {
     @Inject(SETTINGS) private readonly settings: TicketingSettings,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly waitlist: WaitlistSeats,
+    private readonly ledger: LedgerBook,
+    private readonly refunds: RefundsOwed,
+    @Inject(RAILS) private readonly rails: PaymentRails,
   ) {}
 
   /**
@@ -69,13 +66,19 @@ export class FacilitatorSettlements {
   async open(
     manager: EntityManager,
     ticket: TicketRow,
-    payment: { payer: string; payload: PaymentPayload; requirements: PaymentRequirements },
+    payment: {
+      payer: string;
+      payload: PaymentPayload;
+      requirements: PaymentRequirements;
+      paymentKey: string;
+    },
   ): Promise<void> {
     await queryRows(
       manager,
       `INSERT INTO ticketing.settlements
-         (ticket_id, event_id, tier_id, payer, payment, requirements, next_attempt_at)
-       VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, now() + make_interval(secs => $7::double precision / 1000))`,
+         (ticket_id, event_id, tier_id, payer, payment, requirements, payment_key, next_attempt_at)
+       VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7,
+               now() + make_interval(secs => $8::double precision / 1000))`,
       [
         ticket.id,
         ticket.event_id,
@@ -83,18 +86,23 @@ export class FacilitatorSettlements {
         payment.payer,
         JSON.stringify(payment.payload),
         JSON.stringify(payment.requirements),
+        payment.paymentKey,
         this.firstRetryDelayMs,
       ],
     );
   }
 
-  /** Asks the facilitator to settle and concludes with its answer. */
+  /**
+   * Asks the facilitator to settle and concludes with its answer: a success settles, a refusal
+   * before anything was sent voids, anything that may have reached the chain stays settling.
+   */
   async settle(
     ticketId: string,
     payload: PaymentPayload,
     requirements: PaymentRequirements,
   ): Promise<SettlementOutcome> {
-    return this.conclude(ticketId, await this.settlementOf(payload, requirements));
+    const result = await this.settlementOf(payload, requirements);
+    return this.conclude(ticketId, result, !leavesOpen(result, requirements.network));
   }
 
   /**
@@ -108,6 +116,7 @@ export class FacilitatorSettlements {
       attempts: number;
       payment: PaymentPayload;
       requirements: PaymentRequirements;
+      pending_transaction: string | null;
     }>(
       this.dataSource.manager,
       `UPDATE ticketing.settlements s
@@ -117,12 +126,15 @@ export class FacilitatorSettlements {
             SELECT ticket_id FROM ticketing.settlements
              WHERE status = 'settling' AND next_attempt_at <= now()
              ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-          RETURNING s.ticket_id, s.attempts, s.payment, s.requirements`,
+          RETURNING s.ticket_id, s.attempts, s.payment, s.requirements, s.pending_transaction`,
       [RECONCILE_BATCH, MAX_RETRY_DELAY_MS, this.firstRetryDelayMs],
     );
     let concluded = 0;
     for (const row of due) {
-      const outcome = await this.settle(row.ticket_id, row.payment, row.requirements);
+      const outcome =
+        this.rails.chain && isSolanaNetwork(row.requirements.network)
+          ? await this.reconcileOnChain(row)
+          : await this.settle(row.ticket_id, row.payment, row.requirements);
       if (outcome.state === 'settling') {
         this.logger.warn(
           { ticketId: row.ticket_id, attempts: row.attempts, reason: outcome.reason },
@@ -139,6 +151,68 @@ export class FacilitatorSettlements {
     return concluded;
   }
 
+  /**
+   * A Solana payment the facilitator left open: the chain decides. Landed, it is settled with its
+   * transaction; landed and failed, or never landed before its blockhash expired, it is voided and
+   * its seat released (nothing moved, and nothing can). While it still could land, the facilitator
+   * is asked again and only its success is taken: a refusal now (its settle cache has forgotten
+   * the payment; the payer's funds are gone because it landed) could be wrong, the chain is not.
+   */
+  private async reconcileOnChain(row: {
+    ticket_id: string;
+    payment: PaymentPayload;
+    requirements: PaymentRequirements;
+    pending_transaction: string | null;
+  }): Promise<SettlementOutcome> {
+    const network = row.requirements.network;
+    let verdict: ChainVerdict;
+    try {
+      verdict = await this.rails.chain!.verdict(row.payment, row.pending_transaction ?? undefined);
+    } catch (error) {
+      this.logger.warn(
+        { err: error, ticketId: row.ticket_id },
+        'the Solana RPC did not answer; asking again later',
+      );
+      verdict = { state: 'unknown' };
+    }
+    switch (verdict.state) {
+      case 'landed':
+        return this.conclude(
+          row.ticket_id,
+          { success: true, transaction: verdict.transaction, network },
+          true,
+        );
+      case 'failed':
+        return this.conclude(
+          row.ticket_id,
+          {
+            success: false,
+            errorReason: 'transaction_failed_on_chain',
+            errorMessage: verdict.error,
+            transaction: verdict.transaction,
+            network,
+          },
+          true,
+        );
+      case 'expired':
+        return this.conclude(
+          row.ticket_id,
+          {
+            success: false,
+            errorReason: 'blockhash_expired',
+            errorMessage: 'the payment never landed, and its blockhash has expired',
+            transaction: '',
+            network,
+          },
+          true,
+        );
+      case 'unknown': {
+        const result = await this.settlementOf(row.payment, row.requirements);
+        return this.conclude(row.ticket_id, result, result.success);
+      }
+    }
+  }
+
   private async settlementOf(
     payload: PaymentPayload,
     requirements: PaymentRequirements,
@@ -147,14 +221,22 @@ export class FacilitatorSettlements {
     return this.facilitator.settle(payload, requirements);
   }
 
-  /** Moves a `settling` payment by the facilitator's answer; a payment already concluded stays as it is. */
-  private async conclude(ticketId: string, result: SettleResult): Promise<SettlementOutcome> {
+  /**
+   * Moves a `settling` payment by an answer: a success settles it; a failure voids it if
+   * `decided`, else leaves it settling (with the transaction the answer named, if any, for the
+   * chain to be asked about). A payment already concluded stays as it is.
+   */
+  private async conclude(
+    ticketId: string,
+    result: SettleResult,
+    decided: boolean,
+  ): Promise<SettlementOutcome> {
     if (result.success) {
       return this.changes.run(async (manager) => {
-        const [settled] = await queryRows<{ payer: string }>(
+        const [settled] = await queryRows<{ payer: string; requirements: PaymentRequirements }>(
           manager,
           `UPDATE ticketing.settlements SET status = 'settled', transaction = $2, network = $3, concluded_at = now()
-            WHERE ticket_id = $1 AND status = 'settling' RETURNING payer`,
+            WHERE ticket_id = $1 AND status = 'settling' RETURNING payer, requirements`,
           [ticketId, result.transaction, result.network],
         );
         // Concluded before (another replica's attempt): as it was recorded then.
@@ -167,17 +249,37 @@ export class FacilitatorSettlements {
         } satisfies SettlementView;
         const [row] = await queryRows<TicketRow>(
           manager,
-          `UPDATE ticketing.tickets SET status = 'active' WHERE id = $1 AND status = 'pending'
-           RETURNING ${TICKET_COLUMNS}`,
-          [ticketId],
+          `UPDATE ticketing.tickets SET status = 'active', network = $2, transaction = $3
+            WHERE id = $1 AND status = 'pending' RETURNING ${TICKET_COLUMNS}`,
+          [ticketId, result.network, result.transaction],
         );
+        // The purchase in the ledger's history, as the chain moved it: no ledger balance moves.
+        const { requirements } = settled;
+        await this.ledger.transfer(manager, {
+          type: 'EVENT_TICKET',
+          from: settled.payer,
+          to: requirements.payTo,
+          amount: requirements.maxAmountRequired,
+          asset: requirements.asset,
+          eventId: requirements.extra.eventId,
+          ticketId,
+          requireFunds: false,
+          chain: { network: result.network, transaction: result.transaction },
+        });
         if (!row) {
           // Cancelled with its event while the payment was settling: the payment is recorded as
           // settled, and the refund is owed on the payment's own network.
-          this.logger.error(
-            { ticketId },
-            'a payment settled for a ticket cancelled meanwhile: a refund is owed',
+          const [cancelled] = await queryRows<TicketRow>(
+            manager,
+            `UPDATE ticketing.tickets SET network = $2, transaction = $3 WHERE id = $1 RETURNING ${TICKET_COLUMNS}`,
+            [ticketId, result.network, result.transaction],
           );
+          if (cancelled?.network) await this.refunds.owe(manager, cancelled, requirements.payTo);
+          else
+            this.logger.error(
+              { ticketId },
+              'a payment settled for a ticket cancelled meanwhile: a refund is owed',
+            );
           return this.current(manager, ticketId, settlement);
         }
         const ticket = toTicket(row);
@@ -188,12 +290,14 @@ export class FacilitatorSettlements {
       });
     }
     const reason = result.errorReason ?? FACILITATOR_FAILURES.settleRefused;
-    if (UNDECIDED.has(reason)) {
+    if (!decided) {
       return this.changes.run(async (manager) => {
         await queryRows(
           manager,
-          `UPDATE ticketing.settlements SET last_error = $2 WHERE ticket_id = $1 AND status = 'settling'`,
-          [ticketId, `${reason}: ${result.errorMessage ?? ''}`.slice(0, 1_000)],
+          `UPDATE ticketing.settlements
+              SET last_error = $2, pending_transaction = COALESCE(NULLIF($3, ''), pending_transaction)
+            WHERE ticket_id = $1 AND status = 'settling'`,
+          [ticketId, `${reason}: ${result.errorMessage ?? ''}`.slice(0, 1_000), result.transaction],
         );
         return this.current(manager, ticketId, undefined, reason);
       });
@@ -284,7 +388,7 @@ export class SettlementReconciler implements OnApplicationBootstrap, OnApplicati
     @Inject(LOGGER) logger: Logger,
   ) {
     this.job =
-      settings.facilitator === 'http'
+      settings.facilitator !== 'ledger'
         ? new PeriodicJob(
             'settling payments asked again',
             settings.settlementRetryIntervalMs,

@@ -2,10 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, GENERAL_TIER, type MessageMeta, type RsvpReply } from '@townhall/contracts';
 import { decodePaymentHeader, type PaymentPayload } from '@townhall/x402';
 import { asPaymentProblem, paymentRequired, type PaymentRefusal } from '../payments/payment-problems.js';
-import { requirementsFor, tierOfResource } from '../payments/requirements.js';
-import { tiersOf, type EventRow, type TierOffer } from '../projection/event-row.js';
+import { FeePayer } from '../payments/fee-payer.js';
+import { requirementsFor, sellsAssetOf, tierOfResource } from '../payments/requirements.js';
+import { assetOf, tiersOf, type EventRow, type TierOffer } from '../projection/event-row.js';
 import { paymentsSettled, ticketsSold } from '../ticketing-metrics.js';
-import { SETTINGS, type TicketingSettings } from '../tokens.js';
+import type { PaymentRails } from '../payments/payment-rails.js';
+import { RAILS, SETTINGS, type TicketingSettings } from '../tokens.js';
 import { buyableTiers, canBuy, SaleFactsReader, type SaleFacts } from './sale-facts.js';
 import { SeatGate, soldOut } from './seat-gate.js';
 import { SettleFacilitatorPayment } from './settle-facilitator-payment.js';
@@ -30,6 +32,8 @@ export class Rsvp {
     private readonly takeSeat: TakeSeat,
     private readonly ledgerPayment: SettleLedgerPayment,
     private readonly facilitatorPayment: SettleFacilitatorPayment,
+    private readonly feePayer: FeePayer,
+    @Inject(RAILS) private readonly rails: PaymentRails,
     @Inject(SETTINGS) private readonly settings: TicketingSettings,
   ) {}
 
@@ -65,7 +69,19 @@ export class Rsvp {
       return this.gated(facts, GENERAL_TIER, meta.caller, () => this.takeSeat.free(event, meta.caller));
     }
 
-    const accepts = requirementsFor(this.settings, event, buyableTiers(facts));
+    if (!sellsAssetOf(this.settings, event)) {
+      throw new DomainError(
+        'ticket.not_on_sale',
+        `This service takes ${this.settings.asset} on ${this.settings.network}; the event is priced in ${assetOf(event.ticketing)}`,
+      );
+    }
+    // On a chain, every way to pay names the facilitator's fee payer (a facilitator that cannot
+    // say is 503: nothing can be paid, and nothing was charged).
+    const chain = this.settings.asset === undefined ? undefined : { feePayer: await this.feePayer.current() };
+    // solana-local is a chain of our own: the host's token account is opened for it, as a host on
+    // devnet or mainnet must open its own before it sells (README "Getting paid in USDC").
+    await this.rails.local?.chain.ensureTokenAccount(event.host_id);
+    const accepts = requirementsFor(this.settings, event, buyableTiers(facts), chain);
     if (header === undefined) {
       throw paymentRequired(
         'payment.required',
@@ -143,7 +159,14 @@ export function requireOnSale(event: Pick<EventRow, 'status'>): void {
   if (!ON_SALE.has(event.status)) throw new DomainError('ticket.not_on_sale', `The event is ${event.status}`);
 }
 
+/**
+ * The tier a payment names: a ledger payment in its signed resource; an x402 v2 payment in the
+ * accept it echoes (`accepted.extra.tierId`, unsigned: it only picks the tier, whose price, payee
+ * and memo the payment is then checked against).
+ */
 function tierOfPayload(payload: PaymentPayload): string | undefined {
   const authorization = (payload.payload as { authorization?: { resource?: unknown } }).authorization;
-  return typeof authorization?.resource === 'string' ? tierOfResource(authorization.resource) : undefined;
+  if (typeof authorization?.resource === 'string') return tierOfResource(authorization.resource);
+  const accepted = (payload.accepted as { extra?: { tierId?: unknown } } | undefined)?.extra?.tierId;
+  return typeof accepted === 'string' ? accepted : undefined;
 }

@@ -45,6 +45,8 @@ type SaleRow = EventRow & {
   held_status: TicketRow['status'] | null;
   held_price: string | null;
   held_asset: string | null;
+  held_network: string | null;
+  held_transaction: string | null;
   held_created_at: Date | null;
 };
 
@@ -76,7 +78,8 @@ export class SaleFactsReader {
            WHERE w.event_id = e.event_id AND w.agent_id = $2 AND w.status = 'offered'
              AND w.offer_expires_at > $3) AS offered_tier,
          t.id AS held_id, t.tier_id AS held_tier_id, t.status AS held_status,
-         t.price::text AS held_price, t.asset AS held_asset, t.created_at AS held_created_at
+         t.price::text AS held_price, t.asset AS held_asset, t.network AS held_network,
+         t.transaction AS held_transaction, t.created_at AS held_created_at
        FROM ticketing.events e
        LEFT JOIN ticketing.tickets t
          ON t.event_id = e.event_id AND t.holder_id = $2 AND t.status <> 'cancelled'
@@ -105,6 +108,8 @@ export class SaleFactsReader {
       held_status,
       held_price,
       held_asset,
+      held_network,
+      held_transaction,
       held_created_at,
       ...event
     } = row;
@@ -123,6 +128,8 @@ export class SaleFactsReader {
               status: held_status!,
               price: held_price!,
               asset: held_asset,
+              network: held_network,
+              transaction: held_transaction,
               created_at: held_created_at!,
               cancelled_at: null,
             },

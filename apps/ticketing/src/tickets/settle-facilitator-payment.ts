@@ -1,21 +1,28 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { RsvpReply } from '@townhall/contracts';
-import { Changes } from '@townhall/platform/service';
-import type { Facilitator } from '@townhall/x402';
+import { Changes, sqlState } from '@townhall/platform/service';
+import { paymentFingerprint, PaymentError, type Facilitator } from '@townhall/x402';
+import { checkExactSvmPayment, isSolanaNetwork } from '@townhall/x402/svm';
+import { FeePayer } from '../payments/fee-payer.js';
+import { FEE_PAYER_REFUSALS } from '../payments/settle-answers.js';
 import { type PaymentSettlement, type Purchase } from '../payments/payment-problems.js';
 import { FACILITATOR } from '../tokens.js';
-import { FacilitatorSettlements } from './facilitator-settlements.js';
 import { WaitlistSeats } from '../waitlist/waitlist-seats.js';
+import { FacilitatorSettlements } from './facilitator-settlements.js';
 import { AlreadyHolding, insertTicket } from './seats.js';
 import { TicketBook } from './ticket-book.js';
 
 /**
- * A paid ticket through any x402 facilitator over HTTP. After /verify, one transaction takes the
- * seat, writes a pending ticket and records the payment as settling; no transaction is open
- * while the facilitator works. Its answer to /settle concludes the payment (FacilitatorSettlements):
- * settled, the ticket is issued (201); refused, the seat is released (402); no answer (a timeout,
- * a 5xx), the ticket stays pending with its seat (202) and the payment is asked about again
- * until the facilitator says what happened.
+ * A paid ticket through an x402 facilitator (http, or solana-local in process). A Solana payment
+ * is first checked here against the request (checkExactSvmPayment: the transfer's authority is
+ * the signer, and mint, recipient, amount and memo are this tier's), so a payment made by another
+ * key or for another event, tier or price never reaches the facilitator. After /verify, one
+ * transaction takes the seat, writes a pending ticket and records the payment as settling (one
+ * live settlement per payment); no transaction is open while the facilitator works. Its answer to
+ * /settle concludes the payment (FacilitatorSettlements): settled, the ticket is issued (201);
+ * refused before anything was sent, the seat is released (402); no answer, or one that leaves it
+ * open (a timeout, `settlement_pending`), the ticket stays pending with its seat (202) until the
+ * facilitator or the chain says what happened. A pending payment is never answered with a 402.
  */
 @Injectable()
 export class SettleFacilitatorPayment implements PaymentSettlement {
@@ -25,13 +32,24 @@ export class SettleFacilitatorPayment implements PaymentSettlement {
     private readonly settlements: FacilitatorSettlements,
     @Inject(FACILITATOR) private readonly facilitator: Facilitator | null,
     private readonly waitlist: WaitlistSeats,
+    private readonly feePayer: FeePayer,
   ) {}
 
   async settle({ event, caller, payload, requirements, refuse }: Purchase): Promise<RsvpReply> {
     const facilitator = this.facilitator;
-    if (!facilitator) throw new Error('X402_FACILITATOR=http needs X402_FACILITATOR_URL');
+    if (!facilitator) throw new Error('a facilitator payment needs X402_FACILITATOR=http or solana-local');
+    let paymentKey = paymentFingerprint(payload);
+    if (isSolanaNetwork(requirements.network)) {
+      try {
+        paymentKey = (await checkExactSvmPayment(payload, requirements, { payer: caller })).messageHash;
+      } catch (error) {
+        if (!(error instanceof PaymentError)) throw error;
+        throw await refuse('payment.invalid', error.message, error.reason);
+      }
+    }
     const verified = await facilitator.verify(payload, requirements);
     if (!verified.isValid) {
+      if (FEE_PAYER_REFUSALS.has(verified.invalidReason ?? '')) this.feePayer.forget();
       throw await refuse(
         'payment.invalid',
         `The facilitator refused the payment: ${verified.invalidReason ?? 'invalid'}`,
@@ -52,11 +70,20 @@ export class SettleFacilitatorPayment implements PaymentSettlement {
           asset: requirements.asset,
           status: 'pending',
         });
-        await this.settlements.open(manager, pending, { payer: caller, payload, requirements });
+        await this.settlements.open(manager, pending, { payer: caller, payload, requirements, paymentKey });
         return pending.id;
       });
     } catch (error) {
       if (error instanceof AlreadyHolding) return this.book.alreadyHeld(event.event_id, caller);
+      const { code, constraint } = sqlState(error);
+      // The same payment already holds a seat (another RSVP of the caller's, for another event).
+      if (code === '23505' && constraint === 'settlements_one_live_per_payment') {
+        throw await refuse(
+          'payment.invalid',
+          'This payment is already being settled for another ticket',
+          'payment_in_use',
+        );
+      }
       throw error;
     }
     const outcome = await this.settlements.settle(ticketId, payload, requirements);

@@ -79,6 +79,8 @@ export class SettleLedgerPayment implements PaymentSettlement {
       status: 'active',
       price: authorization.value,
       asset: authorization.asset,
+      network: null,
+      transaction: null,
       createdAt: at,
       cancelledAt: null,
     };
@@ -91,6 +93,8 @@ export class SettleLedgerPayment implements PaymentSettlement {
       eventId: event.event_id,
       ticketId: ticket.id,
       counterpartyId,
+      network: null,
+      transaction: null,
       createdAt: at,
     });
     const debit = entry(caller, `-${authorization.value}`, event.host_id);

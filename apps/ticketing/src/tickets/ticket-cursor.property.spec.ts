@@ -31,6 +31,8 @@ function ticket(createdAt: string, id: string): TicketRow {
     status: 'active',
     price: '0',
     asset: null,
+    network: null,
+    transaction: null,
     created_at: new Date(createdAt),
     cancelled_at: null,
   };

@@ -8,12 +8,14 @@ export interface TicketRow {
   status: TicketStatus;
   price: string;
   asset: string | null;
+  network: string | null;
+  transaction: string | null;
   created_at: Date;
   cancelled_at: Date | null;
 }
 
 export const TICKET_COLUMNS =
-  'id, event_id, tier_id, holder_id, status, price::text AS price, asset, created_at, cancelled_at';
+  'id, event_id, tier_id, holder_id, status, price::text AS price, asset, network, transaction, created_at, cancelled_at';
 
 export function toTicket(row: TicketRow): TicketView {
   return {
@@ -24,6 +26,8 @@ export function toTicket(row: TicketRow): TicketView {
     status: row.status,
     price: row.price,
     asset: row.asset,
+    network: row.network,
+    transaction: row.transaction,
     createdAt: row.created_at.toISOString(),
     cancelledAt: row.cancelled_at ? row.cancelled_at.toISOString() : null,
   };

@@ -83,6 +83,6 @@ export class TicketsHandler {
 
   @Handle(Ledger.faucet)
   faucet(data: ParsedRequestOf<typeof Ledger.faucet>, meta: MessageMeta) {
-    return this.ledger.faucet(signedMeta(meta).caller, data.amount, data.asset ?? 'USDC');
+    return this.ledger.faucet(signedMeta(meta).caller, data.amount, data.asset ?? 'USDC', data.network);
   }
 }

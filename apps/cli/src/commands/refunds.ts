@@ -1,0 +1,51 @@
+import type { Command } from 'commander';
+import type { RefundView } from '@townhall/sdk';
+import { contextOf } from '../context.js';
+import type { CliIo } from '../io.js';
+import { integer } from '../option-parsers.js';
+import { pageLines } from '../render.js';
+import { solanaSettings } from './wallet.js';
+
+function refundLine(refund: RefundView): string {
+  const paid = refund.transaction ? ` (transaction ${refund.transaction})` : '';
+  return `${refund.id}  ${refund.status.padEnd(6)}  ${refund.amount} of ${refund.asset} to ${refund.holderId}${paid}`;
+}
+
+/** `refunds list|pay`: refunds a cancelled event owes for tickets paid on chain; the host pays them. */
+export function registerRefunds(program: Command, io: CliIo): void {
+  const refunds = program
+    .command('refunds')
+    .description(
+      'refunds of tickets paid on chain, owed by a cancelled event; the host pays them with its key',
+    );
+
+  refunds
+    .command('list')
+    .description('the refunds of an event: all of them for its host, your own otherwise')
+    .argument('<eventId>')
+    .option('--limit <n>', 'how many (1-100)', integer(1, 100))
+    .option('--cursor <cursor>', 'the next page, from a previous list')
+    .action(async (eventId: string, options: { limit?: number; cursor?: string }, command: Command) => {
+      const context = contextOf(command, io);
+      const agent = await context.agent();
+      const page = await agent.refunds.list(eventId, options);
+      context.print(page, (result) => pageLines(result, (items) => items.map(refundLine)));
+    });
+
+  refunds
+    .command('pay')
+    .description(
+      'pay every refund the event still owes, each a USDC transfer signed with your key (the host)',
+    )
+    .argument('<eventId>')
+    .option('--rpc <url>', 'Solana JSON-RPC (default: TOWNHALL_SOLANA_RPC, else the cluster public endpoint)')
+    .action(async (eventId: string, options: { rpc?: string }, command: Command) => {
+      const context = contextOf(command, io);
+      const agent = await context.agent();
+      const settings = options.rpc ? { rpcUrl: options.rpc } : { rpcUrl: solanaSettings(context, {}).rpcUrl };
+      const paid = await agent.refunds.payAll(eventId, settings);
+      context.print(paid, (results) =>
+        results.length === 0 ? ['no refund is owed'] : results.map(refundLine),
+      );
+    });
+}

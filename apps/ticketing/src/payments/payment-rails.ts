@@ -1,0 +1,84 @@
+import { ConfigError } from '@townhall/platform/service';
+import { LocalChain, createLocalFacilitator, startLocalRpc, SOLANA_DEVNET } from '@townhall/solana-local';
+import { ledgerNetwork, type Facilitator } from '@townhall/x402';
+import { HttpFacilitator, InProcessFacilitator } from '@townhall/x402/server';
+import { defaultRpcUrl, defaultUsdcMint, isSolanaNetwork, SolanaChain } from '@townhall/x402/svm';
+import type { TicketingConfig } from '../config.js';
+
+/**
+ * How this deployment takes money (X402_FACILITATOR): the facilitator that verifies and settles,
+ * the network and asset its 402s offer, the chain it can ask when a facilitator leaves a payment
+ * undecided, and with `solana-local` the chain itself (in this process) and its JSON-RPC.
+ */
+export interface PaymentRails {
+  facilitator: Facilitator | null;
+  network: string;
+  /** The SPL mint prices are paid in on Solana; undefined on the ledger and on other networks. */
+  asset: string | undefined;
+  /** Solana JSON-RPC reads, for reconciliation; null on the ledger and on other networks. */
+  chain: SolanaChain | null;
+  /** solana-local only: the runtime (its faucet) and the URL of its JSON-RPC. */
+  local: { chain: LocalChain; rpcUrl: string } | null;
+  close(): Promise<void>;
+}
+
+export async function openPaymentRails(config: TicketingConfig): Promise<PaymentRails> {
+  switch (config.X402_FACILITATOR) {
+    case 'ledger':
+      return {
+        facilitator: null,
+        network: ledgerNetwork(config.TOWNHALL_ENV),
+        asset: undefined,
+        chain: null,
+        local: null,
+        close: async () => undefined,
+      };
+    case 'http': {
+      if (!config.X402_FACILITATOR_URL || !config.X402_NETWORK) {
+        throw new ConfigError(
+          'Invalid configuration:\n  X402_FACILITATOR_URL, X402_NETWORK: required when X402_FACILITATOR=http',
+        );
+      }
+      const network = config.X402_NETWORK;
+      const solana = isSolanaNetwork(network);
+      const asset = solana ? (config.X402_ASSET ?? defaultUsdcMint(network)) : undefined;
+      if (solana && !asset) {
+        throw new ConfigError(
+          `Invalid configuration:\n  X402_ASSET: required on ${network} (no default USDC mint)`,
+        );
+      }
+      const rpcUrl = config.X402_RPC_URL ?? (solana ? defaultRpcUrl(network) : undefined);
+      return {
+        facilitator: new HttpFacilitator(config.X402_FACILITATOR_URL, {
+          timeoutMs: config.X402_FACILITATOR_TIMEOUT_MS,
+        }),
+        network,
+        asset,
+        chain: solana && rpcUrl ? new SolanaChain(rpcUrl) : null,
+        local: null,
+        close: async () => undefined,
+      };
+    }
+    case 'solana-local': {
+      const network = config.X402_NETWORK ?? SOLANA_DEVNET;
+      const chain = await LocalChain.open({
+        network,
+        ...(config.X402_ASSET ? { mint: config.X402_ASSET } : {}),
+        ...(config.SOLANA_LOCAL_STATE ? { dataFile: config.SOLANA_LOCAL_STATE } : {}),
+        blockhashLifetimeMs: config.SOLANA_LOCAL_BLOCKHASH_LIFETIME_MS,
+      });
+      const rpc = await startLocalRpc(chain, { port: config.SOLANA_LOCAL_RPC_PORT });
+      return {
+        facilitator: new InProcessFacilitator(createLocalFacilitator(chain)),
+        network,
+        asset: chain.mint,
+        chain: new SolanaChain(rpc.url),
+        local: { chain, rpcUrl: rpc.url },
+        close: async () => {
+          await rpc.close();
+          await chain.close();
+        },
+      };
+    }
+  }
+}

@@ -28,6 +28,7 @@ describe('the published packages, installed outside the workspace', () => {
   let home = '';
   let standalone: StandaloneProcess | undefined;
   let baseUrl = '';
+  let rpcUrl = '';
   const tarballs: Record<string, string> = {};
 
   const sh = (file: string, args: string[], env: Record<string, string> = {}, cwd = project) =>
@@ -46,12 +47,22 @@ describe('the published packages, installed outside the workspace', () => {
     home = join(work, 'home');
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
+    const rpcPort = await freePort();
+    rpcUrl = `http://127.0.0.1:${rpcPort}`;
     await Promise.all([
       run(process.execPath, ['tools/pack.mjs', '--out', join(work, 'tarballs')], {
         cwd: REPO_ROOT,
         timeout: 120_000,
       }),
-      StandaloneProcess.start({ PUBLIC_BASE_URL: baseUrl }, port).then((started) => (standalone = started)),
+      // It sells in USDC on a local Solana, for the stranger's SDK to pay there.
+      StandaloneProcess.start(
+        {
+          PUBLIC_BASE_URL: baseUrl,
+          X402_FACILITATOR: 'solana-local',
+          SOLANA_LOCAL_RPC_PORT: String(rpcPort),
+        },
+        port,
+      ).then((started) => (standalone = started)),
     ]);
     for (const file of readdirSync(join(work, 'tarballs')).filter((name) => name.endsWith('.tgz')))
       tarballs[`@townhall/${/^townhall-([a-z]+)-/.exec(file)![1]!}`] = join(work, 'tarballs', file);
@@ -126,6 +137,34 @@ describe('the published packages, installed outside the workspace', () => {
     writeFileSync(join(project, 'snippet.mjs'), snippet.replaceAll('http://localhost:3000', baseUrl));
     const { stdout } = await sh(process.execPath, ['snippet.mjs']);
     expect(stdout.trim()).toBe('404 directory.handle_not_found');
+  });
+
+  it('pays for a ticket in USDC on the local chain from the installed SDK (the official x402 client inside)', async () => {
+    writeFileSync(
+      join(project, 'pay.mjs'),
+      `import { AgentClient } from '@townhall/sdk';
+import { walletBalances } from '@townhall/sdk/solana';
+const [baseUrl, rpcUrl] = process.argv.slice(2);
+const network = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
+const host = new AgentClient({ baseUrl });
+const buyer = new AgentClient({ baseUrl });
+const startsAt = new Date(Date.now() + 3_600_000);
+const event = await host.events.create({
+  title: 'Paid from the package',
+  startsAt: startsAt.toISOString(),
+  endsAt: new Date(startsAt.getTime() + 3_600_000).toISOString(),
+  timezone: 'UTC',
+  capacity: 5,
+  ticketing: { mode: 'single', price: '1500000' },
+});
+await buyer.ledger.faucet('5000000', undefined, network);
+const { ticket, payment } = await buyer.tickets.rsvp(event.id, { maxPrice: '1500000', network, rpcUrl });
+const wallet = await walletBalances(buyer.agentId, { rpcUrl, mint: ticket.asset });
+console.log(ticket.status, payment.success, payment.network, String(wallet.tokens));
+`,
+    );
+    const { stdout } = await sh(process.execPath, ['pay.mjs', baseUrl, rpcUrl]);
+    expect(stdout.trim()).toBe('active true solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1 3500000');
   });
 
   it('type-checks against the published .d.ts (strict), the x402 and key-file subpaths included', async () => {

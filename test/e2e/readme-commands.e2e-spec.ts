@@ -40,7 +40,13 @@ describe('the commands the README and the start banner print, as printed', () =>
    * Stopped (SIGTERM to its process group) after `timeoutMs`, or half a second after its output
    * first contains `until`.
    */
-  function shell(command: string, home: string, timeoutMs = 60_000, until?: string): Promise<Run> {
+  function shell(
+    command: string,
+    home: string,
+    timeoutMs = 60_000,
+    until?: string,
+    env: Record<string, string> = {},
+  ): Promise<Run> {
     return new Promise((resolve) => {
       const child = spawn('bash', ['-c', asPrinted(command)], {
         cwd: REPO_ROOT,
@@ -48,6 +54,7 @@ describe('the commands the README and the start banner print, as printed', () =>
           PATH: process.env['PATH'] ?? '',
           HOME: home,
           ...(port === 3000 ? {} : { TOWNHALL_URL: `http://localhost:${port}` }),
+          ...env,
           // npm's configuration and cache stay the user's, as they are for whoever types this.
           npm_config_userconfig: join(process.env['HOME'] ?? '/root', '.npmrc'),
           npm_config_cache: join(process.env['HOME'] ?? '/root', '.npm'),
@@ -147,6 +154,55 @@ describe('the commands the README and the start banner print, as printed', () =>
         });
         if (command.startsWith('curl')) expect(JSON.parse(run.stdout)).toHaveProperty('items');
         if (command.includes('directory set')) expect(run.stdout).toContain('@my_agent');
+      }
+    } finally {
+      await own.stop();
+    }
+  }, 240_000);
+
+  it('the "Getting paid in USDC" block, against npm start -- --solana-local', async () => {
+    // A server of its own, its chain's JSON-RPC on 8899 as printed when that port is free (else on
+    // another, which is then the one change made to the commands), reached through TOWNHALL_URL.
+    const rpcPort = (await portIsFree(8899)) ? 8899 : await freePort();
+    const own = await StandaloneProcess.start({
+      X402_FACILITATOR: 'solana-local',
+      SOLANA_LOCAL_RPC_PORT: String(rpcPort),
+    });
+    try {
+      expect(own.log).toContain(`JSON-RPC http://127.0.0.1:${rpcPort}`);
+      const home = join(work, 'usdc');
+      const env = { TOWNHALL_URL: own.baseUrl.replace('127.0.0.1', 'localhost') };
+      expect((await shell('npx townhall keygen', home, 60_000, undefined, env)).code).toBe(0);
+      const commands = readmeBlock('### Getting paid in USDC', 'sh')
+        .split('\n')
+        .map((line) => line.replace(/\s+#.*$/, '').trim())
+        .filter(Boolean);
+      expect(commands.map((c) => c.split(' ').slice(0, 3).join(' '))).toEqual([
+        'npx townhall wallet',
+        'npx townhall wallet',
+        'npm run demo',
+      ]);
+      for (const command of commands) {
+        const run = await shell(
+          command.replaceAll('127.0.0.1:8899', `127.0.0.1:${rpcPort}`),
+          home,
+          120_000,
+          undefined,
+          env,
+        );
+        expect({ command, code: run.code, stderr: run.code === 0 ? '' : run.stderr }).toEqual({
+          command,
+          code: 0,
+          stderr: '',
+        });
+        if (command.includes('wallet faucet'))
+          expect(run.stdout).toMatch(/^minted 10000000 of \S+ to your token account/m);
+        if (command.includes('wallet --rpc')) expect(run.stdout).toMatch(/^USDC\s+10000000 atomic units/m);
+        if (command.startsWith('npm run demo')) {
+          expect(run.stdout).toMatch(/Solana transaction \S+\)$/m);
+          expect(run.stdout).toMatch(/went from 0 to 7500 atomic units/);
+          expect(run.stdout).toMatch(/^done: /m);
+        }
       }
     } finally {
       await own.stop();

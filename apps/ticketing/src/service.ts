@@ -24,7 +24,7 @@ async function defineTicketing(
   const dataSource = await openDataSource(createTicketingDataSource, config);
   let rails;
   try {
-    rails = await openPaymentRails(config);
+    rails = await openPaymentRails(config, logger);
   } catch (error) {
     await dataSource.destroy();
     throw error;

@@ -37,9 +37,12 @@ export class FeePayer {
 
   private async ask(): Promise<string> {
     const network = this.settings.network;
+    const facilitator = this.facilitator;
+    if (!facilitator)
+      throw new Error(`no facilitator names a fee payer on ${network}: X402_FACILITATOR is ledger`);
     let feePayer: unknown;
     try {
-      const { kinds } = await this.facilitator!.supported();
+      const { kinds } = await facilitator.supported();
       const kind =
         kinds.find((k) => k.scheme === 'exact' && k.network === network && k.x402Version === 2) ??
         kinds.find((k) => k.scheme === 'exact' && k.network === network);

@@ -1,8 +1,7 @@
-import { ConfigError } from '@townhall/platform/service';
-import { LocalChain, createLocalFacilitator, startLocalRpc, SOLANA_DEVNET } from '@townhall/solana-local';
-import { ledgerNetwork, type Facilitator } from '@townhall/x402';
-import { HttpFacilitator, InProcessFacilitator } from '@townhall/x402/server';
-import { defaultRpcUrl, defaultUsdcMint, isSolanaNetwork, SolanaChain } from '@townhall/x402/svm';
+import { ConfigError, type Logger } from '@townhall/platform/service';
+import type { LocalChain } from '@townhall/solana-local';
+import { isSolanaNetwork, ledgerNetwork, type Facilitator } from '@townhall/x402';
+import type { SolanaChain } from '@townhall/x402/svm';
 import type { TicketingConfig } from '../config.js';
 
 /**
@@ -22,7 +21,11 @@ export interface PaymentRails {
   close(): Promise<void>;
 }
 
-export async function openPaymentRails(config: TicketingConfig): Promise<PaymentRails> {
+/**
+ * The rails `X402_FACILITATOR` names. What only some rails need is loaded only for them (the
+ * facilitator clients, @solana/kit, LiteSVM's native module): a ledger deployment starts without.
+ */
+export async function openPaymentRails(config: TicketingConfig, logger: Logger): Promise<PaymentRails> {
   switch (config.X402_FACILITATOR) {
     case 'ledger':
       return {
@@ -41,6 +44,8 @@ export async function openPaymentRails(config: TicketingConfig): Promise<Payment
       }
       const network = config.X402_NETWORK;
       const solana = isSolanaNetwork(network);
+      const { HttpFacilitator } = await import('@townhall/x402/server');
+      const { defaultRpcUrl, defaultUsdcMint, SolanaChain } = await import('@townhall/x402/svm');
       const asset = solana ? (config.X402_ASSET ?? defaultUsdcMint(network)) : undefined;
       if (solana && !asset) {
         throw new ConfigError(
@@ -60,12 +65,28 @@ export async function openPaymentRails(config: TicketingConfig): Promise<Payment
       };
     }
     case 'solana-local': {
+      // Its keys are test keys on this machine, and its USDC is minted by a faucet.
+      if (config.TOWNHALL_ENV === 'production') {
+        throw new ConfigError(
+          'Invalid configuration:\n  X402_FACILITATOR: solana-local is a local test chain, never production money',
+        );
+      }
+      const [
+        { LocalChain, createLocalFacilitator, startLocalRpc, SOLANA_DEVNET },
+        { InProcessFacilitator },
+        { SolanaChain },
+      ] = await Promise.all([
+        import('@townhall/solana-local'),
+        import('@townhall/x402/server'),
+        import('@townhall/x402/svm'),
+      ]);
       const network = config.X402_NETWORK ?? SOLANA_DEVNET;
       const chain = await LocalChain.open({
         network,
         ...(config.X402_ASSET ? { mint: config.X402_ASSET } : {}),
         ...(config.SOLANA_LOCAL_STATE ? { dataFile: config.SOLANA_LOCAL_STATE } : {}),
         blockhashLifetimeMs: config.SOLANA_LOCAL_BLOCKHASH_LIFETIME_MS,
+        onPersistError: (error) => logger.error({ err: error }, 'solana-local could not save its state'),
       });
       const rpc = await startLocalRpc(chain, { port: config.SOLANA_LOCAL_RPC_PORT });
       return {

@@ -1,5 +1,4 @@
-import { FACILITATOR_FAILURES, type SettleResult } from '@townhall/x402';
-import { isSolanaNetwork } from '@townhall/x402/svm';
+import { FACILITATOR_FAILURES, isSolanaNetwork, type SettleResult } from '@townhall/x402';
 
 /**
  * Answers of a facilitator that decide nothing: it may have settled (or may still), so the

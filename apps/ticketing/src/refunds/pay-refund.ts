@@ -8,7 +8,7 @@ import {
   type PaymentPayload,
   type SettleResult,
 } from '@townhall/x402';
-import { checkExactSvmPayment, type ChainVerdict } from '@townhall/x402/svm';
+import type { ChainVerdict } from '@townhall/x402/svm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { LedgerBook } from '../ledger/ledger-book.js';
 import { FeePayer } from '../payments/fee-payer.js';
@@ -56,6 +56,7 @@ export class PayRefund {
     const requirements = refundRequirements(this.settings, refund, await this.feePayer.current());
     let payload: PaymentPayload;
     let paymentKey: string;
+    const { checkExactSvmPayment } = await import('@townhall/x402/svm');
     try {
       payload = decodePaymentHeader(header);
       paymentKey = (await checkExactSvmPayment(payload, requirements, { payer: caller })).messageHash;

@@ -3,12 +3,13 @@ import { TicketTopics, type SettlementView, type TicketView } from '@townhall/co
 import { Changes, PeriodicJob, queryRows } from '@townhall/platform/service';
 import {
   FACILITATOR_FAILURES,
+  isSolanaNetwork,
   type Facilitator,
   type PaymentPayload,
   type PaymentRequirements,
   type SettleResult,
 } from '@townhall/x402';
-import { isSolanaNetwork, type ChainVerdict } from '@townhall/x402/svm';
+import type { ChainVerdict } from '@townhall/x402/svm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { LedgerBook } from '../ledger/ledger-book.js';
 import { RefundsOwed } from '../refunds/refunds-owed.js';

@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { RsvpReply } from '@townhall/contracts';
 import { Changes, sqlState } from '@townhall/platform/service';
-import { paymentFingerprint, PaymentError, type Facilitator } from '@townhall/x402';
-import { checkExactSvmPayment, isSolanaNetwork } from '@townhall/x402/svm';
+import { isSolanaNetwork, paymentFingerprint, PaymentError, type Facilitator } from '@townhall/x402';
 import { FeePayer } from '../payments/fee-payer.js';
 import { FEE_PAYER_REFUSALS } from '../payments/settle-answers.js';
 import { type PaymentSettlement, type Purchase } from '../payments/payment-problems.js';
@@ -40,6 +39,8 @@ export class SettleFacilitatorPayment implements PaymentSettlement {
     if (!facilitator) throw new Error('a facilitator payment needs X402_FACILITATOR=http or solana-local');
     let paymentKey = paymentFingerprint(payload);
     if (isSolanaNetwork(requirements.network)) {
+      // Loaded with the first Solana payment: @solana/kit is not for ledger deployments to load.
+      const { checkExactSvmPayment } = await import('@townhall/x402/svm');
       try {
         paymentKey = (await checkExactSvmPayment(payload, requirements, { payer: caller })).messageHash;
       } catch (error) {

@@ -282,6 +282,23 @@ export const HOSTILE_HEADERS: readonly Hostile<Array<[string, string]>>[] = [
 ];
 
 /** X-PAYMENT / PAYMENT-SIGNATURE values that are not a payment at all. */
+/** An x402 v2 Solana `exact` accept, as a 402 on devnet offers it (the fee payer and memo made up). */
+const SVM_ACCEPT = {
+  scheme: 'exact',
+  network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
+  amount: '2500000',
+  asset: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU',
+  payTo: '586Z7H2vpX9qNhN2T4e9Utugie3ogjbxzGaMtM3E6HR5',
+  maxTimeoutSeconds: 300,
+  extra: { feePayer: 'ArB4iSXvt3npqvzig1kMPAJVFE93VUWZqKGMnuX6R5St', memo: 'townhall:x:general' },
+};
+
+function svmPayment(transaction: unknown): string {
+  return Buffer.from(
+    JSON.stringify({ x402Version: 2, accepted: SVM_ACCEPT, payload: { transaction } }),
+  ).toString('base64');
+}
+
 export const HOSTILE_PAYMENT_HEADERS: readonly Hostile<string>[] = [
   h('payment:empty', ''),
   h('payment:not-base64', '!!!not base64!!!'),
@@ -296,6 +313,21 @@ export const HOSTILE_PAYMENT_HEADERS: readonly Hostile<string>[] = [
   h('payment:version-string', Buffer.from('{"x402Version":"1","scheme":"exact"}').toString('base64')),
   h('payment:too-long', 'A'.repeat(20_000)),
   h('payment:non-canonical', 'YR=='),
+  // x402 v2 `exact` on Solana, as the official client shapes it, with transactions no chain takes:
+  // decoded by the server's own Solana checks wherever it sells on Solana, refused as another
+  // network's payment on the ledger.
+  h('payment:svm-garbage-transaction', svmPayment(Buffer.from('not a transaction').toString('base64'))),
+  h(
+    'payment:svm-random-bytes',
+    svmPayment(Buffer.from(Array.from({ length: 600 }, (_, i) => (i * 37) % 256)).toString('base64')),
+  ),
+  h('payment:svm-oversized-transaction', svmPayment('A'.repeat(4_000))),
+  h('payment:svm-empty-transaction', svmPayment('')),
+  h('payment:svm-transaction-number', svmPayment(12)),
+  h(
+    'payment:svm-no-transaction',
+    Buffer.from(JSON.stringify({ x402Version: 2, accepted: SVM_ACCEPT, payload: {} })).toString('base64'),
+  ),
 ];
 
 /** Ledger authorization fields an attacker changes (README "Tickets, payments (x402) and the ledger"). */

@@ -17,10 +17,6 @@ export const SOLANA_NETWORKS = {
   testnet: SOLANA_TESTNET_CAIP2,
 } as const;
 
-export function isSolanaNetwork(network: string): boolean {
-  return network.startsWith('solana:');
-}
-
 /** Circle's USDC mint on a Solana cluster (as @x402/svm knows it), if the network is one. */
 export function defaultUsdcMint(network: string): string | undefined {
   switch (network) {

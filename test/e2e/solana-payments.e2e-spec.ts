@@ -46,6 +46,20 @@ async function tokens(rpcUrl: string, owner: string, mint: string): Promise<bigi
   return BigInt((await rpc.getTokenAccountBalance(ata).send()).value.amount);
 }
 
+/** A single-price event of `host`'s, tomorrow: its id. */
+async function singlePriceEvent(host: AgentClient, price: string, capacity: number): Promise<string> {
+  const startsAt = new Date(Date.now() + 24 * HOUR);
+  const event = await host.events.create({
+    title: 'Paid in USDC on Solana',
+    startsAt: startsAt.toISOString(),
+    endsAt: new Date(startsAt.getTime() + HOUR).toISOString(),
+    timezone: 'UTC',
+    capacity,
+    ticketing: { mode: 'single', price },
+  });
+  return event.id;
+}
+
 /** The official x402 client, paying exact on Solana with this agent's key: nothing of ours. */
 async function officialClient(agent: AgentClient, rpcUrl: string): Promise<x402Client> {
   const signer = await createKeyPairSignerFromPrivateKeyBytes(agent.key.secretKey);
@@ -93,18 +107,7 @@ function theSaleOnSolana(started: () => Sale): void {
     await sale.openAccount(host);
   });
 
-  async function paidEvent(price = PRICE, capacity = 10): Promise<string> {
-    const startsAt = new Date(Date.now() + 24 * HOUR);
-    const event = await host.events.create({
-      title: 'Paid in USDC on Solana',
-      startsAt: startsAt.toISOString(),
-      endsAt: new Date(startsAt.getTime() + HOUR).toISOString(),
-      timezone: 'UTC',
-      capacity,
-      ticketing: { mode: 'single', price },
-    });
-    return event.id;
-  }
+  const paidEvent = (price = PRICE, capacity = 10) => singlePriceEvent(host, price, capacity);
 
   async function fundedBuyer(): Promise<AgentClient> {
     const buyer = sale.client();
@@ -309,18 +312,7 @@ describe('Solana exact through an HTTP facilitator (the official x402Facilitator
     });
     beforeEach(() => facilitator.reset());
 
-    async function oneSeat(price = PRICE, capacity = 1): Promise<string> {
-      const startsAt = new Date(Date.now() + 24 * HOUR);
-      const event = await host.events.create({
-        title: 'One seat on chain',
-        startsAt: startsAt.toISOString(),
-        endsAt: new Date(startsAt.getTime() + HOUR).toISOString(),
-        timezone: 'UTC',
-        capacity,
-        ticketing: { mode: 'single', price },
-      });
-      return event.id;
-    }
+    const oneSeat = (price = PRICE, capacity = 1) => singlePriceEvent(host, price, capacity);
 
     async function fundedBuyer(): Promise<AgentClient> {
       const buyer = topology.client();

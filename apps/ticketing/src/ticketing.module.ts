@@ -5,7 +5,6 @@ import { DataSource } from 'typeorm';
 import { LedgerBook } from './ledger/ledger-book.js';
 import { PayRefund } from './refunds/pay-refund.js';
 import { RefundBook } from './refunds/refund-book.js';
-import { RefundReconciler } from './refunds/refund-reconciler.js';
 import { RefundsHandler } from './refunds/refunds.handler.js';
 import { RefundsOwed } from './refunds/refunds-owed.js';
 import { FeePayer } from './payments/fee-payer.js';
@@ -19,7 +18,8 @@ import { ReleaseSeat } from './tickets/release-seat.js';
 import { Rsvp } from './tickets/rsvp.js';
 import { SaleFactsReader } from './tickets/sale-facts.js';
 import { SeatGate } from './tickets/seat-gate.js';
-import { FacilitatorSettlements, SettlementReconciler } from './tickets/facilitator-settlements.js';
+import { FacilitatorSettlements } from './tickets/facilitator-settlements.js';
+import { PaymentReconciler } from './payments/payment-reconciler.js';
 import { SettleFacilitatorPayment } from './tickets/settle-facilitator-payment.js';
 import { SettleLedgerPayment } from './tickets/settle-ledger-payment.js';
 import { TakeSeat } from './tickets/take-seat.js';
@@ -82,7 +82,7 @@ export class TicketingModule {
         TakeSeat,
         SettleLedgerPayment,
         FacilitatorSettlements,
-        SettlementReconciler,
+        PaymentReconciler,
         SettleFacilitatorPayment,
         Rsvp,
         SaleFactsReader,
@@ -93,7 +93,6 @@ export class TicketingModule {
         RefundsOwed,
         RefundBook,
         PayRefund,
-        RefundReconciler,
         WaitlistSeats,
         WaitlistBook,
         JoinWaitlist,

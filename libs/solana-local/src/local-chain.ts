@@ -1,18 +1,12 @@
+// The local chain: opening it (keys, state, fee payer, mint), its faucet and reads, and its lifecycle.
 import { createHash, randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import {
   address,
-  appendTransactionMessageInstructions,
-  blockhash as toBlockhash,
   createKeyPairSignerFromPrivateKeyBytes,
-  createTransactionMessage,
   getBase58Decoder,
   isAddress,
   lamports,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
   type Address,
   type Instruction,
   type KeyPairSigner,
@@ -29,12 +23,13 @@ import {
   readKeys,
   readState,
   writeKeys,
-  writeState,
   type ChainFiles,
   type ChainKeySeeds,
 } from './chain-store.js';
 import { LocalChainError } from './errors.js';
 import { createFacilitatorSigner } from './facilitator-signer.js';
+import { sendOwnTransaction, type OwnSigner } from './own-transactions.js';
+import { SaveScheduler } from './save-scheduler.js';
 import {
   TOKEN_PROGRAM_ADDRESS,
   associatedTokenAddress,
@@ -43,7 +38,6 @@ import {
   mintAccountData,
   MINT_SIZE,
 } from './token-accounts.js';
-import { describeTransactionError } from './transaction-error.js';
 import type { ProcessedTransaction } from './transaction-history.js';
 
 /** CAIP-2 id of Solana devnet, the network the local chain answers as by default. */
@@ -70,7 +64,6 @@ export interface LocalChainOptions {
 
 const DECIMALS = 6;
 const DEFAULT_BLOCKHASH_LIFETIME_MS = 60_000;
-const SAVE_DELAY_MS = 250;
 const LAMPORTS_PER_SOL = 1_000_000_000n;
 /** The fee payer is topped up to this at open when it holds less than a tenth of it. */
 const FEE_PAYER_FUNDING = 1_000n * LAMPORTS_PER_SOL;
@@ -106,8 +99,9 @@ export class LocalChain {
   /** Solana's genesis hash for the chain's network (the real one for the three known ids, else derived). */
   readonly genesisHash: string;
   private closed = false;
-  private saveTimer: NodeJS.Timeout | undefined;
-  private saving: Promise<void> = Promise.resolve();
+  private readonly saves: SaveScheduler;
+  /** The chain's own keys and bank, for the faucet's transactions. */
+  private readonly own: OwnSigner;
 
   private constructor(
     private readonly bank: Bank,
@@ -115,15 +109,20 @@ export class LocalChain {
     readonly mint: string,
     private readonly feePayerSigner: KeyPairSigner,
     private readonly mintAuthority: KeyPairSigner,
-    private readonly files: ChainFiles | undefined,
-    private readonly onPersistError: LocalChainOptions['onPersistError'],
+    files: ChainFiles | undefined,
+    onPersistError: LocalChainOptions['onPersistError'],
   ) {
     this.signer = createFacilitatorSigner(bank, feePayerSigner, network);
     this.genesisHash =
       KNOWN_GENESIS_HASHES[network] ??
       getBase58Decoder().decode(createHash('sha256').update(`townhall-solana-local:${network}`).digest());
     banks.set(this, bank);
-    bank.onChange = () => this.scheduleSave();
+    this.saves = new SaveScheduler(bank, files, onPersistError);
+    this.own = { bank, feePayer: feePayerSigner, assertOpen: () => this.assertOpen() };
+    // A closed chain writes nothing more: close() has written its last state.
+    bank.onChange = () => {
+      if (!this.closed) this.saves.schedule();
+    };
   }
 
   static async open(options: LocalChainOptions = {}): Promise<LocalChain> {
@@ -213,7 +212,7 @@ export class LocalChain {
         `amount must be a bigint in 1..2^64-1, not ${String(amount)}`,
       );
     const tokenAccount = associatedTokenAddress(ownerAddress, address(this.mint));
-    const record = await this.sendOwnTransaction('faucet', [
+    const record = await sendOwnTransaction(this.own, 'faucet', [
       this.createTokenAccountInstruction(ownerAddress, tokenAccount),
       getMintToCheckedInstruction({
         mint: address(this.mint),
@@ -231,7 +230,7 @@ export class LocalChain {
     const ownerAddress = this.addressArgument(owner, 'owner');
     const tokenAccount = associatedTokenAddress(ownerAddress, address(this.mint));
     if (this.bank.account(tokenAccount)) return tokenAccount;
-    await this.sendOwnTransaction('token account', [
+    await sendOwnTransaction(this.own, 'token account', [
       this.createTokenAccountInstruction(ownerAddress, tokenAccount),
     ]);
     return tokenAccount;
@@ -289,60 +288,16 @@ export class LocalChain {
   /** Writes the state now (also done after every state change, debounced, when dataFile is set). */
   async save(): Promise<void> {
     this.assertOpen();
-    await this.flush();
+    await this.saves.flush();
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     try {
-      await this.flush();
+      await this.saves.flush();
     } finally {
       this.closed = true;
     }
-  }
-
-  private async flush(): Promise<void> {
-    clearTimeout(this.saveTimer);
-    this.saveTimer = undefined;
-    if (!this.files) return;
-    // A background write that failed is retried here with the whole state: if this write succeeds, what
-    // the failed one was writing (and everything since) is on disk, and its error no longer applies.
-    await this.write(this.files);
-  }
-
-  private scheduleSave(): void {
-    if (!this.files || this.saveTimer || this.closed) return;
-    const files = this.files;
-    // Not unref'd: a process ending naturally waits the few ms for its last change to reach the disk.
-    this.saveTimer = setTimeout(() => {
-      this.saveTimer = undefined;
-      this.write(files).catch((error: unknown) => {
-        const failure =
-          error instanceof LocalChainError
-            ? error
-            : new LocalChainError('persistence_failed', `saving the chain failed: ${String(error)}`, {
-                cause: error,
-              });
-        // Without a listener the failure is not lost: the next change, save() or close() writes the
-        // whole state again, and save() and close() reject if that write fails too.
-        this.onPersistError?.(failure);
-      });
-    }, SAVE_DELAY_MS);
-  }
-
-  private write(files: ChainFiles): Promise<void> {
-    // The state is taken now, synchronously; writes run one after another, so the last one on disk is the newest.
-    const state = this.bank.snapshot();
-    const written = this.saving.then(() =>
-      writeState(files, {
-        snapshot: state.svm,
-        blockhashQueue: state.queue,
-        transactions: state.transactions,
-      }),
-    );
-    // The chain only orders writes; each caller gets its own write's error from `written`.
-    this.saving = written.catch(() => undefined);
-    return written;
   }
 
   private assertOpen(): void {
@@ -370,44 +325,5 @@ export class LocalChain {
       owner,
       mint: address(this.mint),
     });
-  }
-
-  /** Signs with the chain's own keys and processes; throws unless it landed and succeeded. */
-  private async sendOwnTransaction(
-    purpose: string,
-    instructions: Instruction[],
-  ): Promise<ProcessedTransaction> {
-    const latest = this.bank.latestBlockhash();
-    // A nonce memo: two equal faucet calls in one blockhash window would otherwise be one transaction,
-    // and the second would be refused as already processed.
-    const nonce: Instruction = {
-      programAddress: address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr'),
-      data: new TextEncoder().encode(`townhall-local ${purpose} ${randomBytes(8).toString('hex')}`),
-    };
-    const signed = await signTransactionMessageWithSigners(
-      pipe(
-        createTransactionMessage({ version: 0 }),
-        (message) => setTransactionMessageFeePayerSigner(this.feePayerSigner, message),
-        (message) =>
-          setTransactionMessageLifetimeUsingBlockhash(
-            { blockhash: toBlockhash(latest.blockhash), lastValidBlockHeight: latest.lastValidBlockHeight },
-            message,
-          ),
-        (message) => appendTransactionMessageInstructions([...instructions, nonce], message),
-      ),
-    );
-    this.assertOpen();
-    const outcome = this.bank.process(signed);
-    if (!outcome.landed)
-      throw new LocalChainError(
-        'transaction_rejected',
-        `${purpose} transaction refused: ${describeTransactionError(outcome.err)} (${outcome.detail})`,
-      );
-    if (outcome.record.err !== null)
-      throw new LocalChainError(
-        'transaction_failed',
-        `${purpose} transaction ${outcome.record.signature} failed: ${describeTransactionError(outcome.record.err)}`,
-      );
-    return outcome.record;
   }
 }

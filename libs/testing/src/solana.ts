@@ -1,6 +1,7 @@
 // `@townhall/testing/solana`: a separate entry, so that tests which do not pay on Solana do not load
 // LiteSVM (a native module) with the rest of @townhall/testing.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { readText, sendJson } from './json-http.js';
 import type { AddressInfo } from 'node:net';
 import { createLocalFacilitator, type LocalChain } from '@townhall/solana-local';
 
@@ -28,7 +29,7 @@ export class SvmFacilitatorServer {
   private readonly facilitator: ReturnType<typeof createLocalFacilitator>;
   private readonly server: Server = createServer((request, response) => {
     this.handle(request, response).catch((error: unknown) =>
-      send(response, 500, { error: error instanceof Error ? error.message : String(error) }),
+      sendJson(response, 500, { error: error instanceof Error ? error.message : String(error) }),
     );
   });
 
@@ -64,12 +65,12 @@ export class SvmFacilitatorServer {
     const path = request.url ?? '';
     this.calls.push(path);
     if (request.method === 'GET' && path === '/supported')
-      return send(response, 200, this.facilitator.getSupported());
+      return sendJson(response, 200, this.facilitator.getSupported());
     if (request.method !== 'POST' || (path !== '/verify' && path !== '/settle'))
-      return send(response, 404, { error: 'not found' });
-    const body = JSON.parse(await readBody(request)) as { paymentPayload: never; paymentRequirements: never };
+      return sendJson(response, 404, { error: 'not found' });
+    const body = JSON.parse(await readText(request)) as { paymentPayload: never; paymentRequirements: never };
     if (path === '/verify') {
-      return send(
+      return sendJson(
         response,
         200,
         await this.facilitator.verify(body.paymentPayload, body.paymentRequirements),
@@ -83,7 +84,7 @@ export class SvmFacilitatorServer {
         return;
       case 'pending': {
         const settled = await this.facilitator.settle(body.paymentPayload, body.paymentRequirements);
-        return send(response, 200, {
+        return sendJson(response, 200, {
           ...settled,
           success: false,
           errorReason: 'settlement_pending',
@@ -91,26 +92,11 @@ export class SvmFacilitatorServer {
         });
       }
       case 'ok':
-        return send(
+        return sendJson(
           response,
           200,
           await this.facilitator.settle(body.paymentPayload, body.paymentRequirements),
         );
     }
   }
-}
-
-function send(response: ServerResponse, status: number, body: unknown): void {
-  if (response.headersSent) return;
-  response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body, bigints));
-}
-
-function bigints(_key: string, value: unknown): unknown {
-  return typeof value === 'bigint' ? value.toString() : value;
-}
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { readText, sendJson } from './json-http.js';
 import type { AddressInfo } from 'node:net';
 import {
   PaymentPayloadV1Schema,
@@ -86,25 +87,26 @@ export class TestFacilitator {
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = request.url ?? '';
-    if (request.method === 'GET' && path === '/supported') return send(response, 200, this.answers.supported);
+    if (request.method === 'GET' && path === '/supported')
+      return sendJson(response, 200, this.answers.supported);
     if (request.method !== 'POST' || (path !== '/verify' && path !== '/settle'))
-      return send(response, 404, { error: 'not found' });
+      return sendJson(response, 404, { error: 'not found' });
     let json: unknown;
     try {
-      json = JSON.parse(await readBody(request));
+      json = JSON.parse(await readText(request));
     } catch {
-      return send(response, 400, { error: 'not JSON' });
+      return sendJson(response, 400, { error: 'not JSON' });
     }
     const parsed = FacilitatorRequestSchema.safeParse(json);
     if (!parsed.success)
-      return send(response, 400, { error: 'invalid request', issues: parsed.error.issues });
+      return sendJson(response, 400, { error: 'invalid request', issues: parsed.error.issues });
     this.received.push({ path, body: parsed.data });
     const network = parsed.data.paymentRequirements.network;
     const { payer } = this.answers;
     const payment = canonicalJson(parsed.data.paymentPayload);
     const already = this.settled.get(payment);
     if (path === '/settle' && already !== undefined)
-      return send(response, 200, { success: true, transaction: already, network, payer });
+      return sendJson(response, 200, { success: true, transaction: already, network, payer });
     const transaction = `${this.answers.transaction}${this.settled.size === 0 ? '' : `-${this.settled.size}`}`;
     switch (this.mode) {
       case 'hang':
@@ -114,7 +116,7 @@ export class TestFacilitator {
         response.write('{"success":tr');
         return; // headers and half a body, then silence
       case 'settle-error500':
-        if (path === '/verify') return send(response, 200, { isValid: true, payer });
+        if (path === '/verify') return sendJson(response, 200, { isValid: true, payer });
         response.writeHead(500, { 'content-type': 'text/plain' }).end('facilitator exploded');
         return;
       case 'error500':
@@ -122,8 +124,8 @@ export class TestFacilitator {
         return;
       case 'refuse':
         if (path === '/verify')
-          return send(response, 200, { isValid: false, invalidReason: 'insufficient_funds', payer });
-        return send(response, 200, {
+          return sendJson(response, 200, { isValid: false, invalidReason: 'insufficient_funds', payer });
+        return sendJson(response, 200, {
           success: false,
           errorReason: 'insufficient_funds',
           transaction: '',
@@ -131,8 +133,8 @@ export class TestFacilitator {
           payer,
         });
       case 'refuse-settle':
-        if (path === '/verify') return send(response, 200, { isValid: true, payer });
-        return send(response, 200, {
+        if (path === '/verify') return sendJson(response, 200, { isValid: true, payer });
+        return sendJson(response, 200, {
           success: false,
           errorReason: 'transaction_failed',
           transaction: '',
@@ -140,14 +142,14 @@ export class TestFacilitator {
           payer,
         });
       case 'settle-late':
-        if (path === '/verify') return send(response, 200, { isValid: true, payer });
+        if (path === '/verify') return sendJson(response, 200, { isValid: true, payer });
         this.settled.set(payment, transaction);
         await new Promise((resolve) => setTimeout(resolve, this.lateMs));
-        return send(response, 200, { success: true, transaction, network, payer });
+        return sendJson(response, 200, { success: true, transaction, network, payer });
       case 'ok':
-        if (path === '/verify') return send(response, 200, { isValid: true, payer });
+        if (path === '/verify') return sendJson(response, 200, { isValid: true, payer });
         this.settled.set(payment, transaction);
-        return send(response, 200, { success: true, transaction, network, payer });
+        return sendJson(response, 200, { success: true, transaction, network, payer });
     }
   }
 }
@@ -160,14 +162,4 @@ function canonicalJson(value: unknown): string {
     return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
   }
   return JSON.stringify(value);
-}
-
-function send(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-}
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }

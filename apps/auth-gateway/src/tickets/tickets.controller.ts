@@ -125,6 +125,7 @@ export class TicketsController {
       'PAYMENT-SIGNATURE': Refunds.pay.request.shape.payment.describe(PAYMENT_SIGNATURE_HEADER_DESCRIPTION),
     }),
     reply: RefundViewSchema,
+    replyHeaders: ['X-PAYMENT-RESPONSE', 'PAYMENT-RESPONSE'],
     statuses: {
       200: 'The refund, paid (with PAYMENT-RESPONSE when this call paid it)',
       202: 'The refund, `paying`: the facilitator has not yet said whether the payment settled',

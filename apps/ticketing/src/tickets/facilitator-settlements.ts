@@ -1,6 +1,6 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { TicketTopics, type SettlementView, type TicketView } from '@townhall/contracts';
-import { Changes, PeriodicJob, queryRows } from '@townhall/platform/service';
+import { Changes, queryRows } from '@townhall/platform/service';
 import {
   FACILITATOR_FAILURES,
   isSolanaNetwork,
@@ -372,38 +372,5 @@ export class FacilitatorSettlements {
    */
   private get firstRetryDelayMs(): number {
     return this.settings.facilitatorTimeoutMs + 1_000;
-  }
-}
-
-/**
- * The reconciliation job: asks again about every payment still settling, every
- * SETTLEMENT_RETRY_INTERVAL_MS, on each replica (a payment is leased by one at a time).
- */
-@Injectable()
-export class SettlementReconciler implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly job: PeriodicJob | undefined;
-
-  constructor(
-    settlements: FacilitatorSettlements,
-    @Inject(SETTINGS) settings: TicketingSettings,
-    @Inject(LOGGER) logger: Logger,
-  ) {
-    this.job =
-      settings.facilitator !== 'ledger'
-        ? new PeriodicJob(
-            'settling payments asked again',
-            settings.settlementRetryIntervalMs,
-            () => settlements.reconcile(),
-            logger,
-          )
-        : undefined;
-  }
-
-  onApplicationBootstrap(): void {
-    this.job?.start({ runNow: true });
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.job?.stop();
   }
 }

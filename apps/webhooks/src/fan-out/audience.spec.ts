@@ -78,6 +78,17 @@ describe('audienceOf: who may receive a domain event', () => {
     });
   });
 
+  it('a refund of a ticket paid on chain: its holder and the host that owes it', async () => {
+    const refund = { id: 'r', eventId: EVENT, hostId: HOST, holderId: HOLDER, status: 'owed' };
+    expect(await audience(event('townhall.refund.owed', EVENT, refund))).toEqual({
+      eventId: EVENT,
+      agents: [HOST, HOLDER],
+    });
+    expect(
+      (await audience(event('townhall.refund.paid', EVENT, { ...refund, status: 'paid' }))).agents,
+    ).not.toContain(STRANGER);
+  });
+
   it('a ledger entry: its own agent only, not the host of the event it paid for', async () => {
     const entry = { id: 'l', agentId: HOLDER, eventId: EVENT, amount: '-100' };
     expect(await audience(event('townhall.ledger.entry_recorded', HOLDER, entry))).toEqual({

@@ -22,8 +22,8 @@ const NOBODY: Audience = { eventId: null, agents: [] };
  * Who may receive `event` (docs/product.md "Webhooks"), decided when it is fanned out:
  * - the host of an event: every domain event of that event, `staff` ones included (the only
  *   recipient of those);
- * - an agent: its own tickets (`townhall.ticket.*`, holderId), waitlist entries
- *   (`townhall.waitlist.*`, agentId) and ledger entries (`townhall.ledger.*`, agentId; nobody
+ * - an agent: its own tickets (`townhall.ticket.*`, holderId), refunds (`townhall.refund.*`,
+ *   holderId), waitlist entries (`townhall.waitlist.*`, agentId) and ledger entries (`townhall.ledger.*`, agentId; nobody
  *   else, not even the event's host, sees another agent's ledger);
  * - a ticket holder: the lifecycle (`townhall.event.*`) of the events it holds a live ticket for;
  * - the host of a series: its series events.
@@ -52,6 +52,12 @@ export async function audienceOf(event: CloudEvent, facts: AudienceFacts): Promi
     case 'ticket': {
       eventId = text(data['eventId']) ?? null;
       host = eventId ? await facts.hostOfEvent(eventId) : undefined;
+      others = list(text(data['holderId']));
+      break;
+    }
+    case 'refund': {
+      eventId = text(data['eventId']) ?? null;
+      host = text(data['hostId']) ?? (eventId ? await facts.hostOfEvent(eventId) : undefined);
       others = list(text(data['holderId']));
       break;
     }

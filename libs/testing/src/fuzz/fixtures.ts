@@ -35,6 +35,30 @@ export interface FuzzFixtures {
   tierIds: string[];
   /** What the 402 of each paid event offers, by event id, every tier (read before any sold out). */
   payments: Map<string, PaymentRequirements[]>;
+  /**
+   * Where the server sells in USDC on Solana: for each agent of `keys`, paid event and tier, a
+   * payment the official x402 client signed with that agent's key (the x402 v2 PaymentPayload),
+   * keyed `agentId event tier`. The fuzzer sends them as they are, tampered, or by another agent.
+   */
+  solanaPayments?: Map<string, SolanaPayment>;
+}
+
+/** An x402 v2 PaymentPayload for Solana `exact`, as the official client makes it. */
+export interface SolanaPayment {
+  x402Version: 2;
+  accepted: Record<string, unknown>;
+  payload: { transaction: string };
+  resource?: unknown;
+}
+
+export function solanaPaymentKey(agentId: string, eventId: string, tierId: string): string {
+  return `${agentId} ${eventId} ${tierId}`;
+}
+
+/** Where the fuzzed server takes money, when not on its ledger. */
+export interface FixtureOptions {
+  /** The Solana JSON-RPC of a server that sells on Solana (X402_FACILITATOR=solana-local). */
+  solanaRpcUrl?: string;
 }
 
 const HOUR = 3_600_000;
@@ -87,7 +111,15 @@ async function requirementsOf(client: AgentClient, eventId: string): Promise<Pay
 }
 
 /** Creates the fixtures through the public API, as agents would. */
-export async function createFixtures(baseUrl: string, audience: string): Promise<FuzzFixtures> {
+export async function createFixtures(
+  baseUrl: string,
+  audience: string,
+  options: FixtureOptions = {},
+): Promise<FuzzFixtures> {
+  const rpcUrl = options.solanaRpcUrl;
+  /** How agents pay: on the ledger, or (with a Solana RPC) in USDC on the server's chain. */
+  const paying = (maxPrice: string) =>
+    rpcUrl === undefined ? { maxPrice } : { maxPrice, network: SOLANA_DEVNET, rpcUrl };
   const client = (key: AgentKey) => new AgentClient({ baseUrl, audience, key });
   const keys = {
     host: generateAgentKey(),
@@ -107,7 +139,10 @@ export async function createFixtures(baseUrl: string, audience: string): Promise
 
   await host.directory.putMe({ handle: handles[0]!, displayName: 'Fuzz host', bio: 'Hosts the fuzzer' });
   await attendee.directory.putMe({ handle: handles[1]!, displayName: 'Fuzz attendee' });
-  for (const agent of [host, attendee, stranger]) await agent.ledger.faucet(FUNDS);
+  for (const agent of [host, attendee, stranger])
+    await (rpcUrl === undefined
+      ? agent.ledger.faucet(FUNDS)
+      : agent.ledger.faucet(FUNDS, undefined, SOLANA_DEVNET));
 
   const roles = { moderators: [keys.moderator.agentId], speakers: [keys.speaker.agentId] };
   const free = await host.events.create(anEvent('Free fuzz meetup', roles));
@@ -152,10 +187,11 @@ export async function createFixtures(baseUrl: string, audience: string): Promise
     soldOut.id,
     await eventually('402 of the sold-out event', () => requirementsOf(stranger, soldOut.id)),
   );
-  await eventually('buying the last seat', () => attendee.tickets.rsvp(soldOut.id, { maxPrice: '300' }));
+  const solanaPayments = rpcUrl === undefined ? undefined : await solanaPaymentsFor(keys, payments, rpcUrl);
+  await eventually('buying the last seat', () => attendee.tickets.rsvp(soldOut.id, paying('300')));
   // The attendee buys the only VIP seat: the tier is sold out for everyone else.
   await eventually('buying the VIP seat', () =>
-    attendee.tickets.rsvp(tiered.id, { tierId: 'vip', maxPrice: '5000' }),
+    attendee.tickets.rsvp(tiered.id, { tierId: 'vip', ...paying('5000') }),
   );
   await eventually('free RSVP', () => attendee.tickets.rsvp(free.id));
   await eventually('live RSVP', () => attendee.tickets.rsvp(live.id));
@@ -205,5 +241,42 @@ export async function createFixtures(baseUrl: string, audience: string): Promise
     pollOptionIds: poll.options.map((option) => option.id),
     tierIds: ['general', 'vip'],
     payments,
+    ...(solanaPayments ? { solanaPayments } : {}),
   };
+}
+
+const SOLANA_DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
+
+/**
+ * A payment for every agent, paid event and tier, signed now by the official x402 client with
+ * the agent's own key (loaded only here: @solana/kit is not for ledger runs). Signed before any
+ * fuzzed request, they hold a blockhash for about a minute: a longer run's late ones are refused
+ * by the facilitator as expired, which is an answer like any other.
+ */
+async function solanaPaymentsFor(
+  keys: FuzzFixtures['keys'],
+  payments: Map<string, PaymentRequirements[]>,
+  rpcUrl: string,
+): Promise<Map<string, SolanaPayment>> {
+  const { SolanaPayer } = await import('@townhall/sdk/solana');
+  const { toPaymentRequirementsV2 } = await import('@townhall/x402');
+  const signed = new Map<string, SolanaPayment>();
+  for (const key of Object.values(keys)) {
+    const payer = await SolanaPayer.create(key, { rpcUrl, networks: [SOLANA_DEVNET] });
+    for (const [eventId, offers] of payments) {
+      for (const offer of offers) {
+        const accept = toPaymentRequirementsV2(offer);
+        const header = await payer.sign({
+          x402Version: 2,
+          resource: { url: offer.resource },
+          accepts: [accept],
+        });
+        signed.set(
+          solanaPaymentKey(key.agentId, eventId, offer.extra.tierId),
+          JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as SolanaPayment,
+        );
+      }
+    }
+  }
+  return signed;
 }

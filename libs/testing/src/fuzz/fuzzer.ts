@@ -8,7 +8,14 @@ import {
   type PaymentRequirements,
 } from '@townhall/x402';
 import fc from 'fast-check';
-import { createFixtures, type FuzzFixtures, type SignerRole } from './fixtures.js';
+import {
+  createFixtures,
+  solanaPaymentKey,
+  type FixtureOptions,
+  type FuzzFixtures,
+  type SignerRole,
+  type SolanaPayment,
+} from './fixtures.js';
 import { operationsOf, type FuzzOperation, type OpenApiDoc } from './openapi-operations.js';
 import { serializeJson } from './raw-json.js';
 import { fixtureHint, planRequest, type PaymentHeader, type RequestPlan } from './request-plan.js';
@@ -29,6 +36,8 @@ export interface FuzzOptions {
   /** Only operations whose `METHOD /path/template` matches. */
   operationFilter?: RegExp;
   log?: (line: string) => void;
+  /** How the server takes money, when not on its ledger (fixtures are paid and signed that way). */
+  fixtures?: FixtureOptions;
 }
 
 export type FailureKind =
@@ -176,7 +185,7 @@ export class Fuzzer {
       (op) => !options.operationFilter || options.operationFilter.test(`${op.method} ${op.path}`),
     );
     if (operations.length === 0) throw new Error('no operation to fuzz');
-    const fixtures = await createFixtures(options.baseUrl, audience);
+    const fixtures = await createFixtures(options.baseUrl, audience, options.fixtures);
     return new Fuzzer(options, audience, fixtures, operations);
   }
 
@@ -601,6 +610,7 @@ export class Fuzzer {
     const offers = this.fixtures.payments.get(payment.eventId) ?? [];
     const requirements = offers.find((offer) => offer.extra.tierId === payment.tierId) ?? offers[0];
     if (!requirements) return [];
+    if (requirements.network.startsWith('solana:')) return this.solanaPaymentHeaders(plan, key, requirements);
     const encode = (value: unknown) => Buffer.from(serializeJson(value), 'utf8').toString('base64');
     const wireOf = (signed: ReturnType<typeof signLedgerPayment>, version: 1 | 2) =>
       version === 1
@@ -638,6 +648,47 @@ export class Fuzzer {
       headers.push([payment.header, encode(wireOf(signed, payment.version))]);
     }
     return headers;
+  }
+
+  /**
+   * A Solana payment of the fixtures: the signer's own for the tier (a real payment), or, tampered,
+   * the same with one byte of its transaction changed (where it lands depends on the hostile
+   * value's label), or another agent's for a signer that has none (`payer_mismatch`); `both`
+   * sends two different ones.
+   */
+  private solanaPaymentHeaders(
+    plan: RequestPlan,
+    key: AgentKey,
+    requirements: PaymentRequirements,
+  ): Array<[PaymentHeader, string]> {
+    const { payment } = plan;
+    if (payment.kind !== 'signed') return [];
+    const signed = this.fixtures.solanaPayments ?? new Map<string, SolanaPayment>();
+    const of = (agentId: string) =>
+      signed.get(solanaPaymentKey(agentId, payment.eventId, requirements.extra.tierId));
+    const own = of(key.agentId) ?? of(this.fixtures.keys.attendee.agentId);
+    if (!own) return [];
+    const encode = (value: unknown) => Buffer.from(serializeJson(value), 'utf8').toString('base64');
+    let wire: SolanaPayment = own;
+    if (payment.tamper) {
+      const bytes = Buffer.from(own.payload.transaction, 'base64');
+      const at =
+        [...`${payment.tamper.field}${String(payment.tamper.value)}`].reduce(
+          (h, c) => (h * 31 + c.charCodeAt(0)) >>> 0,
+          7,
+        ) % bytes.length;
+      bytes[at] = bytes[at]! ^ 0x5a;
+      wire = { ...own, payload: { transaction: bytes.toString('base64') } };
+    }
+    if (payment.header === 'both') {
+      const other = of(this.fixtures.keys.stranger.agentId) ?? own;
+      return [
+        ['x-payment', encode(wire)],
+        ['payment-signature', encode(other === own ? { ...own, resource: 'other' } : other)],
+      ];
+    }
+    const v1 = { x402Version: 1, scheme: 'exact', network: requirements.network, payload: wire.payload };
+    return [[payment.header, encode(payment.version === 1 ? v1 : wire)]];
   }
 
   private tamperValue(

@@ -59,6 +59,8 @@ export async function fuzzGateway(options: {
   isAlive: () => boolean;
   log: (line: string) => void;
   env?: NodeJS.ProcessEnv;
+  /** The Solana JSON-RPC of a server that sells on Solana: fixtures pay there, payments are signed for it. */
+  solanaRpcUrl?: string;
 }): Promise<FuzzReport> {
   const settings = fuzzSettingsFromEnv(options.env);
   options.log(
@@ -71,6 +73,7 @@ export async function fuzzGateway(options: {
     requests: settings.requests,
     timeMs: settings.timeMs,
     isAlive: options.isAlive,
+    ...(options.solanaRpcUrl ? { fixtures: { solanaRpcUrl: options.solanaRpcUrl } } : {}),
     ...(settings.only ? { only: settings.only } : {}),
     ...(settings.operationFilter ? { operationFilter: settings.operationFilter } : {}),
   };

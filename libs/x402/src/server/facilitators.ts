@@ -42,38 +42,40 @@ function failureOf(error: unknown, operation: string, timeoutMs: number): Failur
   return { reason: FACILITATOR_FAILURES.httpError, message };
 }
 
+/** The part of @x402/core's FacilitatorClient (HTTPFacilitatorClient, or `x402Facilitator` in process) called here. */
+export interface OfficialFacilitator {
+  verify(
+    paymentPayload: never,
+    paymentRequirements: never,
+  ): Promise<VerifyResult & { invalidReason?: string }>;
+  settle(
+    paymentPayload: never,
+    paymentRequirements: never,
+  ): Promise<{
+    success: boolean;
+    errorReason?: string;
+    errorMessage?: string;
+    payer?: string;
+    transaction: string;
+    network: string;
+  }>;
+  getSupported(): { kinds: SupportedKinds['kinds'] } | Promise<{ kinds: SupportedKinds['kinds'] }>;
+}
+
 /**
- * Any x402 facilitator over HTTP (`POST /verify`, `POST /settle`, `GET /supported`), through
- * @x402/core's own HTTPFacilitatorClient: its request shapes, its response schemas, its per-request
- * deadline. Around it, this class answers every facilitator problem as a failure with a reason
- * instead of a rejection (a refusal, a timeout, a 5xx, an unreachable host, a body that is not
- * x402), refuses to send requirements or payloads x402 would not parse, and reports a settlement
- * only for `success: true`. A timeout on /settle is indeterminate: the caller keeps the payment
- * and asks again (docs/protocol/payments.md "Settlement states").
+ * An official x402 facilitator client, answered as this module answers: every facilitator problem
+ * is a failure with a reason instead of a rejection (a refusal, a timeout, a 5xx, an unreachable
+ * host, a body that is not x402, anything thrown), requirements or payloads x402 would not parse
+ * are never sent, and only `success: true` is a settlement. A settle that got no answer is
+ * indeterminate: the caller keeps the payment and asks again (docs/protocol/payments.md
+ * "Settlement states").
  */
-export class HttpFacilitator implements Facilitator {
-  private readonly client: HTTPFacilitatorClient;
-
-  constructor(baseUrl: string, options?: { timeoutMs?: number }) {
-    let url: URL;
-    try {
-      url = new URL(baseUrl);
-    } catch {
-      throw new RangeError(`not a facilitator URL: ${baseUrl}`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new RangeError('a facilitator URL is http or https');
-    }
-    // The official client checks the timeout (a positive integer of ms) and throws RangeError.
-    this.client = new HTTPFacilitatorClient({
-      url: url.href,
-      timeoutMs: options?.timeoutMs ?? DEFAULT_FACILITATOR_TIMEOUT_MS,
-    });
-  }
-
-  get timeoutMs(): number {
-    return this.client.timeoutMs;
-  }
+class AnsweringFacilitator implements Facilitator {
+  constructor(
+    private readonly client: OfficialFacilitator,
+    /** For the message of a timeout. */
+    readonly timeoutMs: number,
+  ) {}
 
   async verify(payment: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResult> {
     const request = facilitatorRequest(payment, requirements);
@@ -158,100 +160,37 @@ export class HttpFacilitator implements Facilitator {
   }
 }
 
-/** The part of @x402/core's `x402Facilitator` (or any FacilitatorClient) this module calls. */
-export interface OfficialFacilitator {
-  verify(
-    paymentPayload: never,
-    paymentRequirements: never,
-  ): Promise<VerifyResult & { invalidReason?: string }>;
-  settle(
-    paymentPayload: never,
-    paymentRequirements: never,
-  ): Promise<{
-    success: boolean;
-    errorReason?: string;
-    errorMessage?: string;
-    payer?: string;
-    transaction: string;
-    network: string;
-  }>;
-  getSupported(): { kinds: SupportedKinds['kinds'] } | Promise<{ kinds: SupportedKinds['kinds'] }>;
+/**
+ * Any x402 facilitator over HTTP (`POST /verify`, `POST /settle`, `GET /supported`), through
+ * @x402/core's own HTTPFacilitatorClient: its request shapes, its response schemas, its
+ * per-request deadline.
+ */
+export class HttpFacilitator extends AnsweringFacilitator {
+  constructor(baseUrl: string, options?: { timeoutMs?: number }) {
+    let url: URL;
+    try {
+      url = new URL(baseUrl);
+    } catch {
+      throw new RangeError(`not a facilitator URL: ${baseUrl}`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new RangeError('a facilitator URL is http or https');
+    }
+    // The official client checks the timeout (a positive integer of ms) and throws RangeError.
+    const client = new HTTPFacilitatorClient({
+      url: url.href,
+      timeoutMs: options?.timeoutMs ?? DEFAULT_FACILITATOR_TIMEOUT_MS,
+    });
+    super(client, client.timeoutMs);
+  }
 }
 
 /**
  * The official `x402Facilitator` in this process (X402_FACILITATOR=solana-local: @x402/svm's
- * exact scheme over a local SVM runtime), with the same answers as HttpFacilitator: the same
- * request checks, a failure with a reason for anything it throws, never a rejection.
+ * exact scheme over a local SVM runtime), answered exactly as HttpFacilitator answers.
  */
-export class InProcessFacilitator implements Facilitator {
-  constructor(private readonly facilitator: OfficialFacilitator) {}
-
-  async verify(payment: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResult> {
-    const request = facilitatorRequest(payment, requirements);
-    if (isFailure(request))
-      return { isValid: false, invalidReason: request.reason, invalidMessage: request.message };
-    try {
-      const { isValid, invalidReason, invalidMessage, payer } = await this.facilitator.verify(
-        request.paymentPayload as never,
-        request.paymentRequirements as never,
-      );
-      if (isValid) return payer ? { isValid, payer } : { isValid };
-      return {
-        isValid: false,
-        invalidReason: invalidReason || FACILITATOR_FAILURES.verifyRefused,
-        ...(invalidMessage ? { invalidMessage } : {}),
-        ...(payer ? { payer } : {}),
-      };
-    } catch (error) {
-      return {
-        isValid: false,
-        invalidReason: FACILITATOR_FAILURES.verifyRefused,
-        invalidMessage: error instanceof Error ? error.message : String(error),
-      };
-    }
-  }
-
-  async settle(payment: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResult> {
-    const request = facilitatorRequest(payment, requirements);
-    if (isFailure(request)) {
-      return {
-        success: false,
-        errorReason: request.reason,
-        errorMessage: request.message,
-        transaction: '',
-        network: requirements.network,
-      };
-    }
-    try {
-      const answer = await this.facilitator.settle(
-        request.paymentPayload as never,
-        request.paymentRequirements as never,
-      );
-      const result: SettleResult = {
-        success: answer.success,
-        transaction: answer.transaction,
-        network: answer.network || requirements.network,
-      };
-      if (answer.payer) result.payer = answer.payer;
-      if (!answer.success) {
-        result.errorReason = answer.errorReason || FACILITATOR_FAILURES.settleRefused;
-        if (answer.errorMessage) result.errorMessage = answer.errorMessage;
-      }
-      return result;
-    } catch (error) {
-      // Thrown, not answered: whether anything reached the chain is unknown, so it decides nothing.
-      return {
-        success: false,
-        errorReason: FACILITATOR_FAILURES.httpError,
-        errorMessage: error instanceof Error ? error.message : String(error),
-        transaction: '',
-        network: requirements.network,
-      };
-    }
-  }
-
-  async supported(): Promise<SupportedKinds> {
-    const { kinds } = await this.facilitator.getSupported();
-    return { kinds: kinds.map((kind) => ({ ...kind })) };
+export class InProcessFacilitator extends AnsweringFacilitator {
+  constructor(facilitator: OfficialFacilitator) {
+    super(facilitator, 0);
   }
 }

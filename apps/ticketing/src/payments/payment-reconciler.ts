@@ -1,17 +1,21 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { PeriodicJob } from '@townhall/platform/service';
+import { PayRefund } from '../refunds/pay-refund.js';
+import { FacilitatorSettlements } from '../tickets/facilitator-settlements.js';
 import { LOGGER, SETTINGS, type Logger, type TicketingSettings } from '../tokens.js';
-import { PayRefund } from './pay-refund.js';
 
 /**
- * Asks again about every refund payment still settling, every SETTLEMENT_RETRY_INTERVAL_MS, on
- * each replica (a refund is leased by one at a time); only where payments go through a facilitator.
+ * The reconciliation job, where payments go through a facilitator: every
+ * SETTLEMENT_RETRY_INTERVAL_MS, on each replica, the ticket payments and the refund payments a
+ * facilitator left open are asked about again (each leased by one replica at a time) until the
+ * facilitator or the chain says what happened.
  */
 @Injectable()
-export class RefundReconciler implements OnApplicationBootstrap, OnApplicationShutdown {
+export class PaymentReconciler implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly job: PeriodicJob | undefined;
 
   constructor(
+    settlements: FacilitatorSettlements,
     refunds: PayRefund,
     @Inject(SETTINGS) settings: TicketingSettings,
     @Inject(LOGGER) logger: Logger,
@@ -19,9 +23,9 @@ export class RefundReconciler implements OnApplicationBootstrap, OnApplicationSh
     this.job =
       settings.facilitator !== 'ledger'
         ? new PeriodicJob(
-            'refund payments asked again',
+            'open payments asked again',
             settings.settlementRetryIntervalMs,
-            () => refunds.reconcile(),
+            async () => (await settlements.reconcile()) + (await refunds.reconcile()),
             logger,
           )
         : undefined;

@@ -12,6 +12,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { freePort, REPO_ROOT, StandaloneProcess } from '@townhall/testing';
 
 const run = promisify(execFile);
@@ -214,6 +216,30 @@ export type Seen = [DirectoryCard, EventView, KeyFileError];
     expect(agentId.trim()).toMatch(/^[1-9A-HJ-NP-Za-km-z]{43,44}$/);
     const { stdout: card } = await townhall('--json', 'directory', 'get', agentId.trim());
     expect(JSON.parse(card)).toMatchObject({ agentId: agentId.trim(), handle: 'packaged_agent' });
+  });
+
+  it('the installed townhall mcp serves its tools over stdio (the key of the test above)', async () => {
+    const client = new Client({ name: 'packages-e2e', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: join(project, 'node_modules/.bin/townhall'),
+        args: ['--url', baseUrl, 'mcp'],
+        cwd: project,
+        env: { PATH: process.env['PATH'] ?? '', HOME: home },
+        stderr: 'ignore',
+      }),
+    );
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(
+        expect.arrayContaining(['whoami', 'rsvp', 'events_list']),
+      );
+      expect(tools).toHaveLength(21);
+      const whoami = await client.callTool({ name: 'whoami', arguments: {} });
+      expect(whoami.structuredContent).toMatchObject({ handle: 'packaged_agent' });
+    } finally {
+      await client.close();
+    }
   });
 });
 

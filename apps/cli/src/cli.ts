@@ -5,6 +5,7 @@ import { registerDirectory } from './commands/directory.js';
 import { registerEvents } from './commands/events.js';
 import { registerKeys } from './commands/keys.js';
 import { registerLedger } from './commands/ledger.js';
+import { registerMcp } from './commands/mcp.js';
 import { registerModeration } from './commands/moderation.js';
 import { registerPolls } from './commands/polls.js';
 import { registerQuestions } from './commands/questions.js';
@@ -77,6 +78,7 @@ export function createProgram(io: CliIo, options: ProgramOptions = {}): Command 
   registerWebhooks(program, io);
   registerSign(program, io);
   registerDemo(program, io);
+  registerMcp(program, io, VERSION);
   return program;
 }
 

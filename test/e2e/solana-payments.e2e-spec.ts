@@ -2,6 +2,8 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { address, createKeyPairSignerFromPrivateKeyBytes, createSolanaRpc } from '@solana/kit';
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import type { TicketView } from '@townhall/contracts';
@@ -250,6 +252,48 @@ function theSaleOnSolana(started: () => Sale): void {
     ).rejects.toMatchObject({
       status: 402,
     });
+  });
+
+  it('sells to townhall mcp within its budget (an LLM runtime’s session), paid with the buyer’s own key', async () => {
+    const [eventId, dearer] = await Promise.all([paidEvent(), paidEvent('600000')]);
+    const buyer = await fundedBuyer();
+    const home = await mkdtemp(join(tmpdir(), 'townhall-mcp-solana-'));
+    const client = new Client({ name: 'solana-e2e', version: '1.0.0' });
+    try {
+      const keyFile = join(home, 'key.json');
+      await saveKeyFile(keyFile, buyer.key);
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [
+            'apps/cli/dist/main.js',
+            ...['--url', sale.baseUrl, '--audience', buyer.audience, '--key', keyFile],
+            ...['mcp', '--budget', '1000000', '--rpc', sale.rpcUrl],
+          ],
+          cwd: REPO_ROOT,
+          env: { PATH: process.env['PATH'] ?? '', HOME: home },
+          stderr: 'ignore',
+        }),
+      );
+      const bought = await client.callTool({ name: 'rsvp', arguments: { eventId } });
+      expect(bought.isError).toBeFalsy();
+      expect(bought.structuredContent).toMatchObject({
+        ticket: { eventId, status: 'active' },
+        charged: PRICE,
+        budgetLeft: '500000',
+        network: SOLANA_DEVNET,
+        transaction: expect.any(String),
+      });
+      expect(await tokens(sale.rpcUrl, buyer.agentId, mint)).toBe(USDC - BigInt(PRICE));
+      // Dearer than what is left: refused before anything is signed, nothing moved.
+      const refused = await client.callTool({ name: 'rsvp', arguments: { eventId: dearer } });
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.content)).toContain('payment.budget');
+      expect(await tokens(sale.rpcUrl, buyer.agentId, mint)).toBe(USDC - BigInt(PRICE));
+    } finally {
+      await client.close();
+      await rm(home, { recursive: true, force: true });
+    }
   });
 }
 

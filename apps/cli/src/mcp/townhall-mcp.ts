@@ -8,7 +8,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentClient } from '@townhall/sdk';
 import type { Budget } from './budget.js';
 import { EventResources } from './event-resource.js';
-import { registerTools } from './tools.js';
+import { registerTools } from './tools/index.js';
 
 export interface McpSettings {
   agent: AgentClient;

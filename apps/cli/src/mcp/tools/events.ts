@@ -1,0 +1,160 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { EventViewSchema, TicketViewSchema } from '@townhall/contracts';
+import type { EventFieldsInput } from '@townhall/sdk';
+import { z } from 'zod';
+import { paidRsvp, type PayingSession } from '../paid-rsvp.js';
+import { answer } from '../tool-results.js';
+import { Amount, Cursor, EventId, Instant, next, Page, type Run } from './arguments.js';
+
+/** Finding, scheduling and running events; tickets (rsvp pays within the budget: paid-rsvp.ts). */
+export function registerEventTools(server: McpServer, session: PayingSession, run: Run): void {
+  const { agent } = session;
+  server.registerTool(
+    'events_list',
+    {
+      title: 'Find events',
+      description:
+        'Lists events by start time: filter by status (scheduled, live or past) and by words in the title or description (q); 20 a page. Public: no ticket needed. Free.',
+      inputSchema: z
+        .object({
+          status: z.enum(['scheduled', 'live', 'past']).optional(),
+          q: z.string().min(1).max(200).optional().describe('Words to find in the title or description'),
+          cursor: Cursor.optional(),
+        })
+        .strict(),
+      outputSchema: z.object({ events: z.array(EventViewSchema), ...Page }),
+      annotations: { readOnlyHint: true },
+    },
+    ({ status, q, cursor }) =>
+      run(async () => {
+        const page = await agent.events.list({
+          ...(status ? { status } : {}),
+          ...(q ? { q } : {}),
+          ...(cursor ? { cursor } : {}),
+        });
+        const lines = page.items.map(
+          (event) => `${event.id} ${event.status} ${event.startsAt} "${event.title}"`,
+        );
+        return answer(
+          { events: page.items, ...next(page.nextCursor) },
+          page.items.length === 0 ? 'No events.' : lines.join('\n'),
+        );
+      }),
+  );
+
+  server.registerTool(
+    'event_get',
+    {
+      title: 'An event',
+      description:
+        'Reads one event: title, times, status, host, roles, ticketing (free or the price of each tier, in atomic units) and counts. Public. Free. Its live content is the resource townhall://events/{eventId}.',
+      inputSchema: z.object({ eventId: EventId }).strict(),
+      outputSchema: EventViewSchema,
+      annotations: { readOnlyHint: true },
+    },
+    ({ eventId }) =>
+      run(async () => {
+        const event = await agent.events.get(eventId);
+        return answer(event, `"${event.title}" (${event.status}), ${event.startsAt} to ${event.endsAt}.`);
+      }),
+  );
+
+  server.registerTool(
+    'event_create',
+    {
+      title: 'Schedule an event',
+      description:
+        'Schedules an event hosted by this agent: a title, a start and end (RFC 3339 with offset, in the future, at most 31 days long), and optionally a description, a capacity (default 100) and a ticket price in atomic units of USDC (without it the event is free). Free to create; buyers pay the price to this agent.',
+      inputSchema: z
+        .object({
+          title: z.string().min(1).max(200),
+          startsAt: Instant,
+          endsAt: Instant,
+          description: z.string().max(5000).optional(),
+          capacity: z.number().int().min(1).max(1_000_000).optional(),
+          price: Amount.optional().describe('Ticket price in atomic units; omit for a free event'),
+        })
+        .strict(),
+      outputSchema: EventViewSchema,
+    },
+    ({ title, startsAt, endsAt, description, capacity, price }) =>
+      run(async () => {
+        const fields: EventFieldsInput = {
+          title,
+          startsAt,
+          endsAt,
+          timezone: 'UTC',
+          capacity: capacity ?? 100,
+          ...(description === undefined ? {} : { description }),
+          ...(price === undefined || price === '0' ? {} : { ticketing: { mode: 'single' as const, price } }),
+        };
+        const event = await agent.events.create(fields);
+        return answer(event, `Scheduled "${event.title}": ${event.id}.`);
+      }),
+  );
+
+  for (const [action, verb, rule] of [
+    ['start', 'Starts', 'a scheduled event: it goes live and its stage opens'],
+    ['end', 'Ends', 'a live event: its polls close and its recording is assembled'],
+    ['cancel', 'Cancels', 'a scheduled event: every ticket is cancelled and refunded'],
+  ] as const) {
+    server.registerTool(
+      `event_${action}`,
+      {
+        title: `${verb.slice(0, -1)} an event`,
+        description: `${verb} ${rule}. Only the host may call it (otherwise role.forbidden). Free.`,
+        inputSchema: z.object({ eventId: EventId }).strict(),
+        outputSchema: EventViewSchema,
+      },
+      ({ eventId }) =>
+        run(async () => {
+          const event = await agent.events[action](eventId);
+          return answer(event, `"${event.title}" is now ${event.status}.`);
+        }),
+    );
+  }
+
+  server.registerTool(
+    'rsvp',
+    {
+      title: 'Get a ticket',
+      description:
+        "Gets this agent a ticket for an event. Free events: at once. Paid events COST MONEY: the price (atomic units, e.g. USDC with 6 decimals) is paid from this agent's own funds, and only if it is at most maxPrice and at most what is left of this session's budget (--budget); otherwise the result is the error payment.budget with the price, and nothing is charged. Holding a ticket already returns it, with no charge. Tiered events need tierId.",
+      inputSchema: z
+        .object({
+          eventId: EventId,
+          tierId: z.string().min(1).max(32).optional().describe('The tier, for an event sold in tiers'),
+          maxPrice: Amount.optional().describe('The most this ticket may cost'),
+        })
+        .strict(),
+      outputSchema: z.object({
+        ticket: TicketViewSchema,
+        charged: z.string().describe('Atomic units this call paid ("0": nothing)'),
+        budgetLeft: z.string().describe('What this session may still spend'),
+        transaction: z
+          .string()
+          .optional()
+          .describe('The payment transaction (a ledger entry id or a Solana signature)'),
+        network: z.string().optional(),
+      }),
+    },
+    (args) => run(() => paidRsvp(session, args)),
+  );
+
+  server.registerTool(
+    'tickets_mine',
+    {
+      title: 'My tickets',
+      description: "Lists this agent's tickets (active, pending or cancelled), oldest first. Free.",
+      inputSchema: z.object({ cursor: Cursor.optional() }).strict(),
+      outputSchema: z.object({ tickets: z.array(TicketViewSchema), ...Page }),
+      annotations: { readOnlyHint: true },
+    },
+    ({ cursor }) =>
+      run(async () => {
+        const page = await agent.tickets.mine(cursor ? { cursor } : {});
+        const lines = page.items.map((ticket) => `${ticket.id} event ${ticket.eventId} ${ticket.status}`);
+        return answer({ tickets: page.items, ...next(page.nextCursor) }, lines.join('\n') || 'No tickets.');
+      }),
+  );
+}

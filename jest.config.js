@@ -21,6 +21,8 @@ const shared = {
 };
 
 export default {
+  // The pages load the browser programs bundled into dist/browser/; the unit tests run without a build.
+  globalSetup: '<rootDir>/tools/browser-programs.mjs',
   // Per-project testTimeout is ignored by jest 30; e2e tests boot real processes.
   testTimeout: 60_000,
   reporters: ['default', '<rootDir>/tools/jest-summary-reporter.mjs'],
@@ -46,6 +48,15 @@ export default {
       ...shared,
       displayName: 'service',
       testMatch: ['<rootDir>/apps/*/test/**/*.service-spec.ts'],
+    },
+    {
+      // The service specs of the services with SQL functions again, each database built as a
+      // deployed one is upgraded: the migrations it had, then the new ones and the functions by
+      // checksum (libs/testing/src/schema-upgrade.ts). The suite holds on both.
+      ...shared,
+      displayName: 'service-upgraded',
+      testMatch: ['<rootDir>/apps/{ticketing,engagement}/test/**/*.service-spec.ts'],
+      setupFiles: ['<rootDir>/tools/jest-upgraded-databases.mjs'],
     },
     {
       ...shared,

@@ -1,20 +1,35 @@
-// Compiles every app and lib (src/**/*.ts, tests excluded) to <project>/dist with SWC.
+// Compiles every app and lib (src/**/*.ts, tests excluded) to <project>/dist with SWC, then bundles
+// the programs that run in browsers (tools/browser-programs.mjs: esbuild, <project>/dist/browser/).
 // One process, no type-checking (that is `npm run typecheck`): a full build takes about a second.
 // `node tools/build.mjs apps/cli libs/sdk` builds only those projects.
-import { readFileSync, readdirSync, mkdirSync, writeFileSync, rmSync, existsSync, statSync } from 'node:fs';
+import {
+  copyFileSync,
+  readFileSync,
+  readdirSync,
+  mkdirSync,
+  writeFileSync,
+  rmSync,
+  existsSync,
+  statSync,
+} from 'node:fs';
 import { join, dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { transformFile } from '@swc/core';
+import { browserFolders, bundleBrowserPrograms } from './browser-programs.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const swcrc = JSON.parse(readFileSync(join(root, '.swcrc'), 'utf8'));
 delete swcrc.$schema;
 
+// Browser code is not compiled here: esbuild bundles it (browser-programs.mjs).
+const skipped = new Set(browserFolders());
+
 function* sources(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) yield* sources(path);
-    else if (
+    if (entry.isDirectory()) {
+      if (!skipped.has(path)) yield* sources(path);
+    } else if (
       entry.name.endsWith('.ts') &&
       !entry.name.endsWith('.d.ts') &&
       !/\.(spec|test)\.ts$/.test(entry.name)
@@ -60,6 +75,14 @@ await Promise.all(
         files += 1;
       }),
     );
+    // SQL files (a service's functions, src/db/functions/*.sql) go as they are: its migrate command applies them.
+    for (const file of readdirSync(src, { recursive: true }).filter((name) => name.endsWith('.sql'))) {
+      mkdirSync(dirname(join(out, file)), { recursive: true });
+      copyFileSync(join(src, file), join(out, file));
+    }
   }),
 );
-console.log(`built ${files} files in ${projects.length} projects in ${Date.now() - started} ms`);
+const bundles = await bundleBrowserPrograms(projects);
+console.log(
+  `built ${files} files and ${bundles} browser programs in ${projects.length} projects in ${Date.now() - started} ms`,
+);

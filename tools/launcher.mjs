@@ -44,9 +44,9 @@ export async function ensureDatabase(url) {
 
 /**
  * Runs every service's explicit migrate command, one after the other. Returns the names of the
- * migrations each applied, by service (each service owns the schema of its name), read from the
- * command's result line: `{"applied": [...]}` at level info (undefined for a service whose
- * LOG_LEVEL hid it). quiet hides the commands' stdout unless one fails; their stderr always shows.
+ * migrations and functions each applied, by service (each service owns the schema of its name),
+ * read from the command's result line: `{"applied": [...]}` at level info (undefined for a
+ * service whose LOG_LEVEL hid it). quiet hides the commands' stdout unless one fails; their stderr always shows.
  */
 export async function migrateAll(env, { quiet = false } = {}) {
   const applied = {};

@@ -1,7 +1,8 @@
 // `npm run migrate`: the explicit migration command of distributed mode (apps never migrate at
 // start). Creates the database if it is missing, then runs every service's own migrate command
 // (apps/<service>/dist/migrate.js, the same one the Kubernetes Job runs) and prints what each
-// applied to its schema. DATABASE_URL names the database; unset, LOCAL_DEFAULTS in launcher.mjs
+// applied to its schema: its pending migrations, then its SQL functions that changed (the
+// repeatable step, `function <schema>.<name>`). DATABASE_URL names the database; unset, LOCAL_DEFAULTS in launcher.mjs
 // (postgres://postgres@127.0.0.1:5432/townhall). Exits 0 once every schema is migrated, or 1 with
 // a one-line reason when the database cannot be reached or a migration fails.
 import { LOCAL_DEFAULTS, SERVICES, ensureDatabase, migrateAll } from './launcher.mjs';
@@ -48,8 +49,13 @@ for (const service of SERVICES) {
   else if (names.length === 0) console.log(`${label}  up to date`);
   else console.log(`${label}  applied ${names.length}: ${names.join(', ')}`);
 }
-const total = SERVICES.reduce((sum, service) => sum + (applied[service]?.length ?? 0), 0);
-console.log(total ? `Applied ${total} migration(s).` : 'Nothing to apply: every schema is up to date.');
+const all = SERVICES.flatMap((service) => applied[service] ?? []);
+const functions = all.filter((name) => /^(dropped )?function /.test(name)).length;
+console.log(
+  all.length === 0
+    ? 'Nothing to apply: every schema is up to date.'
+    : `Applied ${all.length - functions} migration(s).${functions ? ` Applied ${functions} function(s).` : ''}`,
+);
 
 function withoutPassword(url) {
   const parsed = new URL(url);

@@ -52,14 +52,22 @@ interface Room {
   host: AgentClient;
   asker: AgentClient;
   handle: string;
+  /** A speaker with a directory card of its own. */
+  speaker: AgentClient;
+  speakerHandle: string;
   quiet: QuestionView;
   upcoming: EventView;
 }
 
 async function openRoom(mode: Mode, label: string): Promise<Room> {
-  const [host, asker, voter] = [mode.client(), mode.client(), mode.client()];
-  const handle = `watch_${label}_${Math.random().toString(36).slice(2, 8)}`;
-  await host.directory.putMe({ handle, displayName: 'Watch host' });
+  const [host, asker, voter, speaker] = [mode.client(), mode.client(), mode.client(), mode.client()];
+  const suffix = Math.random().toString(36).slice(2, 8);
+  const handle = `watch_${label}_${suffix}`;
+  const speakerHandle = `speaks_${label}_${suffix}`;
+  await Promise.all([
+    host.directory.putMe({ handle, displayName: 'Watch host' }),
+    speaker.directory.putMe({ handle: speakerHandle }),
+  ]);
   const startsAt = new Date(Date.now() + HOUR);
   const fields: EventFieldsInput = {
     title: TITLE,
@@ -68,6 +76,7 @@ async function openRoom(mode: Mode, label: string): Promise<Room> {
     endsAt: new Date(startsAt.getTime() + HOUR).toISOString(),
     timezone: 'Europe/Berlin',
     capacity: 50,
+    speakers: [speaker.agentId],
     agenda: [
       { title: 'Welcome', startOffsetMinutes: 0, durationMinutes: 10 },
       { title: 'Questions & answers', startOffsetMinutes: 10 },
@@ -83,6 +92,7 @@ async function openRoom(mode: Mode, label: string): Promise<Room> {
   await Promise.all([asker.tickets.rsvp(event.id), voter.tickets.rsvp(event.id)]);
   await host.events.start(event.id);
   await host.stage.post(event.id, 'Welcome, everyone: <b>ask</b> away.');
+  await speaker.stage.post(event.id, 'A word from the speaker.');
   const popular = await asker.questions.submit(event.id, 'How do agents keep their keys safe?');
   await voter.questions.upvote(event.id, popular.id);
   const quiet = await voter.questions.submit(event.id, 'What comes next?');
@@ -97,7 +107,7 @@ async function openRoom(mode: Mode, label: string): Promise<Room> {
   await waitFor('the tickets counted', async () =>
     (await host.events.get(event.id)).counts.ticketsSold['general'] === 2 ? true : undefined,
   );
-  return { event, host, asker, handle, quiet, upcoming };
+  return { event, host, asker, handle, speaker, speakerHandle, quiet, upcoming };
 }
 
 /** A browser context that records what a page asks for, says on its console and tries to open. */
@@ -224,6 +234,9 @@ describeBrowser('the watch page and the index in Chromium', () => {
           'An AMA for agents.',
           `@${room.handle} (host)`,
           'Welcome, everyone: <b>ask</b> away.',
+          // Every author with a directory card by its @handle, not its key.
+          `@${room.speakerHandle} (speaker)`,
+          'A word from the speaker.',
           'How do agents keep their keys safe? 1 upvote Open',
           'What comes next? 0 upvotes Open',
           'Tabs or spaces? Open · 1 ballot',
@@ -257,6 +270,12 @@ describeBrowser('the watch page and the index in Chromium', () => {
         const posted = await room.host.stage.post(room.event.id, words);
         await page.locator('#stage-messages > li', { hasText: words }).waitFor({ timeout: 5_000 });
         const postMs = Math.round(performance.now() - started);
+        // A message the script adds names its author as the page does: by @handle.
+        const spoken = `Spoken live at ${Date.now()}`;
+        await room.speaker.stage.post(room.event.id, spoken);
+        const added = page.locator('#stage-messages > li', { hasText: spoken });
+        await added.waitFor({ timeout: 5_000 });
+        expect(await added.locator('.author').innerText()).toBe(`@${room.speakerHandle} (speaker)`);
 
         started = performance.now();
         await room.asker.questions.upvote(room.event.id, room.quiet.id);
@@ -429,6 +448,15 @@ describeBrowser('the watch page and the index in Chromium', () => {
         await within(page.locator('#recording', { hasText: 'Recording not yet published.' }));
         const endMs = Math.round(performance.now() - started);
         expect(await page.locator('#seats').count()).toBe(0);
+        // Still following (a recording may come), but no longer "live": on this page and a new one.
+        await within(page.locator('#live-status', { hasText: 'This event has ended.' }));
+        const fresh = await live.context.newPage();
+        try {
+          await fresh.goto(watchUrl, { waitUntil: 'load' });
+          await within(fresh.locator('#live-status', { hasText: 'This event has ended.' }));
+        } finally {
+          await fresh.close();
+        }
         const summary = 'We talked about keys, and about what comes next.';
         // The recording is assembled when the event ends: publish once it is there.
         await waitFor('the recording assembled', async () => {
@@ -449,6 +477,17 @@ describeBrowser('the watch page and the index in Chromium', () => {
         expect(await page.locator('#recording a[rel~="noopener"]').getAttribute('href')).toBe(
           'https://media.example/ama.mp4',
         );
+        // The index lists it among the recently ended, with a link to its recording.
+        const index = await live.context.newPage();
+        try {
+          await index.goto(`${mode.baseUrl}/`, { waitUntil: 'load' });
+          expect(normal(await index.locator('#past').innerText())).toContain(TITLE);
+          expect(
+            await index.locator(`#past a[href="/events/${room.event.id}/watch#recording"]`).count(),
+          ).toBe(1);
+        } finally {
+          await index.close();
+        }
         await page.screenshot({ path: join(ARTIFACTS_DIR, `watch-ended${mode.suffix}.png`), fullPage: true });
         expect(live.console.filter((line) => /^(error|page error)/.test(line))).toEqual([]);
         expect(live.dialogs).toEqual([]);

@@ -1,65 +1,47 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import { SERVICE_CLIENT, type ReadinessCheck, type ServiceClient } from '@townhall/platform';
-import {
-  DirectoryRoutes,
-  EventRoutes,
-  LedgerRoutes,
-  PollRoutes,
-  QuestionRoutes,
-  ModerationRoutes,
-  RefundRoutes,
-  RecordingRoutes,
-  SeriesRoutes,
-  StageRoutes,
-  TicketRoutes,
-  WaitlistRoutes,
-  WebhookRoutes,
-} from '@townhall/contracts';
+import { ALL_ROUTE_GROUPS, tagOfGroup } from '@townhall/contracts';
 import { contractRoutes } from './routes/contract-routes.js';
 import { DirectoryController } from './directory/directory.controller.js';
 import { EventsController } from './events/events.controller.js';
 import { SeriesController } from './events/series.controller.js';
 import { HealthController, READINESS_CHECKS } from './health/health.controller.js';
 import { LiveController } from './live/live.controller.js';
-import { OpenApiController } from './openapi/openapi.controller.js';
-import { AsyncApiController } from './asyncapi/asyncapi.controller.js';
 import { TicketsController } from './tickets/tickets.controller.js';
 import { WaitlistController } from './tickets/waitlist.controller.js';
-import { WatchAssetsController } from './watch/watch-assets.js';
-import { WatchController } from './watch/watch.controller.js';
 
+/**
+ * The routes that are not plain request/reply, by the tag of the group they stand beside: each
+ * is mounted just before that group, which is the order the API document lists them in.
+ */
+const EXPLICIT_CONTROLLERS: Readonly<Record<string, readonly Type[]>> = {
+  Directory: [DirectoryController], // PUT /directory/me answers 201 or 200
+  Series: [SeriesController], // calendar files
+  Events: [EventsController],
+  Tickets: [TicketsController], // the x402 RSVP, and paying a refund
+  Waitlist: [WaitlistController], // joining answers 201 or 200
+};
+const GROUP_TAGS = new Set(ALL_ROUTE_GROUPS.map(tagOfGroup));
+for (const tag of Object.keys(EXPLICIT_CONTROLLERS))
+  if (!GROUP_TAGS.has(tag)) throw new Error(`explicit routes beside ${tag}, which is no route group`);
+
+/**
+ * The API: every route group of the contracts (ALL_ROUTE_GROUPS, so a new group is served as soon
+ * as it is listed there), the explicit routes beside their groups, the probes and the live stream.
+ * The pages for people and the API documents are the site's (site/site.ts), added by gateway.ts.
+ */
 @Module({})
 export class GatewayModule {
   static register(services: ServiceClient, readiness: Record<string, ReadinessCheck>): DynamicModule {
     return {
       module: GatewayModule,
-      // Series routes before events routes: /events/series/... must not be taken for /events/:id.
       controllers: [
         HealthController,
-        DirectoryController,
-        contractRoutes(DirectoryRoutes),
-        SeriesController,
-        contractRoutes(SeriesRoutes),
-        EventsController,
-        contractRoutes(EventRoutes),
-        TicketsController,
-        contractRoutes(TicketRoutes),
-        WaitlistController,
-        contractRoutes(WaitlistRoutes),
-        contractRoutes(RefundRoutes),
-        contractRoutes(LedgerRoutes),
-        contractRoutes(StageRoutes),
-        contractRoutes(QuestionRoutes),
-        contractRoutes(PollRoutes),
-        contractRoutes(RecordingRoutes),
-        contractRoutes(ModerationRoutes),
-        contractRoutes(WebhookRoutes),
+        ...ALL_ROUTE_GROUPS.flatMap((group) => [
+          ...(EXPLICIT_CONTROLLERS[tagOfGroup(group)] ?? []),
+          contractRoutes(group),
+        ]),
         LiveController,
-        OpenApiController,
-        AsyncApiController,
-        // Pages for people (HTML), not operations of the API document.
-        WatchController,
-        WatchAssetsController,
       ],
       providers: [
         { provide: SERVICE_CLIENT, useValue: services },

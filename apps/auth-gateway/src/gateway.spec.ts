@@ -3,9 +3,9 @@ import { request as httpRequest } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { generateAgentKey, signRequest, SignatureVerifier, type AgentKey } from '@townhall/auth';
-import { Directory, DomainError, type Contract, type MessageMeta } from '@townhall/contracts';
-import { createLogger, type ServiceClient } from '@townhall/platform';
-import type { z } from 'zod';
+import { Directory, DomainError } from '@townhall/contracts';
+import { createLogger } from '@townhall/platform';
+import { ScriptedServices } from '@townhall/testing';
 import { MemoryNonceStore, type Claim, type NonceStore } from './auth/nonce-store.js';
 import { createGateway } from './gateway.js';
 
@@ -48,21 +48,13 @@ function send(port: number, sent: Sent): Promise<Received> {
 }
 
 /** Stands in for the services (not for NATS): records what the gateway sent, answers a card. */
-class RecordingServices implements ServiceClient {
-  readonly sent: Array<{ pattern: string; data: unknown; meta: MessageMeta }> = [];
-  failWith: DomainError | undefined;
-
-  async send<C extends Contract<z.ZodType, unknown>>(
-    contract: C,
-    data: unknown,
-    meta: MessageMeta,
-  ): Promise<never> {
-    this.sent.push({ pattern: contract.pattern, data, meta });
-    if (this.failWith) throw this.failWith;
-    return { agentId: meta.caller, handle: 'alice', created: true, card: { handle: 'alice' } } as never;
-  }
-  async close(): Promise<void> {}
-}
+const recordingServices = () =>
+  new ScriptedServices(({ meta }) => ({
+    agentId: meta.caller,
+    handle: 'alice',
+    created: true,
+    card: { handle: 'alice' },
+  }));
 
 class BrokenNonceStore implements NonceStore {
   async claim(): Promise<Claim> {
@@ -76,14 +68,14 @@ class BrokenNonceStore implements NonceStore {
 
 describe('gateway (in process, signed-request guard)', () => {
   let app: NestFastifyApplication;
-  let services: RecordingServices;
+  let services: ScriptedServices;
   let nonces: NonceStore;
   let key: AgentKey;
   let now = Date.now();
   let port = 0;
 
   async function boot(store: NonceStore = new MemoryNonceStore()): Promise<void> {
-    services = new RecordingServices();
+    services = recordingServices();
     nonces = store;
     app = await createGateway({
       audience: AUDIENCE,
@@ -141,7 +133,7 @@ describe('gateway (in process, signed-request guard)', () => {
     const response = await inject({ ...request, headers: { ...request.headers, 'x-request-id': 'req-123' } });
     expect(response.statusCode).toBe(200);
     expect(response.headers['x-request-id']).toBe('req-123');
-    expect(services.sent).toEqual([
+    expect(services.asked).toEqual([
       {
         pattern: Directory.getCard.pattern,
         data: { agentId: key.agentId },
@@ -156,7 +148,7 @@ describe('gateway (in process, signed-request guard)', () => {
     const replay = await inject(request);
     expect(replay.statusCode).toBe(401);
     expect(replay.json()).toMatchObject({ code: 'auth.nonce_replayed', status: 401 });
-    expect(services.sent).toHaveLength(1);
+    expect(services.asked).toHaveLength(1);
   });
 
   it('does not burn the nonce of a request whose signature fails', async () => {
@@ -206,7 +198,7 @@ describe('gateway (in process, signed-request guard)', () => {
   it('rejects an encoded slash in a signed path rather than normalising it', async () => {
     const response = await inject(signed('GET', '/directory/abc%2Fdef'));
     expect(response.json()).toMatchObject({ code: 'auth.malformed' });
-    expect(services.sent).toHaveLength(0);
+    expect(services.asked).toHaveLength(0);
   });
 
   it('caps bodies at 64 KiB with 413', async () => {
@@ -219,7 +211,7 @@ describe('gateway (in process, signed-request guard)', () => {
   it('hands the handler exactly the signed body, parsed, and rejects bad JSON after verifying', async () => {
     const ok = await inject(signed('PUT', '/directory/me', '{"handle":"alice"}'));
     expect(ok.statusCode).toBe(201);
-    expect(services.sent[0]?.data).toEqual({ handle: 'alice' });
+    expect(services.asked[0]?.data).toEqual({ handle: 'alice' });
     const bad = await inject(signed('PUT', '/directory/me', '{"handle":'));
     expect(bad.json()).toMatchObject({ code: 'request.malformed_json', status: 400 });
   });
@@ -231,7 +223,7 @@ describe('gateway (in process, signed-request guard)', () => {
     expect(response.statusCode).toBe(503);
     expect(response.headers['retry-after']).toBe('1');
     expect(response.json()).toMatchObject({ code: 'dependency.unavailable' });
-    expect(services.sent).toHaveLength(0);
+    expect(services.asked).toHaveLength(0);
     expect((await inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
   });
 
@@ -281,7 +273,7 @@ describe('gateway (in process, signed-request guard)', () => {
       expect(response.statusCode).toBe(status);
       expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect(response.json()).toMatchObject({ code, status });
-      expect(services.sent).toHaveLength(0);
+      expect(services.asked).toHaveLength(0);
     });
 
     it('answers raw non-ASCII path bytes and oversized headers as problem+json from the socket', async () => {
@@ -306,7 +298,7 @@ describe('gateway (in process, signed-request guard)', () => {
       const response = await inject(signed('PUT', '/directory/me', body));
       expect(response.statusCode).toBe(400);
       expect(response.json()).toMatchObject({ code: 'request.too_deep' });
-      expect(services.sent).toHaveLength(0);
+      expect(services.asked).toHaveLength(0);
     });
 
     it('refuses an RSVP body that is not an object, and two different payments', async () => {
@@ -320,7 +312,7 @@ describe('gateway (in process, signed-request guard)', () => {
       twoPayments.headers['payment-signature'] = 'BBBB';
       const response = await inject(twoPayments);
       expect([response.statusCode, response.json()['code']]).toEqual([400, 'validation.failed']);
-      expect(services.sent).toHaveLength(0);
+      expect(services.asked).toHaveLength(0);
     });
   });
 });

@@ -14,18 +14,13 @@ import { installHttpMetrics } from './http-metrics.js';
 import { inFlightMsOf, MemoryIdempotencyStore } from './idempotency/idempotency-store.js';
 import { installIdempotentRequests, type IdempotencyOptions } from './idempotency/idempotent-requests.js';
 import { LIVE_STREAM, type LiveStream } from './live/live-stream.js';
-import { installDocsPage } from './openapi/docs-page.js';
-import { buildOpenApiDocument, gatewayVersion } from './openapi/openapi-document.js';
-import { OPENAPI_DOCUMENT, PublishedDocument } from './openapi/openapi.controller.js';
-import { buildAsyncApiDocument } from './asyncapi/asyncapi-document.js';
-import { ASYNCAPI_DOCUMENT } from './asyncapi/asyncapi.controller.js';
 import { clientErrorHandler, routerErrorHandler } from './problem/framework-errors.js';
 import { ProblemFilter } from './problem/problem.filter.js';
 import { installRateLimits } from './rate-limit/rate-limited-requests.js';
 import { installCachedEventReads } from './read-cache/cached-event-reads.js';
 import type { RateLimitOptions } from './rate-limit/rate-limits.js';
 import { requestIdFrom } from './request-context.js';
-import { installPageProblems, pageRouterErrors } from './watch/page-response.js';
+import { siteOf } from './site/site.js';
 
 export interface GatewayDependencies {
   audience: string;
@@ -60,9 +55,13 @@ export interface GatewayDependencies {
 
 /**
  * Builds the HTTP gateway around its dependencies, the same way in every mode: the NATS
- * apps, standalone mode and tests differ only in what they pass in.
+ * apps, standalone mode and tests differ only in what they pass in. It composes the API
+ * (GatewayModule and the hooks below) with the site (site/: pages for people, the docs page and
+ * the API documents), which reads the API's routes; the API knows nothing of the site.
  */
 export async function createGateway(deps: GatewayDependencies): Promise<NestFastifyApplication> {
+  const root = GatewayModule.register(deps.services, deps.readiness);
+  const site = siteOf({ audience: deps.audience, natsUrl: deps.natsUrl, api: root.controllers ?? [] });
   const adapter = new FastifyAdapter({
     bodyLimit: deps.bodyLimit,
     loggerInstance: deps.logger,
@@ -72,31 +71,18 @@ export async function createGateway(deps: GatewayDependencies): Promise<NestFast
     return503OnClosing: false,
     trustProxy: deps.trustProxy ?? false,
     // Errors before any route runs are problem+json too (problem/framework-errors.ts), or a page
-    // on a page's path (watch/page-response.ts).
-    frameworkErrors: pageRouterErrors(routerErrorHandler(deps.audience)),
+    // on a page's path (site/pages/page-response.ts).
+    frameworkErrors: site.routerErrors(routerErrorHandler(deps.audience)),
     clientErrorHandler: clientErrorHandler(deps.audience),
     ...serverTimeoutOptions(deps.serverTimeouts ?? SERVER_TIMEOUT_DEFAULTS),
   });
-  const root = GatewayModule.register(deps.services, deps.readiness);
-  // The live stream is optional (in-process tests run without NATS): its provider is added here,
-  // where the dependency arrives, and LiveController takes it as @Optional().
-  if (deps.liveStream)
-    root.providers = [...(root.providers ?? []), { provide: LIVE_STREAM, useValue: deps.liveStream }];
-  // The OpenAPI document is read from the controllers' metadata once, here, where the public URL is known.
-  const openApi = buildOpenApiDocument({
-    controllers: root.controllers ?? [],
-    serverUrl: deps.audience,
-    version: gatewayVersion(),
-  });
+  root.controllers = [...(root.controllers ?? []), ...site.controllers];
   root.providers = [
     ...(root.providers ?? []),
-    { provide: OPENAPI_DOCUMENT, useValue: new PublishedDocument(openApi) },
-    {
-      provide: ASYNCAPI_DOCUMENT,
-      useValue: new PublishedDocument(
-        buildAsyncApiDocument({ version: openApi.info.version, natsUrl: deps.natsUrl }),
-      ),
-    },
+    ...site.providers,
+    // The live stream is optional (in-process tests run without NATS): its provider is added here,
+    // where the dependency arrives, and LiveController (and the watch page) take it as @Optional().
+    ...(deps.liveStream ? [{ provide: LIVE_STREAM, useValue: deps.liveStream }] : []),
   ];
   const app = await NestFactory.create<NestFastifyApplication>(root, adapter, {
     bodyParser: false,
@@ -115,9 +101,8 @@ export async function createGateway(deps: GatewayDependencies): Promise<NestFast
   // After the rate limits: a cached read still counts against its client's quota.
   if (deps.liveStream && deps.readCacheMaxAgeMs)
     installCachedEventReads(fastify, deps.liveStream.hub, { maxAgeMs: deps.readCacheMaxAgeMs });
-  installDocsPage(app, openApi.info.title);
-  // The pages for people (watch/) answer their problems as pages.
-  installPageProblems(fastify);
+  // /docs, and the pages for people answering their problems as pages.
+  site.install(fastify);
   // Last: its preHandler runs once the caller is verified, its onSend keeps the answer as sent.
   installIdempotentRequests(
     fastify,

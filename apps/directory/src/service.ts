@@ -13,7 +13,7 @@ import { DirectoryModule } from './directory.module.js';
 async function defineDirectory(
   config: DirectoryConfig,
   _logger: Logger,
-): Promise<Omit<ServiceDefinition, 'name'>> {
+): Promise<Omit<ServiceDefinition, 'name' | 'config'>> {
   const dataSource = await openDataSource(createDirectoryDataSource, config);
   return {
     dataSource,

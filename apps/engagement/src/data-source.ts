@@ -1,4 +1,9 @@
-import { createSchemaDataSource, type PoolSettings } from '@townhall/platform/service';
+import {
+  createSchemaDataSource,
+  outboxAnnounceFunction,
+  sqlFunctionFiles,
+  type PoolSettings,
+} from '@townhall/platform/service';
 import type { DataSource } from 'typeorm';
 import { CreateEngagement1764000000000 } from './migrations/1764000000000-create-engagement.js';
 import { EventStanding1764200000000 } from './migrations/1764200000000-event-standing.js';
@@ -12,6 +17,11 @@ export function createEngagementDataSource(url: string, pool: PoolSettings = {})
     schema: ENGAGEMENT_SCHEMA,
     entities: [],
     migrations: [CreateEngagement1764000000000, EventStanding1764200000000, Moderation1764500000000],
+    // The functions, one file each (db/functions/<name>.sql), applied after the migrations.
+    functions: [
+      outboxAnnounceFunction(ENGAGEMENT_SCHEMA),
+      ...sqlFunctionFiles(new URL('./db/functions/', import.meta.url)),
+    ],
     pool,
   });
 }

@@ -1,11 +1,10 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { Changes, type Logger, type OutboxRelay, type ServiceClient } from '@townhall/platform/service';
+import { OutboxWriter, type Logger, type OutboxRelay, type ServiceClient } from '@townhall/platform/service';
 import { DataSource } from 'typeorm';
 import { Participants } from './access/participants.js';
 import { BlocksHandler } from './blocks/blocks.handler.js';
 import { BlocksService } from './blocks/blocks.service.js';
 import { ENGAGEMENT_SCHEMA } from './data-source.js';
-import { PollCloser } from './polls/poll-closer.js';
 import { PollsHandler } from './polls/polls.handler.js';
 import { PollsService } from './polls/polls.service.js';
 import { EventStandings } from './projection/event-standings.js';
@@ -38,8 +37,8 @@ export class EngagementModule {
       providers: [
         { provide: DataSource, useValue: options.dataSource },
         {
-          provide: Changes,
-          useValue: new Changes(options.dataSource, options.relay, {
+          provide: OutboxWriter,
+          useValue: new OutboxWriter(options.dataSource, options.relay, {
             schema: ENGAGEMENT_SCHEMA,
             source: SOURCE,
           }),
@@ -51,13 +50,11 @@ export class EngagementModule {
         StageService,
         QuestionsService,
         PollsService,
-        PollCloser,
         RecordingsService,
         BlocksService,
         EventStandings,
         TicketAttendance,
       ],
-      exports: [EventStandings, TicketAttendance],
     };
   }
 }

@@ -6,7 +6,6 @@ export const LOGGER = Symbol('Logger');
 export const SETTINGS = Symbol('EngagementSettings');
 
 export interface EngagementSettings {
-  pollSweepIntervalMs: number;
   questionsPerMinute: number;
 }
 

@@ -4,7 +4,8 @@ import { migrateSchema } from '@townhall/platform/service';
 import { createTestDatabase, type TestDatabase } from '@townhall/testing';
 import type { DataSource, EntityManager } from 'typeorm';
 import { createEngagementDataSource } from '../src/data-source.js';
-import { endStage, holdOpen, nextSequence } from '../src/stage/stage-lock.js';
+import { closeStage, holdOpen } from '../src/db/functions.js';
+import { nextSequence } from '../src/stage/stage-lock.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -38,7 +39,7 @@ describe('the stage row: sequences and the end of an event', () => {
   }
 
   const end = (eventId: string) =>
-    dataSource.transaction((manager) => endStage(manager, eventId, new Date().toISOString()));
+    dataSource.transaction((manager) => closeStage(manager, { eventId, endedAt: new Date().toISOString() }));
 
   it('numbers from 1 without gaps: a rolled-back sequence is taken again', async () => {
     const eventId = randomUUID();
@@ -55,7 +56,7 @@ describe('the stage row: sequences and the end of an event', () => {
 
   it.each([
     ['a post (exclusive)', nextSequence],
-    ['any other write (shared)', holdOpen],
+    ['any other write (shared)', (manager: EntityManager, eventId: string) => holdOpen(manager, { eventId })],
   ] as const)('makes the end wait for %s in flight, and refuses every write after it', async (_, write) => {
     const eventId = randomUUID();
     const writer = await held<unknown>((manager) => write(manager, eventId));
@@ -68,14 +69,14 @@ describe('the stage row: sequences and the end of an event', () => {
     await writer.done;
     await ending;
     expect(await dataSource.transaction((manager) => nextSequence(manager, eventId))).toBeNull();
-    expect(await dataSource.transaction((manager) => holdOpen(manager, eventId))).toBe(false);
+    expect(await dataSource.transaction((manager) => holdOpen(manager, { eventId }))).toBe(false);
   });
 
   it('lets shared writers run side by side', async () => {
     const eventId = randomUUID();
-    await dataSource.transaction((manager) => holdOpen(manager, eventId)); // the row exists
-    const first = await held((manager) => holdOpen(manager, eventId));
-    const second = await held((manager) => holdOpen(manager, eventId));
+    await dataSource.transaction((manager) => holdOpen(manager, { eventId })); // the row exists
+    const first = await held((manager) => holdOpen(manager, { eventId }));
+    const second = await held((manager) => holdOpen(manager, { eventId }));
     expect([first.value, second.value]).toEqual([true, true]);
     first.release();
     second.release();

@@ -3,22 +3,13 @@ import type { Logger, OutboxRelay, ServiceClient } from '@townhall/platform/serv
 import { DataSource } from 'typeorm';
 import { CalendarHandler } from './calendar/calendar.handler.js';
 import { CalendarService } from './calendar/calendar.service.js';
-import { Changes } from '@townhall/platform/service';
+import { OutboxWriter } from '@townhall/platform/service';
 import { EventsHandler } from './events/events.handler.js';
 import { EventsService } from './events/events.service.js';
-import { SeriesExtender } from './series/series-extender.js';
 import { SeriesHandler } from './series/series.handler.js';
 import { SeriesService } from './series/series.service.js';
 import { EventCounts } from './counts/event-counts.js';
-import {
-  CLOCK,
-  LOGGER,
-  OUTBOX_RELAY,
-  PUBLIC_BASE_URL,
-  SERIES_EXTEND_INTERVAL,
-  SERVICES,
-  type Clock,
-} from './tokens.js';
+import { CLOCK, LOGGER, OUTBOX_RELAY, PUBLIC_BASE_URL, SERVICES, type Clock } from './tokens.js';
 
 /** The `source` of every CloudEvent this service publishes. */
 export const SOURCE = 'townhall/events';
@@ -29,7 +20,6 @@ export interface EventsModuleOptions {
   services: ServiceClient;
   logger: Logger;
   publicBaseUrl: string;
-  seriesExtendIntervalMs: number;
   clock?: Clock;
 }
 
@@ -45,19 +35,16 @@ export class EventsModule {
         { provide: LOGGER, useValue: options.logger },
         { provide: SERVICES, useValue: options.services },
         { provide: PUBLIC_BASE_URL, useValue: options.publicBaseUrl },
-        { provide: SERIES_EXTEND_INTERVAL, useValue: options.seriesExtendIntervalMs },
         { provide: CLOCK, useValue: options.clock ?? (() => new Date()) },
         {
-          provide: Changes,
-          useValue: new Changes(options.dataSource, options.relay, { schema: 'events', source: SOURCE }),
+          provide: OutboxWriter,
+          useValue: new OutboxWriter(options.dataSource, options.relay, { schema: 'events', source: SOURCE }),
         },
         EventsService,
         SeriesService,
-        SeriesExtender,
         CalendarService,
         EventCounts,
       ],
-      exports: [EventCounts],
     };
   }
 }

@@ -6,12 +6,14 @@ import {
   type ServiceDefinition,
 } from '@townhall/platform/service';
 import { EventsConfigSchema, type EventsConfig } from './config.js';
-import { COUNT_SUBSCRIPTIONS, EventCounts } from './counts/event-counts.js';
 import { createEventsDataSource, EVENTS_SCHEMA } from './data-source.js';
 import { EventsModule } from './events.module.js';
 
 /** The events service, whatever runs it (its own process, or standalone mode). */
-async function defineEvents(config: EventsConfig, logger: Logger): Promise<Omit<ServiceDefinition, 'name'>> {
+async function defineEvents(
+  config: EventsConfig,
+  logger: Logger,
+): Promise<Omit<ServiceDefinition, 'name' | 'config'>> {
   const dataSource = await openDataSource(createEventsDataSource, config);
   return {
     dataSource,
@@ -29,17 +31,7 @@ async function defineEvents(config: EventsConfig, logger: Logger): Promise<Omit<
         services,
         logger,
         publicBaseUrl: config.PUBLIC_BASE_URL,
-        seriesExtendIntervalMs: config.SERIES_EXTEND_INTERVAL_MS,
       }),
-    // Counts come from other services' domain events (durable: caught up after a restart).
-    subscriptions: (app) => {
-      const counts = app.get(EventCounts);
-      return COUNT_SUBSCRIPTIONS.map((subscription) => ({
-        ...subscription,
-        handle: (event) => counts.handle(event),
-        handleBatch: (events) => counts.handleBatch(events),
-      }));
-    },
   };
 }
 

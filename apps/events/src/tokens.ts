@@ -7,6 +7,5 @@ export type Clock = () => Date;
 export const LOGGER = Symbol('Logger');
 /** The public origin (PUBLIC_BASE_URL), for absolute links such as calendar URLs. */
 export const PUBLIC_BASE_URL = Symbol('PublicBaseUrl');
-export const SERIES_EXTEND_INTERVAL = Symbol('SeriesExtendInterval');
 /** How the events service asks other services (ticketing decides capacity changes). */
 export const SERVICES = Symbol('ServiceClient');

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import {
-  Changes,
+  OutboxWriter,
   createLogger,
   migrateSchema,
   OutboxRelay,
@@ -34,7 +34,7 @@ describe('series extension over time', () => {
     now = new Date('2027-01-01T12:00:00Z');
     series = new SeriesService(
       dataSource,
-      new Changes(dataSource, relay, { schema: 'events', source: 'townhall/events' }),
+      new OutboxWriter(dataSource, relay, { schema: 'events', source: 'townhall/events' }),
       () => now,
       logger,
     );

@@ -1,4 +1,9 @@
-import { createSchemaDataSource, type PoolSettings } from '@townhall/platform/service';
+import {
+  createSchemaDataSource,
+  outboxAnnounceFunction,
+  sqlFunctionFiles,
+  type PoolSettings,
+} from '@townhall/platform/service';
 import type { DataSource } from 'typeorm';
 import { CreateTicketing1763900000000 } from './migrations/1763900000000-create-ticketing.js';
 import { EventVersion1764100000000 } from './migrations/1764100000000-event-version.js';
@@ -21,6 +26,11 @@ export function createTicketingDataSource(url: string, pool: PoolSettings = {}):
       Settlements1764400000000,
       Waitlist1764610000000,
       ChainPayments1765100000000,
+    ],
+    // The functions, one file each (db/functions/<name>.sql), applied after the migrations.
+    functions: [
+      outboxAnnounceFunction(TICKETING_SCHEMA),
+      ...sqlFunctionFiles(new URL('./db/functions/', import.meta.url)),
     ],
     pool,
   });

@@ -10,14 +10,13 @@ import {
 import { TicketingConfigSchema, type TicketingConfig } from './config.js';
 import { createTicketingDataSource, TICKETING_SCHEMA } from './data-source.js';
 import { openPaymentRails } from './payments/payment-rails.js';
-import { DomainEventHandler, SUBSCRIPTIONS } from './projection/domain-event-handler.js';
 import { TicketingModule } from './ticketing.module.js';
 
 /** The ticketing service, whatever runs it (its own process, or standalone mode). */
 async function defineTicketing(
   config: TicketingConfig,
   logger: Logger,
-): Promise<Omit<ServiceDefinition, 'name'>> {
+): Promise<Omit<ServiceDefinition, 'name' | 'config'>> {
   if (config.TOWNHALL_ENV === 'production' && config.CLOCK_OFFSET_MS !== 0) {
     throw new ConfigError('Invalid configuration:\n  CLOCK_OFFSET_MS: only for tests, never in production');
   }
@@ -57,20 +56,10 @@ async function defineTicketing(
           asset: rails.asset,
           paymentTimeoutSeconds: config.PAYMENT_TIMEOUT_SECONDS,
           facilitatorTimeoutMs: config.X402_FACILITATOR_TIMEOUT_MS,
-          settlementRetryIntervalMs: config.SETTLEMENT_RETRY_INTERVAL_MS,
-          waitlistSweepIntervalMs: config.WAITLIST_SWEEP_INTERVAL_MS,
           admissionWaitMs: config.DATABASE_POOL_WAIT_MS,
         },
         ...(offset === 0 ? {} : { clock: () => new Date(Date.now() + offset) }),
       }),
-    // Durable consumers: what was published while ticketing was down is processed when it is back.
-    subscriptions: (app) => {
-      const handler = app.get(DomainEventHandler);
-      return SUBSCRIPTIONS.map((subscription) => ({
-        ...subscription,
-        handle: (event) => handler.handle(event),
-      }));
-    },
   };
 }
 

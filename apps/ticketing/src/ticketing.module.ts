@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { SignatureVerifier } from '@townhall/auth';
-import { Changes, type Logger, type OutboxRelay, type ServiceClient } from '@townhall/platform/service';
+import { OutboxWriter, type Logger, type OutboxRelay, type ServiceClient } from '@townhall/platform/service';
 import { DataSource } from 'typeorm';
 import { LedgerBook } from './ledger/ledger-book.js';
 import { PayRefund } from './refunds/pay-refund.js';
@@ -26,7 +26,7 @@ import { TakeSeat } from './tickets/take-seat.js';
 import { TicketBook } from './tickets/ticket-book.js';
 import { JoinWaitlist } from './waitlist/join-waitlist.js';
 import { LeaveWaitlist } from './waitlist/leave-waitlist.js';
-import { OfferExpiry, OfferExpirySweep } from './waitlist/offer-expiry.js';
+import { OfferExpiry } from './waitlist/offer-expiry.js';
 import { WaitlistBook } from './waitlist/waitlist-book.js';
 import { WaitlistSeats } from './waitlist/waitlist-seats.js';
 import { WaitlistHandler } from './waitlist/waitlist.handler.js';
@@ -65,8 +65,11 @@ export class TicketingModule {
       providers: [
         { provide: DataSource, useValue: options.dataSource },
         {
-          provide: Changes,
-          useValue: new Changes(options.dataSource, options.relay, { schema: 'ticketing', source: SOURCE }),
+          provide: OutboxWriter,
+          useValue: new OutboxWriter(options.dataSource, options.relay, {
+            schema: 'ticketing',
+            source: SOURCE,
+          }),
         },
         { provide: SERVICES, useValue: options.services },
         { provide: LOGGER, useValue: options.logger },
@@ -98,10 +101,8 @@ export class TicketingModule {
         JoinWaitlist,
         LeaveWaitlist,
         OfferExpiry,
-        OfferExpirySweep,
         DomainEventHandler,
       ],
-      exports: [DomainEventHandler],
     };
   }
 }

@@ -24,10 +24,6 @@ export interface TicketingSettings {
   paymentTimeoutSeconds: number;
   /** How long the http facilitator has to answer /verify or /settle (X402_FACILITATOR_TIMEOUT_MS). */
   facilitatorTimeoutMs: number;
-  /** How often payments still settling are asked about again (SETTLEMENT_RETRY_INTERVAL_MS). */
-  settlementRetryIntervalMs: number;
-  /** How often offers of the waitlist that ran out are expired (WAITLIST_SWEEP_INTERVAL_MS). */
-  waitlistSweepIntervalMs: number;
   /** How long a purchase waits at a sold-out-looking tier's SeatGate before it is shed (DATABASE_POOL_WAIT_MS). */
   admissionWaitMs: number;
 }

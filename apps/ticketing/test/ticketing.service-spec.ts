@@ -1,90 +1,25 @@
 // The ticketing service on its own (the service tier: libs/testing/src/service.ts). The events
-// service is not running: a stand-in answers Events.access from `known`, and domain events are
+// service is not running: a stand-in answers Events.access (fixtures.ts), and domain events are
 // delivered to ticketing's consumers directly.
 import { randomUUID } from 'node:crypto';
 import { generateAgentKey, type AgentKey } from '@townhall/auth';
-import {
-  DEFAULT_MODERATION,
-  DEFAULT_OFFER_MINUTES,
-  DomainError,
-  EventTopics,
-  Events,
-  Inventory,
-  Ledger,
-  TicketTopics,
-  Tickets,
-  type CloudEvent,
-  type EventAccess,
-  type EventView,
-  type Ticketing,
-} from '@townhall/contracts';
+import { DomainError, Inventory, TicketTopics, Tickets } from '@townhall/contracts';
 import { waitFor } from '@townhall/testing';
-import { refusalOf, ServiceHarness } from '@townhall/testing/service';
-import { encodePaymentHeader, signLedgerPayment, type PaymentRequirements } from '@townhall/x402';
-import { ticketing as ticketingService } from '../src/service.js';
-
-const HOUR = 3_600_000;
+import { refusalOf, type ServiceHarness } from '@townhall/testing/service';
+import { encodePaymentHeader, signLedgerPayment } from '@townhall/x402';
+import { paid, TicketingFixtures } from './fixtures.js';
 
 describe('ticketing service', () => {
+  const fixtures = new TicketingFixtures();
+  const { host, anEvent, rsvp, funded, balanceOf, offerOf, payment } = fixtures;
   let ticketing: ServiceHarness;
-  /** What the stand-in events service knows. */
-  const known = new Map<string, EventAccess>();
-  const host = generateAgentKey();
 
   beforeAll(async () => {
-    ticketing = await ServiceHarness.start(ticketingService, { LEDGER_FAUCET: 'true' });
-    ticketing.answer(Events.access, ({ eventId, agentId }) => {
-      const event = known.get(eventId);
-      if (!event) throw new DomainError('event.not_found', `No event ${eventId}`);
-      return { ...event, role: agentId === event.hostId ? ('host' as const) : null };
-    });
+    ticketing = await fixtures.start({ LEDGER_FAUCET: 'true' });
   });
   afterAll(async () => {
     await ticketing?.stop();
   });
-
-  function anEvent(capacity: number, ticketingMode: Ticketing = { mode: 'free' }): EventAccess {
-    const startsAt = new Date(Date.now() + 24 * HOUR);
-    const event: EventAccess = {
-      eventId: randomUUID(),
-      status: 'scheduled',
-      hostId: host.agentId,
-      role: null,
-      startsAt: startsAt.toISOString(),
-      endsAt: new Date(startsAt.getTime() + HOUR).toISOString(),
-      capacity,
-      ticketing: ticketingMode,
-      moderation: DEFAULT_MODERATION,
-      offerMinutes: DEFAULT_OFFER_MINUTES,
-      moderators: [],
-      speakers: [],
-      seriesId: null,
-      version: 1,
-      updatedAt: new Date().toISOString(),
-    };
-    known.set(event.eventId, event);
-    return event;
-  }
-  const paid = (price: string): Ticketing => ({ mode: 'single', price, asset: 'USDC' });
-
-  const rsvp = (buyer: AgentKey, eventId: string, payment?: string) =>
-    ticketing.send(Tickets.rsvp, { eventId, ...(payment ? { payment } : {}) }, buyer.agentId);
-  async function funded(amount: string): Promise<AgentKey> {
-    const buyer = generateAgentKey();
-    await ticketing.send(Ledger.faucet, { amount }, buyer.agentId);
-    return buyer;
-  }
-  const balanceOf = async (agent: AgentKey) =>
-    (await ticketing.send(Ledger.balance, {}, agent.agentId)).balances.find((b) => b.asset === 'USDC')
-      ?.amount ?? '0';
-  async function offerOf(buyer: AgentKey, eventId: string): Promise<PaymentRequirements> {
-    const error = await refusalOf(rsvp(buyer, eventId));
-    expect(error.code).toBe('payment.required');
-    const body = error.extensions?.['x402'] as { accepts: PaymentRequirements[] };
-    return body.accepts[0]!;
-  }
-  const payment = (buyer: AgentKey, offer: PaymentRequirements) =>
-    encodePaymentHeader(signLedgerPayment(buyer, offer));
 
   it('issues a free ticket once, gives it back, and shows attendees to the host only', async () => {
     const event = anEvent(2);
@@ -235,16 +170,7 @@ describe('ticketing service', () => {
       await rsvp(buyer, event.eventId, payment(buyer, await offerOf(buyer, event.eventId)));
     expect(BigInt(await balanceOf(host)) - hostBefore).toBe(600n);
 
-    const cancelled: CloudEvent = {
-      specversion: '1.0',
-      id: randomUUID(),
-      source: 'townhall/events',
-      type: EventTopics.cancelled,
-      subject: event.eventId,
-      time: new Date().toISOString(),
-      datacontenttype: 'application/json',
-      data: { ...viewOf(event), status: 'cancelled', version: 2 },
-    };
+    const cancelled = fixtures.cancelled(event);
     await ticketing.deliver(cancelled);
     await ticketing.redeliver(cancelled); // as JetStream does when an acknowledgement was lost
     for (const buyer of buyers) expect(await balanceOf(buyer)).toBe('1000');
@@ -393,20 +319,3 @@ describe('ticketing service', () => {
     expect(await balanceOf(buyer)).toBe('900');
   });
 });
-
-/** The parts of the EventView a domain event carries that ticketing reads, from what the stand-in knows. */
-function viewOf(event: EventAccess): Partial<EventView> {
-  return {
-    id: event.eventId,
-    hostId: event.hostId,
-    moderators: event.moderators,
-    status: event.status,
-    seriesId: event.seriesId,
-    startsAt: event.startsAt,
-    endsAt: event.endsAt,
-    capacity: event.capacity,
-    ticketing: event.ticketing,
-    version: event.version,
-    updatedAt: event.updatedAt,
-  };
-}

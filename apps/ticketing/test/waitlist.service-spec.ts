@@ -1,45 +1,21 @@
 // The waitlist in the ticketing service on its own (the service tier: libs/testing/src/service.ts):
 // a stand-in answers Events.access, domain events are delivered to ticketing's consumers directly.
 // docs/product.md "Waitlist".
-import { randomUUID } from 'node:crypto';
 import { generateAgentKey, type AgentKey } from '@townhall/auth';
-import {
-  DEFAULT_MODERATION,
-  DomainError,
-  EventTopics,
-  Events,
-  Inventory,
-  Ledger,
-  TicketTopics,
-  Tickets,
-  Waitlist,
-  WaitlistTopics,
-  type CloudEvent,
-  type EventAccess,
-  type Ticketing,
-} from '@townhall/contracts';
+import { Inventory, TicketTopics, Tickets, Waitlist, WaitlistTopics } from '@townhall/contracts';
 import { waitFor } from '@townhall/testing';
-import { refusalOf, ServiceHarness } from '@townhall/testing/service';
-import { encodePaymentHeader, signLedgerPayment, type PaymentRequirements } from '@townhall/x402';
-import { ticketing as ticketingService } from '../src/service.js';
-
-const HOUR = 3_600_000;
+import { refusalOf, type ServiceHarness } from '@townhall/testing/service';
+import type { PaymentRequirements } from '@townhall/x402';
+import { paid, TicketingFixtures } from './fixtures.js';
 
 describe('ticketing: the waitlist', () => {
+  const fixtures = new TicketingFixtures();
+  const { host, rsvp, funded, payment } = fixtures;
+  const anEvent: typeof fixtures.anEvent = (capacity, ticketing) => fixtures.anEvent(capacity, ticketing, 5);
   let ticketing: ServiceHarness;
-  const known = new Map<string, EventAccess>();
-  const host = generateAgentKey();
 
   beforeAll(async () => {
-    ticketing = await ServiceHarness.start(ticketingService, {
-      LEDGER_FAUCET: 'true',
-      WAITLIST_SWEEP_INTERVAL_MS: '100',
-    });
-    ticketing.answer(Events.access, ({ eventId, agentId }) => {
-      const event = known.get(eventId);
-      if (!event) throw new DomainError('event.not_found', `No event ${eventId}`);
-      return { ...event, role: agentId === event.hostId ? ('host' as const) : null };
-    });
+    ticketing = await fixtures.start({ LEDGER_FAUCET: 'true', WAITLIST_SWEEP_INTERVAL_MS: '100' });
   });
   afterAll(async () => {
     // What ticketing announced is what the AsyncAPI document says (the events service's stand-in
@@ -49,39 +25,9 @@ describe('ticketing: the waitlist', () => {
     expect(off).toEqual([]);
   });
 
-  function anEvent(capacity: number, ticketingMode: Ticketing = { mode: 'free' }): EventAccess {
-    const startsAt = new Date(Date.now() + 24 * HOUR);
-    const event: EventAccess = {
-      eventId: randomUUID(),
-      status: 'scheduled',
-      hostId: host.agentId,
-      role: null,
-      startsAt: startsAt.toISOString(),
-      endsAt: new Date(startsAt.getTime() + HOUR).toISOString(),
-      capacity,
-      ticketing: ticketingMode,
-      moderation: DEFAULT_MODERATION,
-      offerMinutes: 5,
-      moderators: [],
-      speakers: [],
-      seriesId: null,
-      version: 1,
-      updatedAt: new Date().toISOString(),
-    };
-    known.set(event.eventId, event);
-    return event;
-  }
-
-  const rsvp = (agent: AgentKey, eventId: string, payment?: string) =>
-    ticketing.send(Tickets.rsvp, { eventId, ...(payment ? { payment } : {}) }, agent.agentId);
   const join = (agent: AgentKey, eventId: string, tierId?: string) =>
     ticketing.send(Waitlist.join, { eventId, ...(tierId ? { tierId } : {}) }, agent.agentId);
   const mine = async (agent: AgentKey) => (await ticketing.send(Waitlist.mine, {}, agent.agentId)).items;
-  async function funded(amount: string): Promise<AgentKey> {
-    const buyer = generateAgentKey();
-    await ticketing.send(Ledger.faucet, { amount }, buyer.agentId);
-    return buyer;
-  }
   /** The seats counted for the event, and what holds them. */
   async function seats(eventId: string) {
     const [row] = await ticketing.query(
@@ -157,17 +103,13 @@ describe('ticketing: the waitlist', () => {
   });
 
   it('holds a freed paid seat for the first in line: its RSVP buys it, nobody else can, and an expired offer passes on', async () => {
-    const event = anEvent(1, { mode: 'single', price: '300', asset: 'USDC' });
+    const event = anEvent(1, paid('300'));
     const [first, second, third, outsider] = await Promise.all(
       Array.from({ length: 4 }, () => funded('1000')),
     );
-    const offerOf = async (agent: AgentKey): Promise<PaymentRequirements> => {
-      const error = await refusalOf(rsvp(agent, event.eventId));
-      expect(error.code).toBe('payment.required');
-      return (error.extensions?.['x402'] as { accepts: PaymentRequirements[] }).accepts[0]!;
-    };
+    const offerOf = (agent: AgentKey) => fixtures.offerOf(agent, event.eventId);
     const pay = (agent: AgentKey, offer: PaymentRequirements) =>
-      rsvp(agent, event.eventId, encodePaymentHeader(signLedgerPayment(agent, offer)));
+      rsvp(agent, event.eventId, payment(agent, offer));
     const requirements = await offerOf(outsider!);
     await pay(generateAgentKey(), requirements).catch(() => undefined); // unfunded: refused
     const owner = await funded('1000');
@@ -234,28 +176,7 @@ describe('ticketing: the waitlist', () => {
     await rsvp(generateAgentKey(), event.eventId);
     const waiting = [generateAgentKey(), generateAgentKey()];
     for (const agent of waiting) await join(agent, event.eventId);
-    const cancelled: CloudEvent = {
-      specversion: '1.0',
-      id: randomUUID(),
-      source: 'townhall/events',
-      type: EventTopics.cancelled,
-      subject: event.eventId,
-      time: new Date().toISOString(),
-      datacontenttype: 'application/json',
-      data: {
-        id: event.eventId,
-        hostId: event.hostId,
-        moderators: [],
-        status: 'cancelled',
-        seriesId: null,
-        startsAt: event.startsAt,
-        capacity: event.capacity,
-        ticketing: event.ticketing,
-        offerMinutes: event.offerMinutes,
-        version: 2,
-        updatedAt: new Date().toISOString(),
-      },
-    };
+    const cancelled = fixtures.cancelled(event);
     await ticketing.deliver(cancelled);
     for (const agent of waiting) expect((await mine(agent))[0]).toMatchObject({ status: 'expired' });
     expect((await refusalOf(join(generateAgentKey(), event.eventId))).code).toBe('ticket.not_on_sale');

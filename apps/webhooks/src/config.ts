@@ -33,5 +33,7 @@ export const WebhooksConfigSchema = BaseConfigSchema.extend(DatabaseConfigSchema
   WEBHOOK_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
   /** Deliveries one replica attempts at once. */
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  /** How often each replica prunes delivery history (old attempts, concluded deliveries, spent bodies, old marks). */
+  WEBHOOK_RETENTION_INTERVAL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(60_000),
 });
 export type WebhooksConfig = z.output<typeof WebhooksConfigSchema>;

@@ -9,7 +9,6 @@ import {
 import { WebhooksConfigSchema, type WebhooksConfig } from './config.js';
 import { createWebhooksDataSource, WEBHOOKS_SCHEMA } from './data-source.js';
 import { systemResolver } from './delivery/destination.js';
-import { FAN_OUT_CONSUMER, FAN_OUT_SUBJECTS, WebhookFanOut } from './fan-out/webhook-fan-out.js';
 import { WebhookKeyError, WebhookSigner } from './signing/webhook-signer.js';
 import { WebhooksModule } from './webhooks.module.js';
 
@@ -17,7 +16,7 @@ import { WebhooksModule } from './webhooks.module.js';
 async function defineWebhooks(
   config: WebhooksConfig,
   logger: Logger,
-): Promise<Omit<ServiceDefinition, 'name'>> {
+): Promise<Omit<ServiceDefinition, 'name' | 'config'>> {
   const signer = signerOf(config, logger);
   if (config.TOWNHALL_ENV === 'production' && config.WEBHOOK_ALLOW_PRIVATE)
     throw new ConfigError(
@@ -44,19 +43,6 @@ async function defineWebhooks(
           concurrency: config.WEBHOOK_CONCURRENCY,
         },
       }),
-    // One durable consumer of every domain event: what was published while the service was
-    // down is fanned out when it is back.
-    subscriptions: (app) => {
-      const fanOut = app.get(WebhookFanOut);
-      return [
-        {
-          durable: FAN_OUT_CONSUMER,
-          subjects: FAN_OUT_SUBJECTS,
-          handle: (event) => fanOut.handle(event),
-          handleBatch: (events) => fanOut.handleBatch(events),
-        },
-      ];
-    },
   };
 }
 

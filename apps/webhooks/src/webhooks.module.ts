@@ -34,7 +34,6 @@ export class WebhooksModule {
         DeliveryRetention,
         WebhookFanOut,
       ],
-      exports: [WebhookFanOut],
     };
   }
 }

@@ -374,7 +374,7 @@ describe('webhooks service', () => {
     const dataSource = createWebhooksDataSource(service.database.url, { size: 1 });
     await dataSource.initialize();
     try {
-      const retention = new DeliveryRetention(dataSource, createLogger('webhooks', 'silent'));
+      const retention = new DeliveryRetention(dataSource);
       // 5 attempts, the old delivery, both messages (no delivery left), the old mark; maybe others'.
       expect(await retention.prune()).toBeGreaterThanOrEqual(9);
     } finally {

@@ -62,6 +62,23 @@ export interface SignedHeaders {
  * be byte-identical to what was signed, and tests need to sign hostile targets to see the gateway refuse them.
  */
 export function signRequest(input: SignRequestInput): SignedHeaders {
+  const request = requestToSign(input.key.agentId, input);
+  return signedHeaders(request, ed.sign(utf8ToBytes(request.signingString), input.key.secretKey));
+}
+
+/** A request about to be signed by `agentId`: its signing string, and the timestamp and nonce in it. */
+export interface RequestToSign {
+  agentId: string;
+  signingString: string;
+  timestamp: string;
+  nonce: string;
+}
+
+/**
+ * The signing string of a request (docs/protocol/signing.md section 2), for a signer that holds its key
+ * elsewhere: the /docs page signs it with a WebCrypto key that cannot be exported, then calls `signedHeaders`.
+ */
+export function requestToSign(agentId: string, input: Omit<SignRequestInput, 'key'>): RequestToSign {
   const timestamp = input.timestamp ?? formatTimestamp(new Date());
   const nonce = input.nonce ?? newNonce();
   const q = input.target.indexOf('?');
@@ -70,17 +87,21 @@ export function signRequest(input: SignRequestInput): SignedHeaders {
     method: input.method.toUpperCase(),
     path: q === -1 ? input.target : input.target.slice(0, q),
     query: q === -1 ? '' : input.target.slice(q + 1),
-    agentId: input.key.agentId,
+    agentId,
     timestamp,
     nonce,
     bodySha256: sha256Hex(input.body ?? ''),
   });
-  const signature = signMessage(input.key, signingString);
+  return { agentId, signingString, timestamp, nonce };
+}
+
+/** The headers of a request signed with `signature` (its 64 Ed25519 bytes over the signing string). */
+export function signedHeaders(request: RequestToSign, signature: Uint8Array): SignedHeaders {
   return {
-    authorization: `${AUTH_SCHEME} ${input.key.agentId}:${signature}:${timestamp}`,
-    nonce,
-    timestamp,
-    signingString,
+    authorization: `${AUTH_SCHEME} ${request.agentId}:${bs58.encode(signature)}:${request.timestamp}`,
+    nonce: request.nonce,
+    timestamp: request.timestamp,
+    signingString: request.signingString,
   };
 }
 

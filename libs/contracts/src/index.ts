@@ -19,3 +19,5 @@ export * from './engagement.js';
 export * from './domain-events.js';
 export * from './domain-event-catalog.js';
 export * from './webhooks.js';
+// Last: it imports every domain's routes, whose schemas register in the order above.
+export * from './route-groups.js';

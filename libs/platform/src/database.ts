@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { DEFAULT_POOL_WAIT_MS, required } from './config.js';
+import { applySqlFunctions, type SqlFunction } from './sql-functions.js';
 
 /**
  * pg, with a Pool whose every client always has an 'error' listener. pg-pool hands a freed client
@@ -41,7 +42,22 @@ export interface SchemaDataSourceOptions {
   schema: string;
   entities: DataSourceOptions['entities'];
   migrations: DataSourceOptions['migrations'];
+  /**
+   * Its server-side functions, one current definition each (`sqlFunctionFiles` of the service's
+   * `src/db/functions/`): applied after the migrations, whenever one changed.
+   */
+  functions?: readonly SqlFunction[];
   pool?: PoolSettings;
+}
+
+/** A service's DataSource: its schema, with the functions `migrateSchema` applies after the migrations. */
+export class SchemaDataSource extends DataSource {
+  constructor(
+    options: DataSourceOptions,
+    readonly functions: readonly SqlFunction[],
+  ) {
+    super(options);
+  }
 }
 
 /**
@@ -49,8 +65,8 @@ export interface SchemaDataSourceOptions {
  * through migrations, run by the explicit migrate command (a Kubernetes Job in
  * production), never by an app at start.
  */
-export function createSchemaDataSource(options: SchemaDataSourceOptions): DataSource {
-  return new DataSource({
+export function createSchemaDataSource(options: SchemaDataSourceOptions): SchemaDataSource {
+  const dataSourceOptions: DataSourceOptions = {
     type: 'postgres',
     url: options.url,
     schema: options.schema,
@@ -70,7 +86,8 @@ export function createSchemaDataSource(options: SchemaDataSourceOptions): DataSo
       application_name: `townhall-${options.schema}`,
       connectionTimeoutMillis: options.pool?.waitMs ?? DEFAULT_POOL_WAIT_MS,
     },
-  });
+  };
+  return new SchemaDataSource(dataSourceOptions, options.functions ?? []);
 }
 
 /** A service's DataSource, from its factory and its validated configuration, initialised. */
@@ -86,7 +103,11 @@ export async function openDataSource(
   return dataSource;
 }
 
-/** Creates the schema if needed and applies pending migrations; returns their names. */
+/**
+ * Creates the schema if needed, applies pending migrations, then the functions of a
+ * SchemaDataSource that changed (`applySqlFunctions`: the repeatable step). Returns what it
+ * applied: the migrations' names, then one `function <schema>.<name>` per function.
+ */
 export async function migrateSchema(dataSource: DataSource): Promise<string[]> {
   const schema = (dataSource.options as { schema?: string }).schema;
   if (!schema) throw new Error('A service DataSource must name its schema');
@@ -95,7 +116,11 @@ export async function migrateSchema(dataSource: DataSource): Promise<string[]> {
   try {
     await dataSource.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
     const applied = await dataSource.runMigrations({ transaction: 'each' });
-    return applied.map((migration) => migration.name);
+    const functions =
+      dataSource instanceof SchemaDataSource
+        ? await applySqlFunctions(dataSource, schema, dataSource.functions)
+        : [];
+    return [...applied.map((migration) => migration.name), ...functions];
   } finally {
     if (!initialised) await dataSource.destroy();
   }
@@ -104,15 +129,52 @@ export async function migrateSchema(dataSource: DataSource): Promise<string[]> {
 /** Postgres SQLSTATE of a failed query, if it is one. */
 export function sqlState(error: unknown): { code?: string; constraint?: string } {
   if (typeof error !== 'object' || error === null) return {};
-  const source =
-    'driverError' in error && typeof error.driverError === 'object' && error.driverError !== null
-      ? error.driverError
-      : error;
-  const { code, constraint } = source as { code?: unknown; constraint?: unknown };
+  const { code, constraint } = driverError(error) as { code?: unknown; constraint?: unknown };
   return {
     ...(typeof code === 'string' ? { code } : {}),
     ...(typeof constraint === 'string' ? { constraint } : {}),
   };
+}
+
+/** pg's error itself, under TypeORM's QueryFailedError if it wraps one. */
+function driverError(error: object): object {
+  return 'driverError' in error && typeof error.driverError === 'object' && error.driverError !== null
+    ? error.driverError
+    : error;
+}
+
+/**
+ * The SQLSTATE a server-side function refuses with: `RAISE EXCEPTION USING ERRCODE = 'TH001',
+ * MESSAGE = '<refusal>'` (and DETAIL, e.g. the status that refused). The statement's transaction
+ * rolls back: a refusal writes nothing.
+ */
+export const REFUSAL_SQLSTATE = 'TH001';
+
+/** A server-side function's refusal, as its typed wrapper answers it. */
+export interface Refused<Refusal extends string> {
+  outcome: 'refused';
+  refusal: Refusal;
+  detail: string | null;
+}
+
+/**
+ * Runs one call of a server-side function: the refusal it raised (REFUSAL_SQLSTATE), if it is one
+ * of `refusals`, is the `refused` outcome. Any other error, an unknown refusal too, is thrown.
+ * Inside a transaction, a refusal has aborted it: the caller answers the refusal, it does not go on.
+ */
+export async function refusable<T, Refusal extends string>(
+  refusals: readonly Refusal[],
+  call: () => Promise<T>,
+): Promise<T | Refused<Refusal>> {
+  try {
+    return await call();
+  } catch (error) {
+    if (sqlState(error).code !== REFUSAL_SQLSTATE) throw error;
+    const { message, detail } = driverError(error as object) as { message?: unknown; detail?: unknown };
+    const refusal = refusals.find((name) => name === message);
+    if (refusal === undefined) throw error;
+    return { outcome: 'refused', refusal, detail: typeof detail === 'string' ? detail : null };
+  }
 }
 
 interface Queryable {

@@ -7,5 +7,4 @@ export * from './service-client.js';
 export * from './nats-service-client.js';
 export * from './probes.js';
 export * from './graceful-stop.js';
-export * from './periodic-job.js';
 export * from './observability/index.js';

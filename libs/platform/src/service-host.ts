@@ -1,9 +1,11 @@
 import type { DynamicModule, INestMicroservice } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { DiscoveryModule, NestFactory } from '@nestjs/core';
 import type { MicroserviceOptions } from '@nestjs/microservices';
 import type { Server } from 'node:http';
 import type { DataSource } from 'typeorm';
 import type { Subscription } from './outbox/consumer.js';
+import { assertEveryHandlerProvided } from './discovery/handler-declarations.js';
+import { discoverHandlers, type ServiceHandlers } from './discovery/service-handlers.js';
 import { OutboxRelay } from './outbox/relay.js';
 import { stopGracefullyOnSignal } from './graceful-stop.js';
 import { createLogger, NestPinoLogger, type Logger } from './logger.js';
@@ -29,7 +31,7 @@ import type { ServiceTransport } from './transport/service-transport.js';
 export interface ServiceLink {
   /** Requests to other services. */
   services: ServiceClient;
-  /** The relay of the service's outbox (Changes wakes it after each commit). */
+  /** The relay of the service's outbox (OutboxWriter wakes it after each commit). */
   relay: OutboxRelay;
 }
 
@@ -49,25 +51,41 @@ export interface ServiceDefinition {
   outbox?: { schema: string; pollIntervalMs: number; held?: boolean };
   /** How long its requests to other services may take. */
   serviceTimeoutMs: number;
+  /**
+   * Its module. Its providers' @OnDomainEvent methods become durable consumers, started once the
+   * service listens, and their @Periodic methods jobs: found at start (discovery/), not listed here.
+   */
   module(link: ServiceLink): DynamicModule;
-  /** Durable domain-event consumers, started once the service listens. */
-  subscriptions?(app: INestMicroservice): Subscription[];
+  /** Its validated configuration: the settings that @Periodic's `every` names. */
+  config: Readonly<Record<string, unknown>>;
 }
 
 export interface ServiceRunOptions {
   logger: Logger;
   /** The /healthz and /readyz server of a service run alone. */
   probePort?: number | undefined;
-  /** false: the outbox relay waits for startRelays() (standalone starts them once every consumer listens). */
+  /**
+   * false: the outbox relay waits for startRelay() (standalone starts them once every consumer
+   * listens), and so does the check that every handler class loaded has a started service.
+   */
   relay?: boolean;
 }
 
 export interface StartedService {
   name: string;
   app: INestMicroservice;
-  /** Starts publishing the outbox (if it was held back). */
+  /** Its durable consumers, as found on its providers. */
+  subscriptions: readonly Subscription[];
+  /**
+   * Every service of the process has started: checks that each loaded handler class is provided
+   * by one (throws HandlerDeclarationError naming those that are not), then starts publishing the
+   * outbox (if it was held back).
+   */
   startRelay(): void;
-  /** Stops in the safe order: consumers, then new requests (in-flight ones finish), relay, transport, database. */
+  /**
+   * Stops in the safe order: consumers, jobs (the run in flight finishes), then new requests
+   * (in-flight ones finish), relay, transport, database.
+   */
   stop(): Promise<void>;
 }
 
@@ -95,19 +113,31 @@ export async function startService(
       return relay;
     },
   };
-  const app = await NestFactory.createMicroservice<MicroserviceOptions>(definition.module(link), {
-    ...(transport.microservice(definition.name) as MicroserviceOptions),
-    logger: new NestPinoLogger(logger),
-  });
+  const module = definition.module(link);
+  const app = await NestFactory.createMicroservice<MicroserviceOptions>(
+    { ...module, imports: [...(module.imports ?? []), DiscoveryModule] },
+    {
+      ...(transport.microservice(definition.name) as MicroserviceOptions),
+      logger: new NestPinoLogger(logger),
+    },
+  );
+  // Alone in its process, every handler class it loaded must be its own; composed with others,
+  // that is checked once they have all started (startRelay).
+  const alone = options.relay !== false;
+  let handlers: ServiceHandlers;
+  try {
+    handlers = discoverHandlers(app, definition, logger);
+    if (alone) assertEveryHandlerProvided();
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
   app.useGlobalFilters(new RemoteErrorFilter(logger));
   app.useGlobalInterceptors(new MessageInterceptor(definition.name, logger));
   await app.listen();
-  const consumers = definition.subscriptions
-    ? await transport.consume(
-        logger,
-        definition.subscriptions(app).map((s) => counted(definition.name, s)),
-      )
-    : undefined;
+  const subscriptions = handlers.subscriptions.map((s) => counted(definition.name, s));
+  const consumers = subscriptions.length > 0 ? await transport.consume(logger, subscriptions) : undefined;
+  for (const { job, runAtStart } of handlers.jobs) job.start({ runNow: runAtStart });
   collectProcessMetrics();
   const pool = (dataSource.driver as unknown as { master?: PoolStats }).master;
   const unobserve = [
@@ -115,9 +145,10 @@ export async function startService(
     ...(relay ? [observeOutbox(definition.name, () => relay.stats())] : []),
   ];
   const startRelay = () => {
+    if (!alone) assertEveryHandlerProvided();
     if (!definition.outbox?.held) relay?.start();
   };
-  if (options.relay !== false) startRelay();
+  if (alone) startRelay();
 
   let probes: Server | undefined;
   if (options.probePort !== undefined) {
@@ -130,10 +161,12 @@ export async function startService(
   return {
     name: definition.name,
     app,
+    subscriptions,
     startRelay,
     stop: async () => {
       for (const stopObserving of unobserve) stopObserving();
       await consumers?.stop();
+      await Promise.all(handlers.jobs.map(({ job }) => job.stop()));
       await app.close(); // no new requests; in-flight handlers finish
       await relay?.stop();
       await transport.close();
@@ -174,8 +207,10 @@ export interface AnyDomainService {
   name: string;
   /** The PostgreSQL schema it owns. */
   schema: string;
-  /** Applies the schema's pending migrations; returns their names. */
+  /** Applies the schema's pending migrations, then its changed functions (migrateSchema); returns what it applied. */
   migrate(databaseUrl: string): Promise<string[]>;
+  /** Its schema's DataSource factory (`data-source.ts`), not initialised. */
+  dataSource(url: string, pool: PoolSettings): DataSource;
   /** Its configuration read from `env` (a ConfigError names what is wrong), then its definition. */
   defineFrom(env: NodeJS.ProcessEnv, logger: Logger): Promise<ServiceDefinition>;
 }
@@ -192,7 +227,7 @@ export interface DomainServiceParts<Config extends ServiceConfig> {
   configSchema: z.ZodType<Config, unknown>;
   /** Its schema's DataSource factory (`data-source.ts`); migrations run on a pool of one. */
   dataSource(url: string, pool: PoolSettings): DataSource;
-  define(config: Config, logger: Logger): Promise<Omit<ServiceDefinition, 'name'>>;
+  define(config: Config, logger: Logger): Promise<Omit<ServiceDefinition, 'name' | 'config'>>;
 }
 
 /** A domain service from its parts. */
@@ -201,6 +236,7 @@ export function domainService<Config extends ServiceConfig>(
 ): DomainService<Config> {
   const define = async (config: Config, logger: Logger): Promise<ServiceDefinition> => ({
     name: parts.name,
+    config: config as unknown as Readonly<Record<string, unknown>>,
     ...(await parts.define(config, logger)),
   });
   return {
@@ -210,6 +246,7 @@ export function domainService<Config extends ServiceConfig>(
     define,
     defineFrom: (env, logger) => define(loadConfig(parts.configSchema, env), logger),
     migrate: (databaseUrl) => migrateSchema(parts.dataSource(databaseUrl, { size: 1 })),
+    dataSource: parts.dataSource,
   };
 }
 
@@ -247,7 +284,9 @@ export async function runMigrateMain<Config extends ServiceConfig>(
   const applied = await service.migrate(config.DATABASE_URL);
   logger.info(
     { applied },
-    applied.length ? `applied ${applied.length} migration(s)` : `schema ${service.schema} is up to date`,
+    applied.length
+      ? `applied ${applied.length} migration(s) and function(s)`
+      : `schema ${service.schema} is up to date`,
   );
 }
 

@@ -1,6 +1,7 @@
 export * from './ports.js';
 export * from './app-process.js';
 export * from './postgres.js';
+export * from './schema-upgrade.js';
 export * from './postgres-server.js';
 export * from './redis-server.js';
 export * from './topology.js';
@@ -13,3 +14,4 @@ export * from './standalone-process.js';
 export * from './failover-proxy.js';
 export * from './live-reader.js';
 export * from './webhook-receiver.js';
+export * from './scripted-services.js';

@@ -92,9 +92,9 @@ const TEMPLATE_MAX_AGE_DAYS = 2;
  * TEMPLATE) from a template that `migrate` made once for this build: the migrate commands cost
  * five Node processes and about five seconds, a copy a fraction of one. The template's name
  * carries a hash of every built file of the apps and libs (`dist/`), so a change to a migration,
- * or to anything it imports, makes a new one; templates of other builds older than two days are
- * dropped. An advisory lock keeps two test runs from making the same template at once, and it
- * gets its final name only once migrated, so a half-made template is never copied.
+ * to anything it imports, or to a function's SQL makes a new one; templates of other builds older
+ * than two days are dropped. An advisory lock keeps two test runs from making the same template at
+ * once, and it gets its final name only once migrated, so a half-made template is never copied.
  */
 export async function createMigratedDatabase(
   migrate: (url: string) => Promise<unknown>,
@@ -148,7 +148,7 @@ async function dropStaleTemplates(client: pg.Client, today: string): Promise<voi
 
 let hashOfThisBuild: string | undefined;
 
-/** sha256 over every file of apps/*\/dist and libs/*\/dist, by path and content. */
+/** sha256 over every built file (JavaScript, SQL) of apps/*\/dist and libs/*\/dist, by path and content. */
 function buildHash(): string {
   if (hashOfThisBuild) return hashOfThisBuild;
   const hash = createHash('sha256');
@@ -157,7 +157,7 @@ function buildHash(): string {
       const dist = join(REPO_ROOT, root, project, 'dist');
       if (!existsSync(dist)) continue;
       for (const file of (readdirSync(dist, { recursive: true }) as string[]).sort()) {
-        if (!file.endsWith('.js')) continue;
+        if (!file.endsWith('.js') && !file.endsWith('.sql')) continue;
         hash
           .update(`${root}/${project}/${file}\0`)
           .update(readFileSync(join(dist, file)))

@@ -27,16 +27,18 @@ import pg from 'pg';
 import type { LevelWithSilent } from 'pino';
 import type { z } from 'zod';
 import { createTestDatabase, type TestDatabase } from './postgres.js';
+import { migrateForTests } from './schema-upgrade.js';
 
 type AnyContract = Contract<z.ZodType, unknown>;
 
 /**
  * The service tier of tests, between unit and e2e: one service's real ServiceDefinition (its
  * Nest module, handlers, pipes, filters, outbox and domain-event consumers) on the in-process
- * transport, against a PostgreSQL database of its own, migrated once. Tests send its contracts
- * as the gateway does (a caller, or none for public reads), stand in for the other services'
- * contracts it calls (`answer`), deliver domain events to its consumers (`deliver`), read what
- * it published (`published`) and query its tables. No HTTP, no NATS, no other service.
+ * transport, against a PostgreSQL database of its own, migrated once (afresh, or by the upgrade
+ * path: `migrateForTests`). Tests send its contracts as the gateway does (a caller, or none for
+ * public reads), stand in for the other services' contracts it calls (`answer`), deliver domain
+ * events to its consumers (`deliver`), read what it published (`published`) and query its
+ * tables. No HTTP, no NATS, no other service.
  */
 export class ServiceHarness {
   private readonly stubs: Array<{ close(): Promise<void> }> = [];
@@ -57,7 +59,8 @@ export class ServiceHarness {
   static async start(service: AnyDomainService, env: Record<string, string> = {}): Promise<ServiceHarness> {
     const database = await createTestDatabase(`townhall_${service.name}`);
     try {
-      await service.migrate(database.url);
+      // Afresh, or as a deployed database is upgraded (TOWNHALL_TEST_DATABASE=upgraded).
+      await migrateForTests(service.dataSource, database.url);
       const level = (process.env['TOWNHALL_TEST_SERVICE_LOG_LEVEL'] ?? 'silent') as LevelWithSilent;
       const logger = createLogger(service.name, level);
       const broker = new InProcessBroker();
@@ -120,8 +123,7 @@ export class ServiceHarness {
    * was lost (the stream itself would not store the same id twice: `deliver` cannot do this).
    */
   async redeliver(event: CloudEvent): Promise<void> {
-    const subscriptions = this.definition.subscriptions?.(this.service.app) ?? [];
-    for (const subscription of subscriptions)
+    for (const subscription of this.service.subscriptions)
       if (subscription.subjects.some((subject) => subjectMatches(subject, event.type)))
         await subscription.handle(event);
   }

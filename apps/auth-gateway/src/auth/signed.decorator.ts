@@ -1,5 +1,4 @@
-import { applyDecorators, createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import { RouteConfig } from '@nestjs/platform-fastify';
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 
 declare module 'fastify' {
@@ -11,12 +10,9 @@ declare module 'fastify' {
   }
 }
 
-/** Marks a route as signed: the signed-request hooks verify it before the handler runs. */
-export const Signed = () => applyDecorators(RouteConfig({ signed: true }));
-
-/** The agentId the gateway verified for this request. Only on @Signed() routes. */
+/** The agentId the gateway verified for this request. Only on signed routes (`signed` in their route data). */
 export const Caller = createParamDecorator((_: unknown, context: ExecutionContext): string => {
   const caller = context.switchToHttp().getRequest<FastifyRequest>().caller;
-  if (!caller) throw new Error('@Caller() used on a route that is not @Signed()');
+  if (!caller) throw new Error('@Caller() used on a route that is not signed');
   return caller;
 });

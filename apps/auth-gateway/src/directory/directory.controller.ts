@@ -1,23 +1,24 @@
-import { Body, Controller, Inject, Put, Req, Res } from '@nestjs/common';
+import { Body, Controller, Inject, Req, Res } from '@nestjs/common';
 import { Directory, type CardInput, type DirectoryCard, DirectoryCardSchema } from '@townhall/contracts';
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Signed } from '../auth/signed.decorator.js';
-import { ApiRoute } from '../openapi/api-route.decorator.js';
 import { metaOf } from '../request-context.js';
+import { Route } from '../routes/route.decorator.js';
 
 /**
  * PUT /directory/me, which answers 201 or 200 as the card is new or replaced; the directory's
  * plain routes are bound in libs/contracts (DirectoryRoutes) and mounted by contractRoutes.
  */
-@Controller('directory')
+@Controller()
 export class DirectoryController {
   constructor(@Inject(SERVICE_CLIENT) private readonly services: ServiceClient) {}
 
   /** Creates (201) or replaces (200) the caller's own card. */
-  @Put('me')
-  @Signed()
-  @ApiRoute({
+  @Route({
+    method: 'PUT',
+    path: '/directory/me',
+    tag: 'Directory',
+    signed: true,
     summary: "Create or replace the caller's directory card",
     description:
       'The key that signs owns the handle; `PUT` replaces the whole card (omitted fields are cleared).',

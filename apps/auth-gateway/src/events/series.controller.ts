@@ -1,21 +1,22 @@
-import { Controller, Get, Header, Inject, Param, Req, Res } from '@nestjs/common';
+import { Controller, Inject, Param, Req, Res } from '@nestjs/common';
 import { Series, SeriesPath } from '@townhall/contracts';
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { CALENDAR_EXAMPLE } from '../openapi/api-description.js';
-import { ApiRoute } from '../openapi/api-route.decorator.js';
 import { metaOf } from '../request-context.js';
-import { CALENDAR_CONTENT_TYPE } from './events.controller.js';
+import { Route } from '../routes/route.decorator.js';
+import { CALENDAR_CONTENT_TYPE, CALENDAR_EXAMPLE } from './events.controller.js';
 
 /** Every occurrence of a series as an iCalendar file; the other series routes are SeriesRoutes in libs/contracts. */
-@Controller('events/series')
+@Controller()
 export class SeriesController {
   constructor(@Inject(SERVICE_CLIENT) private readonly services: ServiceClient) {}
 
-  @Get(':id/calendar.ics')
-  @Header('content-type', CALENDAR_CONTENT_TYPE)
-  @ApiRoute({
+  @Route({
+    method: 'GET',
+    path: '/events/series/:id/calendar.ics',
+    tag: 'Series',
+    contentType: CALENDAR_CONTENT_TYPE,
     summary: 'Every occurrence as an iCalendar file',
     params: SeriesPath,
     reply: z.string(),

@@ -1,8 +1,8 @@
-import { Controller, Get, Inject, Res } from '@nestjs/common';
+import { Controller, Inject, Res } from '@nestjs/common';
 import { runChecks, type ReadinessCheck } from '@townhall/platform';
 import type { FastifyReply } from 'fastify';
-import { ApiRoute } from '../openapi/api-route.decorator.js';
-import { HealthSchema, ReadinessSchema } from '../openapi/edge-schemas.js';
+import { Route } from '../routes/route.decorator.js';
+import { HealthSchema, ReadinessSchema } from './health-schemas.js';
 
 export const READINESS_CHECKS = Symbol('ReadinessChecks');
 
@@ -11,8 +11,10 @@ export const READINESS_CHECKS = Symbol('ReadinessChecks');
 export class HealthController {
   constructor(@Inject(READINESS_CHECKS) private readonly checks: Record<string, ReadinessCheck>) {}
 
-  @Get('healthz')
-  @ApiRoute({
+  @Route({
+    method: 'GET',
+    path: '/healthz',
+    tag: 'Health',
     summary: 'Liveness',
     description: 'No dependencies: a Redis or NATS outage must not restart the gateway.',
     reply: HealthSchema,
@@ -22,8 +24,10 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  @Get('readyz')
-  @ApiRoute({
+  @Route({
+    method: 'GET',
+    path: '/readyz',
+    tag: 'Health',
     summary: 'Readiness',
     description: 'Checks Redis (nonces) and NATS (services).',
     reply: ReadinessSchema,

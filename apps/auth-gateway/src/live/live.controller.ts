@@ -1,14 +1,14 @@
-import { Controller, Get, Inject, Optional, Param, Query, Req, Res } from '@nestjs/common';
+import { Controller, Inject, Optional, Param, Query, Req, Res } from '@nestjs/common';
 import { DomainError, Events, EventPath } from '@townhall/contracts';
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { LIVE_STREAM_DESCRIPTION, LIVE_STREAM_EXAMPLE } from '../openapi/api-description.js';
-import { ApiRoute } from '../openapi/api-route.decorator.js';
 import { clientAddressKey } from '../rate-limit/client-address.js';
 import { metaOf } from '../request-context.js';
+import { Route } from '../routes/route.decorator.js';
 import { resumePointOf } from './last-event-id.js';
 import { LIVE_STREAM, type LiveStream } from './live-stream.js';
+import { LIVE_STREAM_DESCRIPTION, LIVE_STREAM_EXAMPLE } from './live-stream-description.js';
 import { LiveSubscriber } from './live-subscriber.js';
 import { SseConnection } from './sse-connection.js';
 
@@ -21,15 +21,17 @@ export const LIVE_RETRY_MS = 2_000;
  * other reads. The gateway serves it from its own hub; no service is involved past the check
  * that the event exists.
  */
-@Controller('events')
+@Controller()
 export class LiveController {
   constructor(
     @Inject(SERVICE_CLIENT) private readonly services: ServiceClient,
     @Optional() @Inject(LIVE_STREAM) private readonly live: LiveStream | undefined,
   ) {}
 
-  @Get(':id/live')
-  @ApiRoute({
+  @Route({
+    method: 'GET',
+    path: '/events/:id/live',
+    tag: 'Live',
     summary: 'Follow the event live (Server-Sent Events)',
     description: LIVE_STREAM_DESCRIPTION,
     params: EventPath,

@@ -18,7 +18,7 @@ export function routerErrorHandler(audience: string) {
   };
 }
 
-/** What a router error means (also for the pages for people, watch/page-response.ts). */
+/** What a router error means (also for the pages for people, site/pages/page-response.ts). */
 export function routerError(error: { code?: string }): DomainError {
   switch (error.code) {
     case 'FST_ERR_MAX_PARAM_LENGTH':

@@ -13,7 +13,7 @@ import { rateLimited } from '../http-metrics.js';
 
 /**
  * Never limited: the probes, the metrics scrape, the API's own documentation (with the AsyncAPI
- * document of the NATS subjects) and the pages' static files (watch/watch-assets.ts: from
+ * document of the NATS subjects) and the pages' static files (site/pages/watch-assets.ts: from
  * memory, mostly 304s).
  */
 const UNLIMITED_ROUTES = new Set([

@@ -1,43 +1,35 @@
-import { Controller, Delete, Get, HttpCode, Inject, Patch, Post, Put, Req, type Type } from '@nestjs/common';
+import { Controller, Inject, Req, type Type } from '@nestjs/common';
 import {
   DomainError,
   fieldOfParam,
   fieldsNotSent,
-  type HttpMethod,
+  tagOfGroup,
   type HttpRoute,
+  type RouteGroup,
 } from '@townhall/contracts';
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { RouteConfig } from '@nestjs/platform-fastify';
-import { ApiRoute } from '../openapi/api-route.decorator.js';
 import { isAboutOneEvent } from '../read-cache/cached-event-reads.js';
 import { metaOf } from '../request-context.js';
-
-const METHODS: Record<HttpMethod, (path: string) => MethodDecorator> = {
-  GET: Get,
-  POST: Post,
-  PUT: Put,
-  PATCH: Patch,
-  DELETE: Delete,
-};
+import { defaultStatus, type GatewayRoute } from './gateway-route.js';
+import { mountRoute } from './route.decorator.js';
 
 /**
  * The gateway's routes for a group of contracts' HTTP bindings (libs/contracts `HttpRoute`): one
  * Nest controller whose handlers the signed-request hooks, the limits, the metrics and the
- * OpenAPI document see as they see a written one. A handler gathers the request's fields (the
- * path, and the query string or the JSON body) and forwards them to the contract's service,
+ * API document see as they see an explicit one (`@Route`). A handler gathers the request's fields
+ * (the path, and the query string or the JSON body) and forwards them to the contract's service,
  * which validates them against the contract's schema.
  */
-export function contractRoutes(group: Readonly<Record<string, HttpRoute>>): Type {
-  const routes = Object.values(group);
-  const tag = routes[0]?.tag ?? 'Empty';
+export function contractRoutes(group: RouteGroup): Type {
+  const tag = tagOfGroup(group);
   @Controller()
   class ContractRoutes {
     constructor(@Inject(SERVICE_CLIENT) readonly services: ServiceClient) {}
   }
   Object.defineProperty(ContractRoutes, 'name', { value: `${tag}RoutesController` });
-  for (const route of routes) {
+  for (const route of Object.values(group)) {
     const handler = function (this: ContractRoutes, request: FastifyRequest): Promise<unknown> {
       return forward(this.services, route, inputOf(route, request), metaOf(request));
     };
@@ -47,18 +39,28 @@ export function contractRoutes(group: Readonly<Record<string, HttpRoute>>): Type
       configurable: true,
     });
     const descriptor = Object.getOwnPropertyDescriptor(ContractRoutes.prototype, route.name)!;
-    METHODS[route.method](route.path)(ContractRoutes.prototype, route.name, descriptor);
-    RouteConfig({
-      ...(route.signed ? { signed: true } : {}),
+    mountRoute(ContractRoutes.prototype, route.name, descriptor, gatewayRouteOf(route), {
       ...(route.acceptsSignature ? { acceptsSignature: true } : {}),
       ...(isEventRead(route) ? { eventRead: true } : {}),
-    })(ContractRoutes.prototype, route.name, descriptor);
-    if (route.status !== undefined) HttpCode(route.status)(ContractRoutes.prototype, route.name, descriptor);
-    const rest = restSchemaOf(route);
-    ApiRoute({
+    });
+    Req()(ContractRoutes.prototype, route.name, 0);
+  }
+  return ContractRoutes;
+}
+
+/** A contract's route as the gateway mounts and the API document describes it. */
+export function gatewayRouteOf(route: HttpRoute): GatewayRoute {
+  const rest = restSchemaOf(route);
+  return {
+    method: route.method,
+    path: route.path,
+    name: route.name,
+    tag: route.tag,
+    signed: route.signed,
+    status: route.status ?? defaultStatus(route.method),
+    doc: {
       summary: route.summary,
       ...(route.description ? { description: route.description } : {}),
-      tag: route.tag,
       ...(route.params ? { params: route.params } : {}),
       ...(rest instanceof z.ZodObject && route.rest === 'query' ? { query: rest } : {}),
       ...(rest && route.rest === 'body' ? { body: rest } : {}),
@@ -71,10 +73,8 @@ export function contractRoutes(group: Readonly<Record<string, HttpRoute>>): Type
             replyHeaders: ['ETag', 'Cache-Control'],
           }
         : {}),
-    })(ContractRoutes.prototype, route.name, descriptor);
-    Req()(ContractRoutes.prototype, route.name, 0);
-  }
-  return ContractRoutes;
+    },
+  };
 }
 
 /**

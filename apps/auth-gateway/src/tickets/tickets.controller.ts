@@ -1,4 +1,4 @@
-import { Body, Controller, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Inject, Param, Query, Req, Res } from '@nestjs/common';
 import {
   DomainError,
   parseOrThrow,
@@ -14,15 +14,14 @@ import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import { encodePaymentResponse } from '@townhall/x402';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { Signed } from '../auth/signed.decorator.js';
+import { metaOf } from '../request-context.js';
+import { Route } from '../routes/route.decorator.js';
 import {
   PAYMENT_HEADER_DESCRIPTION,
   PAYMENT_SIGNATURE_HEADER_DESCRIPTION,
   REFUND_PAY_DESCRIPTION,
   RSVP_DESCRIPTION,
-} from '../openapi/api-description.js';
-import { ApiRoute } from '../openapi/api-route.decorator.js';
-import { metaOf } from '../request-context.js';
+} from './payment-descriptions.js';
 
 /** The body of an RSVP carries at most the tier. */
 const RsvpBodySchema = Tickets.rsvp.request.pick({ tierId: true }).strict();
@@ -50,9 +49,11 @@ export class TicketsController {
    * Free: a ticket at once. Paid: 402 with the x402 requirements, then again with X-PAYMENT
    * (v1) or PAYMENT-SIGNATURE (v2). 201 for a new ticket, 200 with the one already held.
    */
-  @Post('events/:id/rsvp')
-  @Signed()
-  @ApiRoute({
+  @Route({
+    method: 'POST',
+    path: '/events/:id/rsvp',
+    tag: 'Tickets',
+    signed: true,
     summary: 'RSVP: get a ticket (paid events: with an x402 payment)',
     description: RSVP_DESCRIPTION,
     params: EventPath,
@@ -114,9 +115,11 @@ export class TicketsController {
    * (x402 v2) or X-PAYMENT, an `exact` transfer as the refund's `payment` describes it. 200 once
    * paid (with PAYMENT-RESPONSE), 202 while the facilitator has not said it settled.
    */
-  @Post('events/:id/refunds/:refundId/pay')
-  @Signed()
-  @ApiRoute({
+  @Route({
+    method: 'POST',
+    path: '/events/:id/refunds/:refundId/pay',
+    tag: 'Tickets',
+    signed: true,
     summary: 'Pay a refund owed for a ticket paid on chain (the host, with its own key)',
     description: REFUND_PAY_DESCRIPTION,
     params: z.object({ id: EventPath.shape.id, refundId: Refunds.pay.request.shape.refundId }),

@@ -1,4 +1,4 @@
-import { Body, Controller, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Inject, Param, Req, Res } from '@nestjs/common';
 import {
   EventPath,
   parseOrThrow,
@@ -8,9 +8,8 @@ import {
 } from '@townhall/contracts';
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Signed } from '../auth/signed.decorator.js';
-import { ApiRoute } from '../openapi/api-route.decorator.js';
 import { metaOf } from '../request-context.js';
+import { Route } from '../routes/route.decorator.js';
 
 /** The body of a join carries at most the tier. */
 const JoinBodySchema = Waitlist.join.request.pick({ tierId: true }).strict();
@@ -24,9 +23,11 @@ const JoinBodySchema = Waitlist.join.request.pick({ tierId: true }).strict();
 export class WaitlistController {
   constructor(@Inject(SERVICE_CLIENT) private readonly services: ServiceClient) {}
 
-  @Post('events/:id/waitlist')
-  @Signed()
-  @ApiRoute({
+  @Route({
+    method: 'POST',
+    path: '/events/:id/waitlist',
+    tag: 'Waitlist',
+    signed: true,
     summary: 'Join the waitlist of a sold-out tier',
     description:
       'Only while the tier (or the event) has no seat left; `tierId` names the tier of a tiered event. When a seat frees, the first agent in line gets it: a free ticket at once (`accepted`), or a paid seat held for `offerMinutes` (`offered`) during which your RSVP buys it although the tier is sold out to everyone else.',

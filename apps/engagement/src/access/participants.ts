@@ -14,6 +14,7 @@ import {
 import { metricsRegistry, preparedStatement, type ServiceClient } from '@townhall/platform/service';
 import { Counter } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { isBlockedCall } from '../db/functions.js';
 import { recordEventStanding } from './event-standing.js';
 import { SERVICES } from '../tokens.js';
 
@@ -65,7 +66,7 @@ interface StandingRow {
 @Injectable()
 export class Participants {
   private readonly standing: (values: unknown[]) => Promise<StandingRow[]>;
-  private readonly blockedNow: (values: unknown[]) => Promise<Array<{ blocked: boolean }>>;
+  private readonly isBlocked: (args: { eventId: string; agentId: string }) => Promise<boolean>;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -79,15 +80,11 @@ export class Participants {
               WHEN $2 = ANY (e.speakers) THEN 'speaker' END AS role,
          EXISTS (SELECT 1 FROM engagement.attendance a
                  WHERE a.event_id = e.event_id AND a.agent_id = $2 AND a.cancelled_at IS NULL) AS holds_ticket,
-         EXISTS (SELECT 1 FROM engagement.blocks b WHERE b.event_id = e.event_id AND b.agent_id = $2) AS blocked,
+         engagement.is_blocked(e.event_id, $2) AS blocked,
          e.question_moderation, e.report_threshold
        FROM engagement.events e WHERE e.event_id = $1`,
     );
-    this.blockedNow = preparedStatement<{ blocked: boolean }>(
-      dataSource,
-      'engagement.blocked',
-      'SELECT EXISTS (SELECT 1 FROM engagement.blocks WHERE event_id = $1 AND agent_id = $2) AS blocked',
-    );
+    this.isBlocked = isBlockedCall(dataSource);
   }
 
   /**
@@ -145,7 +142,7 @@ export class Participants {
       (await this.services.send(Attendance.get, { eventId: access.eventId, agentId: meta.caller }, meta))
         .holdsTicket;
     // Blocks are engagement's own: the table itself, not a projection, answers.
-    const [block] = await this.blockedNow([access.eventId, meta.caller]);
+    const blocked = await this.isBlocked({ eventId: access.eventId, agentId: meta.caller });
     return {
       eventId: access.eventId,
       agentId: meta.caller,
@@ -153,7 +150,7 @@ export class Participants {
       hostId: access.hostId,
       role: access.role,
       attendee,
-      blocked: block?.blocked ?? false,
+      blocked,
       moderation: access.moderation,
     };
   }
@@ -167,8 +164,12 @@ export function requireAttendee(participant: Participant, doing: string): void {
 
 /** Refuses (403 role.blocked) an agent a moderator or the host blocked in this event. */
 export function requireNotBlocked(participant: Participant): void {
-  if (participant.blocked)
-    throw new DomainError('role.blocked', 'A moderator of this event has blocked you from taking part');
+  if (participant.blocked) throw blockedProblem();
+}
+
+/** 403 role.blocked: what a blocked agent is answered, whichever check (engagement.is_blocked) saw it. */
+export function blockedProblem(): DomainError {
+  return new DomainError('role.blocked', 'A moderator of this event has blocked you from taking part');
 }
 
 /** Refuses (403) a participant whose role is not one of `roles`. */

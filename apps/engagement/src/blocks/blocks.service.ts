@@ -7,7 +7,7 @@ import {
   type SignedMeta,
   isUuid,
 } from '@townhall/contracts';
-import { Changes, queryRows } from '@townhall/platform/service';
+import { OutboxWriter, queryRows } from '@townhall/platform/service';
 import { DataSource } from 'typeorm';
 import { Participants, requireNotBlocked, requireRole } from '../access/participants.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
@@ -42,7 +42,7 @@ function toBlock(row: BlockRow): BlockView {
 export class BlocksService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly changes: Changes,
+    private readonly changes: OutboxWriter,
     private readonly participants: Participants,
   ) {}
 

@@ -1,4 +1,4 @@
-import { outboxMigrationSql } from '@townhall/platform/service';
+import { outboxTablesV1 } from '@townhall/platform/service';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
@@ -122,7 +122,9 @@ export class CreateEngagement1764000000000 implements MigrationInterface {
         cancelled_at timestamptz
       )`);
     await queryRunner.query(`CREATE INDEX attendance_by_event ON engagement.attendance (event_id, agent_id)`);
-    for (const statement of outboxMigrationSql('engagement')) await queryRunner.query(statement);
+    // The outbox tables as this migration created them: version 1, frozen (a change to the outbox
+    // is a new migration, never an edit of what this one ran).
+    for (const statement of outboxTablesV1('"engagement"')) await queryRunner.query(statement);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

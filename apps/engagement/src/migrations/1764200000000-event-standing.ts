@@ -1,4 +1,3 @@
-import { outboxAnnounceFunctionSql } from '@townhall/platform/service';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
@@ -29,7 +28,14 @@ export class EventStanding1764200000000 implements MigrationInterface {
     await queryRunner.query(
       `CREATE INDEX attendance_live ON engagement.attendance (event_id, agent_id) WHERE cancelled_at IS NULL`,
     );
-    await queryRunner.query(outboxAnnounceFunctionSql('engagement'));
+    // engagement.announce, as @townhall/platform's outboxAnnounceFunctionSql('engagement') wrote it then
+    // (copied: this migration runs what it ran). Its current definition is applied after the
+    // migrations (outboxAnnounceFunction).
+    await queryRunner.query(`CREATE OR REPLACE FUNCTION "engagement".announce(events jsonb) RETURNS void LANGUAGE sql AS $$
+    INSERT INTO "engagement".outbox (id, type, subject, payload)
+    SELECT (e->>'id')::uuid, e->>'type', e->>'subject', e
+    FROM jsonb_array_elements(events) WITH ORDINALITY AS t(e, n) ORDER BY n
+  $$`);
     // The one definition of the stage lock's key: (class 'engagement.stage', the event).
     await queryRunner.query(`
       CREATE FUNCTION engagement.hold_open(p_event uuid) RETURNS boolean LANGUAGE plpgsql AS $$

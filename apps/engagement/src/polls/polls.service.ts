@@ -11,11 +11,12 @@ import {
   type SignedMeta,
   isUuid,
 } from '@townhall/contracts';
-import { Changes, queryRows, type Announcement } from '@townhall/platform/service';
+import { OutboxWriter, Periodic, queryRows, type Announcement } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { EngagementConfig } from '../config.js';
 import { Participants, requireAttendee, requireNotBlocked, requireRole } from '../access/participants.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
-import { holdOpen } from '../stage/stage-lock.js';
+import { holdOpen } from '../db/functions.js';
 import { POLL_COLUMNS, POLL_OPTION_COLUMNS, toPoll, type PollOptionRow, type PollRow } from './poll-row.js';
 
 type PollOpening = ParsedRequestOf<typeof Polls.open>;
@@ -25,7 +26,7 @@ type PollOpening = ParsedRequestOf<typeof Polls.open>;
 export class PollsService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly changes: Changes,
+    private readonly changes: OutboxWriter,
     private readonly participants: Participants,
   ) {}
 
@@ -44,7 +45,8 @@ export class PollsService {
       ]);
     }
     return this.changes.run(async (manager) => {
-      if (!(await holdOpen(manager, eventId))) throw new DomainError('poll.not_live', 'The event has ended');
+      if (!(await holdOpen(manager, { eventId })))
+        throw new DomainError('poll.not_live', 'The event has ended');
       const [row] = await queryRows<PollRow>(
         manager,
         `INSERT INTO engagement.polls (event_id, opener_id, question, multiple, results_visibility, closes_at)
@@ -141,7 +143,12 @@ export class PollsService {
     });
   }
 
-  /** Closes every open poll past its `closesAt` (at that time); idempotent, safe on every replica at once. */
+  /**
+   * Closes every open poll past its `closesAt` (at that time): a poll closes at most one interval
+   * late. Idempotent, safe on every replica at once: a conditional UPDATE of open polls closes
+   * (and announces) each poll once.
+   */
+  @Periodic<EngagementConfig>({ every: 'POLL_SWEEP_INTERVAL_MS' })
   async closeDue(): Promise<number> {
     const closed = await this.changes.run((manager) =>
       this.closeWhere(manager, 'closes_at <= now()', [], 'closes_at'),

@@ -1,13 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { EventTopics, type CloudEvent, type EventView } from '@townhall/contracts';
-import { Changes, claimEventOnce } from '@townhall/platform/service';
+import { OutboxWriter, claimEventOnce, OnDomainEvent } from '@townhall/platform/service';
 import { recordEventStanding } from '../access/event-standing.js';
 import { ENGAGEMENT_SCHEMA } from '../data-source.js';
 import { RecordingsService } from '../recordings/recordings.service.js';
 
 export const EVENTS_CONSUMER = 'engagement-events';
-/** One subject per durable consumer: several filters on one consumer need NATS 2.10. */
-export const EVENT_SUBJECTS = ['townhall.event.>'];
 
 /**
  * The events service's domain events (townhall.event.*), each applied exactly once
@@ -18,10 +16,11 @@ export const EVENT_SUBJECTS = ['townhall.event.>'];
 @Injectable()
 export class EventStandings {
   constructor(
-    private readonly changes: Changes,
+    private readonly changes: OutboxWriter,
     private readonly recordings: RecordingsService,
   ) {}
 
+  @OnDomainEvent('townhall.event.>', { durable: EVENTS_CONSUMER })
   async handle(event: CloudEvent): Promise<void> {
     if (!Object.values<string>(EventTopics).includes(event.type)) return;
     const view = event.data as EventView;

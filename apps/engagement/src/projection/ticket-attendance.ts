@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { TicketTopics, type CloudEvent, type TicketView } from '@townhall/contracts';
-import { Changes, claimEventsOnce } from '@townhall/platform/service';
+import { OutboxWriter, claimEventsOnce, OnDomainEvent } from '@townhall/platform/service';
 import { ENGAGEMENT_SCHEMA } from '../data-source.js';
 
 export const TICKET_ATTENDANCE_CONSUMER = 'engagement-tickets';
-export const TICKET_SUBJECTS = ['townhall.ticket.>'];
 
 interface AttendanceRow {
   ticketId: string;
@@ -21,14 +20,11 @@ interface AttendanceRow {
  */
 @Injectable()
 export class TicketAttendance {
-  constructor(private readonly changes: Changes) {}
-
-  handle(event: CloudEvent): Promise<void> {
-    return this.handleBatch([event]);
-  }
+  constructor(private readonly changes: OutboxWriter) {}
 
   /** What has arrived, in one transaction and one upsert (a ticket twice in it: cancelled wins). */
-  async handleBatch(events: CloudEvent[]): Promise<void> {
+  @OnDomainEvent('townhall.ticket.>', { durable: TICKET_ATTENDANCE_CONSUMER, batch: true })
+  async record(events: CloudEvent[]): Promise<void> {
     const relevant = events.filter(
       (event) => event.type === TicketTopics.issued || event.type === TicketTopics.cancelled,
     );

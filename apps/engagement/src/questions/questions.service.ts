@@ -15,9 +15,10 @@ import {
   type SignedMeta,
   isUuid,
 } from '@townhall/contracts';
-import { Changes, preparedStatement, queryRows, type Announcement } from '@townhall/platform/service';
+import { OutboxWriter, queryRows, type Announcement } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
 import {
+  blockedProblem,
   Participants,
   requireAttendee,
   requireNotBlocked,
@@ -25,7 +26,12 @@ import {
   type Participant,
 } from '../access/participants.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
-import { holdOpen } from '../stage/stage-lock.js';
+import {
+  holdOpen,
+  submitQuestionCall,
+  type SubmitQuestionArgs,
+  type SubmitQuestionOutcome,
+} from '../db/functions.js';
 import { StageService } from '../stage/stage.service.js';
 import { SETTINGS, type EngagementSettings } from '../tokens.js';
 import { isPublic, QUESTION_COLUMNS, toQuestion, type QuestionRow } from './question-row.js';
@@ -81,23 +87,20 @@ export interface QuestionListQuery {
 export class QuestionsService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly changes: Changes,
+    private readonly changes: OutboxWriter,
     private readonly participants: Participants,
     private readonly stage: StageService,
     @Inject(SETTINGS) private readonly settings: EngagementSettings,
   ) {
-    this.submitQuestion = preparedStatement(
-      dataSource,
-      'engagement.submit_question',
-      'SELECT engagement.submit_question($1, $2, $3, $4, $5, $6, $7, $8::jsonb) AS outcome',
-    );
+    this.submitQuestion = submitQuestionCall(dataSource, changes);
   }
 
-  private readonly submitQuestion: (values: unknown[]) => Promise<Array<{ outcome: string }>>;
+  private readonly submitQuestion: (args: SubmitQuestionArgs) => Promise<SubmitQuestionOutcome>;
 
   /**
    * Attendees ask while the event is scheduled or live, a few times a minute at most: one call
-   * to engagement.submit_question (the stage lock, the rate, the row and its domain event).
+   * to engagement.submit_question (the stage lock, the block, the rate, the row and its domain
+   * event), retried as every statement is when Postgres picks it as a deadlock victim.
    */
   async submit(meta: SignedMeta, eventId: string, body: string): Promise<QuestionView> {
     const moderation = await this.participants.authorize(eventId, meta, (participant) => {
@@ -106,39 +109,42 @@ export class QuestionsService {
       requireOpen(participant.status);
       return participant.moderation;
     });
+    // Pre-moderation: held until a moderator approves it, seen by its author and the moderators.
+    const state = moderation.questions === 'pre' ? 'pending' : 'open';
     const question: QuestionView = {
       id: randomUUID(),
       eventId,
       authorId: meta.caller,
       body,
       upvotes: 0,
-      // Pre-moderation: held until a moderator approves it, seen by its author and the moderators.
-      state: moderation.questions === 'pre' ? 'pending' : 'open',
+      state,
       createdAt: new Date().toISOString(),
     };
     const events = this.changes.prepare([
       questionEvent(EngagementTopics.questionSubmitted, question, question.state === 'open'),
     ]);
-    const [result] = await this.submitQuestion([
-      question.id,
+    const submitted = await this.submitQuestion({
+      id: question.id,
       eventId,
-      meta.caller,
+      authorId: meta.caller,
       body,
-      question.createdAt,
-      this.settings.questionsPerMinute,
-      question.state,
-      JSON.stringify(events),
-    ]);
-    if (result?.outcome === 'ended') throw new DomainError('question.closed', 'The event has ended');
-    if (result?.outcome === 'blocked')
-      throw new DomainError('role.blocked', 'A moderator of this event has blocked you from taking part');
-    if (result?.outcome === 'rate_limited')
-      throw new DomainError(
-        'rate.limited',
-        `At most ${this.settings.questionsPerMinute} questions per minute per event; wait a little`,
-      );
-    this.changes.published();
-    return question;
+      at: question.createdAt,
+      perMinute: this.settings.questionsPerMinute,
+      state,
+      events,
+    });
+    if (submitted.outcome === 'submitted') return question;
+    switch (submitted.refusal) {
+      case 'ended':
+        throw new DomainError('question.closed', 'The event has ended');
+      case 'blocked':
+        throw blockedProblem();
+      case 'rate_limited':
+        throw new DomainError(
+          'rate.limited',
+          `At most ${this.settings.questionsPerMinute} questions per minute per event; wait a little`,
+        );
+    }
   }
 
   /**
@@ -163,7 +169,7 @@ export class QuestionsService {
       );
     }
     return this.changes.run(async (manager) => {
-      if (!(await holdOpen(manager, eventId)))
+      if (!(await holdOpen(manager, { eventId })))
         throw new DomainError('question.closed', 'The event has ended');
       const changed = up
         ? await queryRows(
@@ -227,7 +233,7 @@ export class QuestionsService {
           questionId,
         });
         announcements.push({ type: EngagementTopics.stagePosted, subject: eventId, data: message });
-      } else if (!(await holdOpen(manager, eventId))) {
+      } else if (!(await holdOpen(manager, { eventId }))) {
         throw new DomainError('question.closed', 'The event has ended');
       }
       const before = await this.lock(manager, eventId, questionId);
@@ -267,7 +273,7 @@ export class QuestionsService {
       throw new DomainError('role.forbidden', 'Only its author can withdraw a question');
     }
     return this.changes.run(async (manager) => {
-      if (!(await holdOpen(manager, eventId)))
+      if (!(await holdOpen(manager, { eventId })))
         throw new DomainError('question.closed', 'The event has ended');
       const before = await this.lock(manager, eventId, questionId);
       if (before.state === 'withdrawn') return toQuestion(before); // again: a no-op
@@ -317,7 +323,7 @@ export class QuestionsService {
         `Cannot report a question that is ${current.state}`,
       );
     return this.changes.run(async (manager) => {
-      if (!(await holdOpen(manager, eventId)))
+      if (!(await holdOpen(manager, { eventId })))
         throw new DomainError('question.closed', 'The event has ended');
       const before = await this.lock(manager, eventId, questionId);
       const inserted = await queryRows(
@@ -374,8 +380,9 @@ export class QuestionsService {
     if (reader === 'author') where.push(`author_id = ${param(meta.caller)}`);
     if (reader === 'public') where.push('NOT withheld');
     if (reader === 'public')
-      where.push(`NOT (state IN ('pending', 'open') AND EXISTS (
-        SELECT 1 FROM engagement.blocks b WHERE b.event_id = questions.event_id AND b.agent_id = questions.author_id))`);
+      where.push(
+        `NOT (state IN ('pending', 'open') AND engagement.is_blocked(questions.event_id, questions.author_id))`,
+      );
     if (query.cursor) {
       if (query.sort === 'top') {
         const { u, s } = decodeCursor(query.cursor, ['u', 's']);

@@ -8,12 +8,12 @@ import {
   type SignedMeta,
   isUuid,
 } from '@townhall/contracts';
-import { Changes, queryRows } from '@townhall/platform/service';
+import { OutboxWriter, queryRows } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
 import { Participants, requireRole } from '../access/participants.js';
 import { PollsService } from '../polls/polls.service.js';
 import { QuestionsService } from '../questions/questions.service.js';
-import { endStage } from '../stage/stage-lock.js';
+import { closeStage } from '../db/functions.js';
 import { StageService } from '../stage/stage.service.js';
 import {
   RECORDING_COLUMNS,
@@ -32,7 +32,7 @@ import {
 export class RecordingsService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly changes: Changes,
+    private readonly changes: OutboxWriter,
     private readonly participants: Participants,
     private readonly stage: StageService,
     private readonly questions: QuestionsService,
@@ -40,12 +40,12 @@ export class RecordingsService {
   ) {}
 
   /**
-   * The end of the event, in one transaction: nothing more is accepted for it (endStage waits
+   * The end of the event, in one transaction: nothing more is accepted for it (closeStage waits
    * for the writes in flight), its open polls close, and the recording freezes what happened.
    */
   async assemble(manager: EntityManager, event: EventView): Promise<void> {
     const endedAt = event.endedAt ?? new Date().toISOString();
-    await endStage(manager, event.id, endedAt);
+    await closeStage(manager, { eventId: event.id, endedAt });
     await this.polls.closeAllOf(manager, event.id);
     const transcript: StoredTranscript = {
       agenda: event.agenda,

@@ -6,7 +6,8 @@ import type { EntityManager } from 'typeorm';
 // event's row of engagement.stages (its sequence), every other write holds the event's advisory
 // stage lock shared. The end of the event takes that lock exclusively and then updates the row:
 // it waits for the writes in flight, and every write after it sees `ended_at` and is refused.
-// The recording assembled at the end therefore holds everything that was accepted.
+// The recording assembled at the end therefore holds everything that was accepted. The lock's
+// functions, engagement.hold_open and engagement.close_stage, are called through db/functions.ts.
 
 async function ensureStage(manager: EntityManager, eventId: string): Promise<void> {
   await manager.query('INSERT INTO engagement.stages (event_id) VALUES ($1) ON CONFLICT DO NOTHING', [
@@ -28,20 +29,4 @@ export async function nextSequence(manager: EntityManager, eventId: string): Pro
     [eventId],
   );
   return row ? row.last_sequence : null;
-}
-
-/**
- * Holds the event open until the transaction ends (the stage lock, shared); false if it has
- * ended. engagement.hold_open (migration 1764200000000) is the lock's one definition.
- */
-export async function holdOpen(manager: EntityManager, eventId: string): Promise<boolean> {
-  const [row] = await queryRows<{ open: boolean }>(manager, 'SELECT engagement.hold_open($1) AS open', [
-    eventId,
-  ]);
-  return row?.open === true;
-}
-
-/** Marks the event ended, after every write in flight (the stage lock, exclusive); nothing is accepted for it afterwards. */
-export async function endStage(manager: EntityManager, eventId: string, endedAt: string): Promise<void> {
-  await manager.query('SELECT engagement.close_stage($1, $2)', [eventId, endedAt]);
 }

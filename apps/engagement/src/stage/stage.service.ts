@@ -8,7 +8,7 @@ import {
   type SignedMeta,
   isUuid,
 } from '@townhall/contracts';
-import { Changes, queryRows } from '@townhall/platform/service';
+import { OutboxWriter, queryRows } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
 import { Participants, requireNotBlocked, requireRole } from '../access/participants.js';
 import { nextSequence } from './stage-lock.js';
@@ -27,7 +27,7 @@ export interface StageDraft {
 export class StageService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly changes: Changes,
+    private readonly changes: OutboxWriter,
     private readonly participants: Participants,
   ) {}
 

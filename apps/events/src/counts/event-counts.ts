@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EngagementTopics, TicketTopics, type CloudEvent, type TicketView } from '@townhall/contracts';
-import { Changes, claimEventsOnce, queryRows } from '@townhall/platform/service';
+import { OutboxWriter, claimEventsOnce, OnDomainEvent, queryRows } from '@townhall/platform/service';
 
 type CountColumn = 'tickets_sold' | 'question_count' | 'poll_count';
 
@@ -23,33 +23,24 @@ const UPDATES: Record<CountColumn, string> = {
 };
 
 /**
- * Durable consumers, one per subject filter (NATS 2.9 filters one subject per consumer):
- * ticket sales from ticketing, questions and polls from engagement.
- */
-export const COUNT_SUBSCRIPTIONS = [
-  { durable: 'events-ticket-counts', subjects: ['townhall.ticket.>'] },
-  { durable: 'events-question-counts', subjects: ['townhall.question.>'] },
-  { durable: 'events-poll-counts', subjects: ['townhall.poll.>'] },
-];
-
-/**
  * Keeps an event's `counts` (tickets sold per tier, questions, polls) from the domain events
  * of the services that own them: a projection for readers, and for PATCH's capacity check.
  * Each domain event is counted once (claimEventsOnce in the same transaction).
  */
 @Injectable()
 export class EventCounts {
-  constructor(private readonly changes: Changes) {}
-
-  handle(event: CloudEvent): Promise<void> {
-    return this.handleBatch([event]);
-  }
+  constructor(private readonly changes: OutboxWriter) {}
 
   /**
    * What has arrived, in one transaction: the events not counted before are claimed, their
-   * changes summed per event (and tier), and each event's row updated once.
+   * changes summed per event (and tier), and each event's row updated once. Ticket sales from
+   * ticketing, questions and polls from engagement, each on a durable consumer of its own (NATS
+   * 2.9 filters one subject per consumer), caught up after a restart.
    */
-  async handleBatch(events: CloudEvent[]): Promise<void> {
+  @OnDomainEvent('townhall.ticket.>', { durable: 'events-ticket-counts', batch: true })
+  @OnDomainEvent('townhall.question.>', { durable: 'events-question-counts', batch: true })
+  @OnDomainEvent('townhall.poll.>', { durable: 'events-poll-counts', batch: true })
+  async count(events: CloudEvent[]): Promise<void> {
     const counted = events.filter((event) => this.changeOf(event) !== undefined);
     if (counted.length === 0) return;
     await this.changes.run(async (manager) => {

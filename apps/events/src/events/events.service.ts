@@ -16,7 +16,7 @@ import {
 } from '@townhall/contracts';
 import { queryRows, type ServiceClient } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
-import { Changes } from '@townhall/platform/service';
+import { OutboxWriter } from '@townhall/platform/service';
 import { CLOCK, SERVICES, type Clock } from '../tokens.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { checkEventRules } from './event-rules.js';
@@ -54,7 +54,7 @@ function fieldValues(fields: EventFields): unknown[] {
 export class EventsService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly changes: Changes,
+    private readonly changes: OutboxWriter,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(SERVICES) private readonly services: ServiceClient,
   ) {}

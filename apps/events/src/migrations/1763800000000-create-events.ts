@@ -1,4 +1,4 @@
-import { outboxMigrationSql } from '@townhall/platform/service';
+import { outboxTablesV1 } from '@townhall/platform/service';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 export class CreateEvents1763800000000 implements MigrationInterface {
@@ -60,7 +60,9 @@ export class CreateEvents1763800000000 implements MigrationInterface {
         created_at timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (series_id, agent_id)
       )`);
-    for (const statement of outboxMigrationSql('events')) await queryRunner.query(statement);
+    // The outbox tables as this migration created them: version 1, frozen (a change to the outbox
+    // is a new migration, never an edit of what this one ran).
+    for (const statement of outboxTablesV1('"events"')) await queryRunner.query(statement);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

@@ -15,12 +15,13 @@ import {
   type SeriesOccurrence,
   type SeriesView,
 } from '@townhall/contracts';
-import { queryRows, type Logger } from '@townhall/platform/service';
+import { Periodic, queryRows, type Logger } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
 import { z } from 'zod';
 import { checkEventRules } from '../events/event-rules.js';
 import { EVENT_COLUMNS, toEventView, type EventRow } from '../events/event-row.js';
-import { Changes } from '@townhall/platform/service';
+import { OutboxWriter } from '@townhall/platform/service';
+import type { EventsConfig } from '../config.js';
 import { CLOCK, LOGGER, type Clock } from '../tokens.js';
 import {
   firstOccurrences,
@@ -47,7 +48,7 @@ const MAX_PAST_START_MS = 7 * 86_400_000;
 export class SeriesService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly changes: Changes,
+    private readonly changes: OutboxWriter,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -213,7 +214,11 @@ export class SeriesService {
     return this.get(seriesId);
   }
 
-  /** Creates the occurrences that have come within the horizon since the last run. */
+  /**
+   * Creates the occurrences that have come within the horizon since the last run, as time passes.
+   * Safe on every replica at once: creating an occurrence is idempotent.
+   */
+  @Periodic<EventsConfig>({ every: 'SERIES_EXTEND_INTERVAL_MS', runAtStart: true })
   async extendAll(): Promise<number> {
     const now = this.clock();
     const all = await queryRows<SeriesRow>(this.dataSource, `SELECT ${SERIES_COLUMNS} FROM events.series`);

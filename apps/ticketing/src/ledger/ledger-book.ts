@@ -9,7 +9,7 @@ import {
   type LedgerEntryView,
   type Page,
 } from '@townhall/contracts';
-import { Changes, queryRows } from '@townhall/platform/service';
+import { OutboxWriter, queryRows } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { PaymentRails } from '../payments/payment-rails.js';
 import { RAILS, SETTINGS, type TicketingSettings } from '../tokens.js';
@@ -78,7 +78,7 @@ export interface Transfer {
 export class LedgerBook {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly changes: Changes,
+    private readonly changes: OutboxWriter,
     @Inject(SETTINGS) private readonly settings: TicketingSettings,
     @Inject(RAILS) private readonly rails: PaymentRails,
   ) {}
@@ -87,7 +87,7 @@ export class LedgerBook {
    * Moves money and writes both entries; returns [debit, credit]. The entries come first
    * and the balance rows last: the payee's balance is the row that concurrent purchases
    * from one host share, so it is held for as short as possible. (Postgres may pick a
-   * deadlock victim between opposite transfers; Changes.run runs that transaction again.)
+   * deadlock victim between opposite transfers; OutboxWriter.run runs that transaction again.)
    */
   async transfer(manager: EntityManager, transfer: Transfer): Promise<[LedgerEntryView, LedgerEntryView]> {
     const debit = await this.entry(manager, {

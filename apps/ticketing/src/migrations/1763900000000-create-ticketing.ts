@@ -1,4 +1,4 @@
-import { outboxMigrationSql } from '@townhall/platform/service';
+import { outboxTablesV1 } from '@townhall/platform/service';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
@@ -107,7 +107,9 @@ export class CreateTicketing1763900000000 implements MigrationInterface {
         agent_id  text NOT NULL,
         PRIMARY KEY (series_id, agent_id)
       )`);
-    for (const statement of outboxMigrationSql('ticketing')) await queryRunner.query(statement);
+    // The outbox tables as this migration created them: version 1, frozen (a change to the outbox
+    // is a new migration, never an edit of what this one ran).
+    for (const statement of outboxTablesV1('"ticketing"')) await queryRunner.query(statement);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

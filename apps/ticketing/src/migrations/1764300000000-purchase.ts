@@ -1,4 +1,3 @@
-import { outboxAnnounceFunctionSql } from '@townhall/platform/service';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
@@ -20,7 +19,14 @@ export class Purchase1764300000000 implements MigrationInterface {
   name = 'Purchase1764300000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(outboxAnnounceFunctionSql('ticketing'));
+    // ticketing.announce, as @townhall/platform's outboxAnnounceFunctionSql('ticketing') wrote it then
+    // (copied: this migration runs what it ran). Its current definition is applied after the
+    // migrations (outboxAnnounceFunction).
+    await queryRunner.query(`CREATE OR REPLACE FUNCTION "ticketing".announce(events jsonb) RETURNS void LANGUAGE sql AS $$
+    INSERT INTO "ticketing".outbox (id, type, subject, payload)
+    SELECT (e->>'id')::uuid, e->>'type', e->>'subject', e
+    FROM jsonb_array_elements(events) WITH ORDINALITY AS t(e, n) ORDER BY n
+  $$`);
     await queryRunner.query(
       `ALTER TABLE ticketing.payments ALTER CONSTRAINT payments_ticket_id_fkey DEFERRABLE INITIALLY DEFERRED`,
     );

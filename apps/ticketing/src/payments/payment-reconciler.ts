@@ -1,8 +1,8 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { PeriodicJob } from '@townhall/platform/service';
+import { Injectable } from '@nestjs/common';
+import { Periodic } from '@townhall/platform/service';
+import type { TicketingConfig } from '../config.js';
 import { PayRefund } from '../refunds/pay-refund.js';
 import { FacilitatorSettlements } from '../tickets/facilitator-settlements.js';
-import { LOGGER, SETTINGS, type Logger, type TicketingSettings } from '../tokens.js';
 
 /**
  * The reconciliation job, where payments go through a facilitator: every
@@ -11,31 +11,19 @@ import { LOGGER, SETTINGS, type Logger, type TicketingSettings } from '../tokens
  * facilitator or the chain says what happened.
  */
 @Injectable()
-export class PaymentReconciler implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly job: PeriodicJob | undefined;
-
+export class PaymentReconciler {
   constructor(
-    settlements: FacilitatorSettlements,
-    refunds: PayRefund,
-    @Inject(SETTINGS) settings: TicketingSettings,
-    @Inject(LOGGER) logger: Logger,
-  ) {
-    this.job =
-      settings.facilitator !== 'ledger'
-        ? new PeriodicJob(
-            'open payments asked again',
-            settings.settlementRetryIntervalMs,
-            async () => (await settlements.reconcile()) + (await refunds.reconcile()),
-            logger,
-          )
-        : undefined;
-  }
+    private readonly settlements: FacilitatorSettlements,
+    private readonly refunds: PayRefund,
+  ) {}
 
-  onApplicationBootstrap(): void {
-    this.job?.start({ runNow: true });
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.job?.stop();
+  /** One pass; returns how many payments it concluded. The ledger leaves none open: no job there. */
+  @Periodic<TicketingConfig>({
+    every: 'SETTLEMENT_RETRY_INTERVAL_MS',
+    runAtStart: true,
+    when: (config) => config.X402_FACILITATOR !== 'ledger',
+  })
+  async reconcile(): Promise<number> {
+    return (await this.settlements.reconcile()) + (await this.refunds.reconcile());
   }
 }

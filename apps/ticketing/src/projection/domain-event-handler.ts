@@ -6,7 +6,7 @@ import {
   type EventView,
   type SeriesFollowChange,
 } from '@townhall/contracts';
-import { Changes, claimEventOnce, queryRows } from '@townhall/platform/service';
+import { OutboxWriter, claimEventOnce, OnDomainEvent, queryRows } from '@townhall/platform/service';
 import type { EntityManager } from 'typeorm';
 import { CancelEventTickets } from '../tickets/cancel-event-tickets.js';
 import { TakeSeat } from '../tickets/take-seat.js';
@@ -16,15 +16,6 @@ import { EVENT_COLUMNS, type EventRow } from './event-row.js';
 import { EventsProjection } from './events-projection.js';
 
 export const CONSUMER = 'ticketing';
-/**
- * Durable consumers, one per subject filter so that the server filters (several filters on
- * one consumer need NATS 2.10). Either order of arrival between the two is handled: a
- * follow RSVPs the occurrences known so far, a new occurrence RSVPs the followers known so far.
- */
-export const SUBSCRIPTIONS = [
-  { durable: 'ticketing-events', subjects: ['townhall.event.>'] },
-  { durable: 'ticketing-series', subjects: ['townhall.series.>'] },
-];
 
 /**
  * What ticketing does when other services' state changes, each domain event applied
@@ -34,7 +25,7 @@ export const SUBSCRIPTIONS = [
 @Injectable()
 export class DomainEventHandler {
   constructor(
-    private readonly changes: Changes,
+    private readonly changes: OutboxWriter,
     private readonly events: EventsProjection,
     private readonly takeSeat: TakeSeat,
     private readonly cancelTickets: CancelEventTickets,
@@ -43,6 +34,13 @@ export class DomainEventHandler {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
+  /**
+   * Two durable consumers, one per subject filter so that the server filters (several filters on
+   * one consumer need NATS 2.10). Either order of arrival between the two is handled: a follow
+   * RSVPs the occurrences known so far, a new occurrence RSVPs the followers known so far.
+   */
+  @OnDomainEvent('townhall.event.>', { durable: 'ticketing-events' })
+  @OnDomainEvent('townhall.series.>', { durable: 'ticketing-series' })
   async handle(event: CloudEvent): Promise<void> {
     await this.changes.run(async (manager) => {
       if (!(await claimEventOnce(manager, 'ticketing', CONSUMER, event.id))) return;

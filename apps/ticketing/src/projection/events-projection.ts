@@ -7,7 +7,7 @@ import {
   type EventAccess,
   type EventView,
 } from '@townhall/contracts';
-import { Changes, preparedStatement, queryRows, type ServiceClient } from '@townhall/platform/service';
+import { OutboxWriter, preparedStatement, queryRows, type ServiceClient } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
 import { SERVICES } from '../tokens.js';
 import { WaitlistSeats } from '../waitlist/waitlist-seats.js';
@@ -44,7 +44,7 @@ export class EventsProjection {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly changes: Changes,
+    private readonly changes: OutboxWriter,
     @Inject(SERVICES) private readonly services: ServiceClient,
     private readonly waitlist: WaitlistSeats,
   ) {

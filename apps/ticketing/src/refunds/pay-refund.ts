@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, isUuid, RefundTopics, type RefundPaymentReply } from '@townhall/contracts';
-import { Changes, queryRows, sqlState } from '@townhall/platform/service';
+import { OutboxWriter, queryRows, sqlState } from '@townhall/platform/service';
 import {
   decodePaymentHeader,
   PaymentError,
@@ -37,7 +37,7 @@ const MAX_RETRY_DELAY_MS = 60_000;
 export class PayRefund {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly changes: Changes,
+    private readonly changes: OutboxWriter,
     private readonly ledger: LedgerBook,
     private readonly feePayer: FeePayer,
     @Inject(FACILITATOR) private readonly facilitator: Facilitator | null,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { RefundTopics } from '@townhall/contracts';
-import { Changes, queryRows } from '@townhall/platform/service';
+import { OutboxWriter, queryRows } from '@townhall/platform/service';
 import type { EntityManager } from 'typeorm';
 import type { TicketRow } from '../tickets/ticket-row.js';
 import { REFUND_COLUMNS, REFUND_FROM, toRefund, type RefundRow } from './refund-row.js';
@@ -12,7 +12,7 @@ import { REFUND_COLUMNS, REFUND_FROM, toRefund, type RefundRow } from './refund-
  */
 @Injectable()
 export class RefundsOwed {
-  constructor(private readonly changes: Changes) {}
+  constructor(private readonly changes: OutboxWriter) {}
 
   /** In the caller's transaction; a ticket refunded already is left as it is. */
   async owe(manager: EntityManager, ticket: TicketRow, hostId: string): Promise<void> {

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { TicketTopics, type EventView } from '@townhall/contracts';
-import { Changes, queryRows } from '@townhall/platform/service';
+import { OutboxWriter, queryRows } from '@townhall/platform/service';
 import type { EntityManager } from 'typeorm';
 import { LedgerBook } from '../ledger/ledger-book.js';
 import { RefundsOwed } from '../refunds/refunds-owed.js';
@@ -11,7 +11,7 @@ import { TICKET_COLUMNS, toTicket, type TicketRow } from './ticket-row.js';
 @Injectable()
 export class CancelEventTickets {
   constructor(
-    private readonly changes: Changes,
+    private readonly changes: OutboxWriter,
     private readonly ledger: LedgerBook,
     private readonly refunds: RefundsOwed,
     @Inject(LOGGER) private readonly logger: Logger,

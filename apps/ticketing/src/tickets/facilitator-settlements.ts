@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { TicketTopics, type SettlementView, type TicketView } from '@townhall/contracts';
-import { Changes, queryRows } from '@townhall/platform/service';
+import { OutboxWriter, queryRows } from '@townhall/platform/service';
 import {
   FACILITATOR_FAILURES,
   isSolanaNetwork,
@@ -49,7 +49,7 @@ export type SettlementOutcome =
 export class FacilitatorSettlements {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly changes: Changes,
+    private readonly changes: OutboxWriter,
     @Inject(FACILITATOR) private readonly facilitator: Facilitator | null,
     @Inject(SETTINGS) private readonly settings: TicketingSettings,
     @Inject(LOGGER) private readonly logger: Logger,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError, TicketTopics, type TicketView } from '@townhall/contracts';
-import { Changes, queryRows } from '@townhall/platform/service';
+import { OutboxWriter, queryRows } from '@townhall/platform/service';
 import { WaitlistSeats } from '../waitlist/waitlist-seats.js';
 import { lockSeats } from './seats.js';
 import { TicketBook } from './ticket-book.js';
@@ -13,7 +13,7 @@ import { TICKET_COLUMNS, toTicket, type TicketRow } from './ticket-row.js';
 @Injectable()
 export class ReleaseSeat {
   constructor(
-    private readonly changes: Changes,
+    private readonly changes: OutboxWriter,
     private readonly book: TicketBook,
     private readonly waitlist: WaitlistSeats,
   ) {}

@@ -1,44 +1,9 @@
-import { DomainError } from '@townhall/contracts';
 import { queryRows, sqlState } from '@townhall/platform/service';
-import { QueryFailedError, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { TICKET_COLUMNS, type TicketRow } from './ticket-row.js';
 
-/**
- * Seats are taken by ticketing.take_seat (migration 1764300000000-purchase), the one owner of
- * "take a seat": conditional updates (`sold < capacity`), the tier first and then the event
- * total, always in that order; under any concurrency a seat that is not there is never sold,
- * and the check constraints would refuse it if the code ever tried. ticketing.purchase calls
- * it too.
- */
-export async function takeSeat(manager: EntityManager, eventId: string, tierId: string): Promise<void> {
-  try {
-    await queryRows(manager, 'SELECT ticketing.take_seat($1, $2)', [eventId, tierId]);
-  } catch (error) {
-    throw refusalOf(error, tierId) ?? error;
-  }
-}
-
-/** Why ticketing's SQL functions refused (SQLSTATE TH001: its name, and for 'not_on_sale' the status). */
-export type PurchaseRefusal = 'nonce_reused' | 'insufficient_funds' | 'sold_out' | 'not_on_sale';
-
-export function purchaseRefusal(error: unknown): { refusal: PurchaseRefusal; detail?: string } | undefined {
-  if (sqlState(error).code !== 'TH001') return undefined;
-  const { message, detail } = (error instanceof QueryFailedError ? error.driverError : error) as {
-    message: string;
-    detail?: string;
-  };
-  return { refusal: message as PurchaseRefusal, ...(detail === undefined ? {} : { detail }) };
-}
-
-/** A seat that cannot be taken, as the DomainError the client gets. */
-export function refusalOf(error: unknown, tierId: string): DomainError | undefined {
-  const refused = purchaseRefusal(error);
-  if (refused?.refusal === 'not_on_sale')
-    return new DomainError('ticket.not_on_sale', `The event is ${refused.detail}`);
-  if (refused?.refusal === 'sold_out')
-    return new DomainError('capacity.sold_out', `No seat is left in tier ${tierId}`);
-  return undefined;
-}
+// Seats are taken by ticketing.take_seat (db/functions.ts takeSeat), the one owner of "take a
+// seat"; what follows frees them, locks them, and writes the ticket that holds one.
 
 /**
  * Locks the seat rows of every tier of the event, in tier order, as the events projection's writers

@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { RsvpReply } from '@townhall/contracts';
-import { Changes, sqlState } from '@townhall/platform/service';
+import { OutboxWriter, sqlState } from '@townhall/platform/service';
 import { isSolanaNetwork, paymentFingerprint, PaymentError, type Facilitator } from '@townhall/x402';
 import { FeePayer } from '../payments/fee-payer.js';
 import { FEE_PAYER_REFUSALS } from '../payments/settle-answers.js';
 import { type PaymentSettlement, type Purchase } from '../payments/payment-problems.js';
-import { FACILITATOR } from '../tokens.js';
-import { WaitlistSeats } from '../waitlist/waitlist-seats.js';
+import { seatProblem, takeSeatFor } from '../db/functions.js';
+import { CLOCK, FACILITATOR, type Clock } from '../tokens.js';
 import { FacilitatorSettlements } from './facilitator-settlements.js';
 import { AlreadyHolding, insertTicket } from './seats.js';
 import { TicketBook } from './ticket-book.js';
@@ -26,12 +26,12 @@ import { TicketBook } from './ticket-book.js';
 @Injectable()
 export class SettleFacilitatorPayment implements PaymentSettlement {
   constructor(
-    private readonly changes: Changes,
+    private readonly changes: OutboxWriter,
     private readonly book: TicketBook,
     private readonly settlements: FacilitatorSettlements,
     @Inject(FACILITATOR) private readonly facilitator: Facilitator | null,
-    private readonly waitlist: WaitlistSeats,
     private readonly feePayer: FeePayer,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async settle({ event, caller, payload, requirements, refuse }: Purchase): Promise<RsvpReply> {
@@ -62,7 +62,13 @@ export class SettleFacilitatorPayment implements PaymentSettlement {
     try {
       ticketId = await this.changes.run(async (manager) => {
         // The seat a waitlist offer holds for the caller, or one from the sale.
-        await this.waitlist.takeSeatFor(manager, event.event_id, tierId, caller);
+        const seat = await takeSeatFor(manager, this.changes, {
+          eventId: event.event_id,
+          tierId,
+          agentId: caller,
+          at: this.clock(),
+        });
+        if (seat.outcome === 'refused') throw seatProblem(seat, tierId);
         const pending = await insertTicket(manager, {
           eventId: event.event_id,
           tierId,

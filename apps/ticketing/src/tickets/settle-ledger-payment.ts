@@ -4,12 +4,11 @@ import {
   DomainError,
   LedgerTopics,
   TicketTopics,
-  WaitlistTopics,
   type LedgerEntryView,
   type RsvpReply,
   type TicketView,
 } from '@townhall/contracts';
-import { Changes, preparedStatement, sqlState } from '@townhall/platform/service';
+import { OutboxWriter } from '@townhall/platform/service';
 import type { SignatureVerifier } from '@townhall/auth';
 import { checkLedgerPayment, paymentFingerprint } from '@townhall/x402';
 import { DataSource } from 'typeorm';
@@ -19,41 +18,30 @@ import {
   type PaymentSettlement,
   type Purchase,
 } from '../payments/payment-problems.js';
+import { purchaseCall, seatProblem, type PurchaseArgs, type PurchaseOutcome } from '../db/functions.js';
 import { CLOCK, SETTINGS, SIGNATURES, type Clock, type TicketingSettings } from '../tokens.js';
-import { purchaseRefusal, refusalOf } from './seats.js';
 import { TicketBook } from './ticket-book.js';
-
-interface PurchaseOutcome {
-  outcome: 'purchased' | 'held' | 'paid';
-  ticket: string;
-  transaction_id: string | null;
-}
 
 /**
  * A paid ticket for an `x402-ledger-v1` payment (docs/protocol/payments.md): the payment checked
- * here, then one call to ticketing.purchase (migration 1764300000000-purchase), one transaction:
+ * here, then one call to ticketing.purchase (db/functions/purchase.sql), one transaction:
  * the ticket held already, the (payer, nonce) claim, the ticket, both ledger entries, the debit,
  * the domain events, the seat and the host's credit. A refusal writes nothing; the same payment
  * sent again answers with the ticket it bought.
  */
 @Injectable()
 export class SettleLedgerPayment implements PaymentSettlement {
-  private readonly purchase: (values: unknown[]) => Promise<PurchaseOutcome[]>;
+  private readonly purchase: (args: PurchaseArgs) => Promise<PurchaseOutcome>;
 
   constructor(
     dataSource: DataSource,
-    private readonly changes: Changes,
+    private readonly changes: OutboxWriter,
     private readonly book: TicketBook,
     @Inject(SETTINGS) private readonly settings: TicketingSettings,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(SIGNATURES) private readonly signatures: SignatureVerifier,
   ) {
-    this.purchase = preparedStatement(
-      dataSource,
-      'ticketing.purchase',
-      `SELECT outcome, ticket, transaction_id
-       FROM ticketing.purchase($1, $2, $3, $4, $5, $6, $7, $8::numeric, $9, $10, $11, $12, $13, $14::jsonb, $15::jsonb)`,
-    );
+    this.purchase = purchaseCall(dataSource, changes);
   }
 
   async settle({ event, caller, payload, requirements, refuse }: Purchase): Promise<RsvpReply> {
@@ -104,63 +92,51 @@ export class SettleLedgerPayment implements PaymentSettlement {
       { type: LedgerTopics.entryRecorded, subject: debit.agentId, data: debit },
       { type: LedgerTopics.entryRecorded, subject: credit.agentId, data: credit },
     ]);
-    // Appended only if the purchase accepts the payer's waitlist offer (data: the entry, from the row).
-    const [offerAccepted] = this.changes.prepare([
-      { type: WaitlistTopics.accepted, subject: ticket.eventId, data: null },
-    ]);
-    let outcome: PurchaseOutcome;
-    try {
-      [outcome] = (await this.changes.runStatement(() =>
-        this.purchase([
-          authorization.from,
-          authorization.nonce,
-          paymentFingerprint(payload),
-          requirements.network,
-          event.event_id,
-          tierId,
-          event.host_id,
-          authorization.value,
-          authorization.asset,
-          ticket.id,
-          debit.id,
-          credit.id,
-          at,
-          JSON.stringify(events),
-          JSON.stringify(offerAccepted),
-        ]),
-      )) as [PurchaseOutcome];
-    } catch (error) {
-      const { code, constraint } = sqlState(error);
-      // Another purchase by the same agent won the race for its one live ticket.
-      if (code === '23505' && constraint === 'tickets_one_live_per_agent')
-        return this.book.alreadyHeld(event.event_id, caller);
-      switch (purchaseRefusal(error)?.refusal) {
-        case 'nonce_reused':
-          throw new DomainError(
-            'payment.nonce_reused',
-            'This payment nonce was already used for another payment',
-          );
-        case 'insufficient_funds':
-          throw await refuse(
-            'payment.insufficient_funds',
-            `The payer's ${authorization.asset} balance does not cover ${authorization.value}`,
-            'insufficient_funds',
-          );
-        default:
-          throw refusalOf(error, tierId) ?? error;
-      }
-    }
-    switch (outcome.outcome) {
+    const bought = await this.purchase({
+      payer: authorization.from,
+      nonce: authorization.nonce,
+      fingerprint: paymentFingerprint(payload),
+      network: requirements.network,
+      eventId: event.event_id,
+      tierId,
+      hostId: event.host_id,
+      amount: authorization.value,
+      asset: authorization.asset,
+      ticketId: ticket.id,
+      debitId: debit.id,
+      creditId: credit.id,
+      at,
+      events,
+    });
+    switch (bought.outcome) {
       case 'purchased':
         return { ticket, created: true, settlement: settlement(debit.id) };
       case 'held':
-        return { ticket: await this.book.byId(outcome.ticket), created: false, settlement: null };
+        return { ticket: await this.book.byId(bought.ticketId), created: false, settlement: null };
       case 'paid':
         return {
-          ticket: await this.book.byId(outcome.ticket),
+          ticket: await this.book.byId(bought.ticketId),
           created: false,
-          settlement: settlement(outcome.transaction_id!),
+          settlement: settlement(bought.transactionId),
         };
+      case 'lost_race':
+        return this.book.alreadyHeld(event.event_id, caller);
+      case 'refused':
+        switch (bought.refusal) {
+          case 'nonce_reused':
+            throw new DomainError(
+              'payment.nonce_reused',
+              'This payment nonce was already used for another payment',
+            );
+          case 'insufficient_funds':
+            throw await refuse(
+              'payment.insufficient_funds',
+              `The payer's ${authorization.asset} balance does not cover ${authorization.value}`,
+              'insufficient_funds',
+            );
+          default:
+            throw seatProblem({ refusal: bought.refusal, detail: bought.detail }, tierId);
+        }
     }
   }
 }

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { TicketTopics, type RsvpReply, type TicketView } from '@townhall/contracts';
-import { Changes } from '@townhall/platform/service';
+import { OutboxWriter } from '@townhall/platform/service';
 import type { EntityManager } from 'typeorm';
 import { tiersOf, type EventRow } from '../projection/event-row.js';
-import { AlreadyHolding, insertTicket, takeSeat } from './seats.js';
+import { seatProblem, takeSeat } from '../db/functions.js';
+import { AlreadyHolding, insertTicket } from './seats.js';
 import { TicketBook } from './ticket-book.js';
 import { toTicket } from './ticket-row.js';
 
@@ -11,7 +12,7 @@ import { toTicket } from './ticket-row.js';
 @Injectable()
 export class TakeSeat {
   constructor(
-    private readonly changes: Changes,
+    private readonly changes: OutboxWriter,
     private readonly book: TicketBook,
   ) {}
 
@@ -28,10 +29,12 @@ export class TakeSeat {
   /** Inside the caller's transaction (a follower's savepoint). */
   async freeIn(manager: EntityManager, event: EventRow, holder: string): Promise<TicketView> {
     const [tier] = tiersOf(event.ticketing, event.capacity);
-    await takeSeat(manager, event.event_id, tier!.tierId);
+    const tierId = tier!.tierId;
+    const seat = await takeSeat(manager, { eventId: event.event_id, tierId });
+    if (seat.outcome === 'refused') throw seatProblem(seat, tierId);
     const row = await insertTicket(manager, {
       eventId: event.event_id,
-      tierId: tier!.tierId,
+      tierId,
       holderId: holder,
       price: '0',
       asset: null,

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, WaitlistTopics, type SignedMeta, type WaitlistJoinReply } from '@townhall/contracts';
-import { Changes, queryRows } from '@townhall/platform/service';
+import { OutboxWriter, queryRows } from '@townhall/platform/service';
 import { tiersOf, type EventRow, type TierOffer } from '../projection/event-row.js';
 import { EventsProjection } from '../projection/events-projection.js';
 import { requireOnSale } from '../tickets/rsvp.js';
@@ -19,7 +19,7 @@ import { WaitlistBook } from './waitlist-book.js';
 @Injectable()
 export class JoinWaitlist {
   constructor(
-    private readonly changes: Changes,
+    private readonly changes: OutboxWriter,
     private readonly events: EventsProjection,
     private readonly tickets: TicketBook,
     private readonly book: WaitlistBook,

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, isUuid, WaitlistTopics, type WaitlistEntryView } from '@townhall/contracts';
-import { Changes, queryRows } from '@townhall/platform/service';
+import { OutboxWriter, queryRows } from '@townhall/platform/service';
 import { lockSeats } from '../tickets/seats.js';
 import { CLOCK, type Clock } from '../tokens.js';
 import { WaitlistBook } from './waitlist-book.js';
@@ -10,7 +10,7 @@ import { WaitlistSeats } from './waitlist-seats.js';
 @Injectable()
 export class LeaveWaitlist {
   constructor(
-    private readonly changes: Changes,
+    private readonly changes: OutboxWriter,
     private readonly book: WaitlistBook,
     private readonly seats: WaitlistSeats,
     @Inject(CLOCK) private readonly clock: Clock,

@@ -1,9 +1,10 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { WaitlistTopics } from '@townhall/contracts';
-import { Changes, PeriodicJob, queryRows } from '@townhall/platform/service';
+import { OutboxWriter, Periodic, queryRows } from '@townhall/platform/service';
 import { DataSource } from 'typeorm';
 import { lockSeats } from '../tickets/seats.js';
-import { CLOCK, LOGGER, SETTINGS, type Clock, type Logger, type TicketingSettings } from '../tokens.js';
+import type { TicketingConfig } from '../config.js';
+import { CLOCK, type Clock } from '../tokens.js';
 import { WaitlistSeats } from './waitlist-seats.js';
 
 /** How many expired offers one pass takes on. */
@@ -19,12 +20,13 @@ const EXPIRY_BATCH = 100;
 export class OfferExpiry {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly changes: Changes,
+    private readonly changes: OutboxWriter,
     private readonly seats: WaitlistSeats,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  /** One pass; returns how many offers it expired. */
+  /** One pass, every WAITLIST_SWEEP_INTERVAL_MS on each replica; returns how many offers it expired. */
+  @Periodic<TicketingConfig>({ every: 'WAITLIST_SWEEP_INTERVAL_MS', runAtStart: true })
   async expireDue(): Promise<number> {
     const due = await queryRows<{ id: string; event_id: string }>(
       this.dataSource,
@@ -51,32 +53,5 @@ export class OfferExpiry {
       if (done) expired += 1;
     }
     return expired;
-  }
-}
-
-/** The sweep: every WAITLIST_SWEEP_INTERVAL_MS, on each replica. */
-@Injectable()
-export class OfferExpirySweep implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly job: PeriodicJob;
-
-  constructor(
-    expiry: OfferExpiry,
-    @Inject(SETTINGS) settings: TicketingSettings,
-    @Inject(LOGGER) logger: Logger,
-  ) {
-    this.job = new PeriodicJob(
-      'waitlist offers expired',
-      settings.waitlistSweepIntervalMs,
-      () => expiry.expireDue(),
-      logger,
-    );
-  }
-
-  onApplicationBootstrap(): void {
-    this.job.start({ runNow: true });
-  }
-
-  onApplicationShutdown(): Promise<void> {
-    return this.job.stop();
   }
 }

@@ -3,7 +3,7 @@ import { CursorKey, cursorCodec, isUuid, type Page, type WaitlistEntryView } fro
 import { queryRows } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
 import { z } from 'zod';
-import { WAITLIST_COLUMNS, toWaitlistEntry, type WaitlistRow } from './waitlist-row.js';
+import { WAITLIST_ENTRY, type WaitlistEntryRow } from '../db/functions.js';
 
 /** An agent's entries page in the order it joined (seq). */
 const WAITLIST_CURSOR = cursorCodec(z.tuple([CursorKey.bigint]));
@@ -20,37 +20,37 @@ export class WaitlistBook {
     manager: EntityManager = this.dataSource.manager,
   ): Promise<WaitlistEntryView | undefined> {
     if (!isUuid(eventId)) return undefined;
-    const [row] = await queryRows<WaitlistRow>(
+    const [row] = await queryRows<WaitlistEntryRow>(
       manager,
-      `SELECT ${WAITLIST_COLUMNS} FROM ticketing.waitlist w
+      `SELECT ${WAITLIST_ENTRY} FROM ticketing.waitlist w
         WHERE w.event_id = $1 AND w.agent_id = $2 AND w.status IN ('waiting', 'offered')`,
       [eventId, agentId],
     );
-    return row ? toWaitlistEntry(row) : undefined;
+    return row?.entry;
   }
 
   async byId(manager: EntityManager, id: string): Promise<WaitlistEntryView> {
-    const [row] = await queryRows<WaitlistRow>(
+    const [row] = await queryRows<WaitlistEntryRow>(
       manager,
-      `SELECT ${WAITLIST_COLUMNS} FROM ticketing.waitlist w WHERE w.id = $1`,
+      `SELECT ${WAITLIST_ENTRY} FROM ticketing.waitlist w WHERE w.id = $1`,
       [id],
     );
     if (!row) throw new Error(`expected waitlist entry ${id}`);
-    return toWaitlistEntry(row);
+    return row.entry;
   }
 
   async mine(caller: string, limit: number, cursor: string | undefined): Promise<Page<WaitlistEntryView>> {
     const after = cursor ? WAITLIST_CURSOR.decode(cursor)[0] : '0';
-    const rows = await queryRows<WaitlistRow & { seq: string }>(
+    const rows = await queryRows<WaitlistEntryRow & { seq: string }>(
       this.dataSource,
-      `SELECT ${WAITLIST_COLUMNS}, w.seq::text AS seq FROM ticketing.waitlist w
+      `SELECT ${WAITLIST_ENTRY}, w.seq::text AS seq FROM ticketing.waitlist w
         WHERE w.agent_id = $1 AND w.seq > $2::bigint ORDER BY w.seq LIMIT $3`,
       [caller, after, limit + 1],
     );
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return {
-      items: page.map(toWaitlistEntry),
+      items: page.map((row) => row.entry),
       nextCursor: rows.length > limit && last ? WAITLIST_CURSOR.encode([last.seq]) : null,
     };
   }

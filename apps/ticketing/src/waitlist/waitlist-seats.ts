@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError, TicketTopics, WaitlistTopics, type WaitlistStatus } from '@townhall/contracts';
-import { Changes, queryRows, type Announcement } from '@townhall/platform/service';
+import { TicketTopics, WaitlistTopics, type WaitlistStatus } from '@townhall/contracts';
+import { OutboxWriter, queryRows, type Announcement } from '@townhall/platform/service';
 import type { EntityManager } from 'typeorm';
-import { insertTicket, releaseSeat, takeSeat } from '../tickets/seats.js';
+import { seatProblem, takeSeat, WAITLIST_ENTRY, type WaitlistEntryRow } from '../db/functions.js';
+import { insertTicket, releaseSeat } from '../tickets/seats.js';
 import { toTicket } from '../tickets/ticket-row.js';
 import { CLOCK, type Clock } from '../tokens.js';
-import { WAITLIST_COLUMNS, toWaitlistEntry, type WaitlistRow } from './waitlist-row.js';
 
 /** The line's next agent, with what its tier costs and how long an offer of it holds. */
 interface NextInLine {
@@ -23,14 +23,14 @@ interface NextInLine {
  * - a free tier's seat becomes the next agent's ticket at once (`accepted`);
  * - a paid tier's seat is taken for the next agent as an offer (`offered` until
  *   `offerExpiresAt`): the counters count it as sold, so nobody else can buy it, and that agent's
- *   RSVP accepts it instead of taking a seat (ticketing.purchase, or `takeSeatFor` here).
+ *   RSVP accepts it instead of taking a seat (ticketing.take_seat_for, for every payment).
  * The next agent is the earliest to join among the tiers that have a seat now (and the event
  * too). Nothing is handed out unless the event is on sale.
  */
 @Injectable()
 export class WaitlistSeats {
   constructor(
-    private readonly changes: Changes,
+    private readonly changes: OutboxWriter,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -66,35 +66,11 @@ export class WaitlistSeats {
         [eventId],
       );
       if (!next) return given;
-      await takeSeat(manager, eventId, next.tier_id);
+      const seat = await takeSeat(manager, { eventId, tierId: next.tier_id });
+      if (seat.outcome === 'refused') throw seatProblem(seat, next.tier_id); // read as free under the locks
       if (next.price === '0') await this.issue(manager, eventId, next, now);
       else await this.offer(manager, next, now);
     }
-  }
-
-  /**
-   * The seat for an agent's paid ticket: the one its live offer holds for this tier (the offer is
-   * accepted), else one taken from the sale (refused 409 `capacity.sold_out` if none is left).
-   */
-  async takeSeatFor(manager: EntityManager, eventId: string, tierId: string, agentId: string): Promise<void> {
-    const now = this.clock();
-    const [offer] = await queryRows<{ id: string }>(
-      manager,
-      `UPDATE ticketing.waitlist SET status = 'accepted', updated_at = $4
-        WHERE event_id = $1 AND agent_id = $2 AND tier_id = $3 AND status = 'offered' AND offer_expires_at > $4
-        RETURNING id`,
-      [eventId, agentId, tierId, now],
-    );
-    if (!offer) return takeSeat(manager, eventId, tierId);
-    // On sale, as take_seat checks it: a cancellation of the event waits for this, or this for it.
-    const [event] = await queryRows<{ status: string }>(
-      manager,
-      'SELECT status FROM ticketing.events WHERE event_id = $1 FOR SHARE',
-      [eventId],
-    );
-    if (event?.status !== 'scheduled' && event?.status !== 'live')
-      throw new DomainError('ticket.not_on_sale', `The event is ${event?.status ?? 'unknown'}`);
-    await this.announce(manager, [offer.id], WaitlistTopics.accepted);
   }
 
   /**
@@ -161,16 +137,12 @@ export class WaitlistSeats {
   /** Announces each entry as it is now (read in this transaction). */
   async announce(manager: EntityManager, ids: string[], type: string): Promise<void> {
     if (ids.length === 0) return;
-    const rows = await queryRows<WaitlistRow>(
+    const rows = await queryRows<WaitlistEntryRow>(
       manager,
-      `SELECT ${WAITLIST_COLUMNS} FROM ticketing.waitlist w WHERE w.id = ANY($1::uuid[]) ORDER BY w.seq`,
+      `SELECT ${WAITLIST_ENTRY} FROM ticketing.waitlist w WHERE w.id = ANY($1::uuid[]) ORDER BY w.seq`,
       [ids],
     );
-    const events: Announcement[] = rows.map((row) => ({
-      type,
-      subject: row.event_id,
-      data: toWaitlistEntry(row),
-    }));
+    const events: Announcement[] = rows.map(({ entry }) => ({ type, subject: entry.eventId, data: entry }));
     await this.changes.announce(manager, events);
   }
 }

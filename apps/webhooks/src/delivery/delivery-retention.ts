@@ -1,10 +1,9 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { WEBHOOK_ATTEMPTS_SHOWN } from '@townhall/contracts';
-import { PeriodicJob, queryRows } from '@townhall/platform/service';
+import { Periodic, queryRows } from '@townhall/platform/service';
 import { DataSource } from 'typeorm';
-import { LOGGER, type Logger } from '../tokens.js';
+import type { WebhooksConfig } from '../config.js';
 
-const EVERY_MS = 60_000;
 const CHUNK = 5_000;
 
 /**
@@ -14,25 +13,11 @@ const CHUNK = 5_000;
  * fan-out's marks of events processed (every domain event leaves one) after 31 days.
  */
 @Injectable()
-export class DeliveryRetention implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly job: PeriodicJob;
+export class DeliveryRetention {
+  constructor(private readonly dataSource: DataSource) {}
 
-  constructor(
-    private readonly dataSource: DataSource,
-    @Inject(LOGGER) logger: Logger,
-  ) {
-    this.job = new PeriodicJob('webhook history pruned', EVERY_MS, () => this.prune(), logger);
-  }
-
-  onApplicationBootstrap(): void {
-    this.job.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.job.stop();
-  }
-
-  /** Returns how many rows it deleted. */
+  /** One pass, every WEBHOOK_RETENTION_INTERVAL_MS; returns how many rows it deleted. */
+  @Periodic<WebhooksConfig>({ every: 'WEBHOOK_RETENTION_INTERVAL_MS' })
   async prune(): Promise<number> {
     const manager = this.dataSource.manager;
     const attempts = await queryRows(

@@ -6,15 +6,13 @@ import {
   webhookWildcardOf,
   type CloudEvent,
 } from '@townhall/contracts';
-import { claimEventsOnce, queryRows } from '@townhall/platform/service';
+import { claimEventsOnce, OnDomainEvent, queryRows } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
 import { WEBHOOKS_SCHEMA } from '../data-source.js';
 import { DeliveryWorker } from '../delivery/delivery-worker.js';
 import { audienceOf, type AudienceFacts } from './audience.js';
 
 export const FAN_OUT_CONSUMER = 'webhooks-fan-out';
-/** Every domain event, on one durable consumer (one subject: NATS 2.9 filters one per consumer). */
-export const FAN_OUT_SUBJECTS = ['townhall.>'];
 
 /**
  * A subscription takes the domain events that happened after it was made. Their `time` comes from
@@ -37,11 +35,9 @@ export class WebhookFanOut {
     private readonly worker: DeliveryWorker,
   ) {}
 
-  handle(event: CloudEvent): Promise<void> {
-    return this.handleBatch([event]);
-  }
-
-  async handleBatch(events: CloudEvent[]): Promise<void> {
+  /** Every domain event, on one durable consumer (one subject: NATS 2.9 filters one per consumer). */
+  @OnDomainEvent('townhall.>', { durable: FAN_OUT_CONSUMER, batch: true })
+  async recordDeliveries(events: CloudEvent[]): Promise<void> {
     const recorded = await this.dataSource.transaction(async (manager) => {
       const fresh = await claimEventsOnce(
         manager,

@@ -2,12 +2,13 @@
 // a relay publishes the event to JetStream afterwards; consumers dedupe on the event id.
 export {
   outboxMigrationSql,
-  outboxAnnounceFunctionSql,
+  outboxAnnounceFunction,
   domainEvent,
   appendToOutbox,
   claimEventOnce,
   claimEventsOnce,
 } from './outbox.js';
+export { outboxTablesV1 } from './outbox-tables-v1.js';
 export {
   JetStreamPublisher,
   ensureTownhallStream,
@@ -24,4 +25,4 @@ export {
   type DomainEventConsumer,
   type DomainEventConsumerOptions,
 } from './consumer.js';
-export * from './changes.js';
+export * from './outbox-writer.js';

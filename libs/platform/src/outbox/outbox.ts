@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { CloudEvent, DomainEventVisibility } from '@townhall/contracts';
 import type { EntityManager } from 'typeorm';
+import type { SqlFunction } from '../sql-functions.js';
+import { outboxTablesV1 } from './outbox-tables-v1.js';
 
 // Schema names are spliced into SQL (they cannot be bound parameters), so only plain
 // identifiers are accepted.
@@ -20,45 +22,33 @@ export function quoteSchema(schema: string): string {
   return `"${schema}"`;
 }
 
-/** DDL a service's migration runs to create its outbox and its processed-events (consumer dedupe) tables in its own schema. */
+/**
+ * The DDL of a schema's outbox and processed-events (consumer dedupe) tables as the relay and the
+ * consumers use them today: what this library's tests create, and what a new service's first
+ * migration runs. It is version 1 (outbox-tables-v1.ts); a change to the tables is a new version
+ * beside it and a migration in each service, never an edit of version 1.
+ */
 export function outboxMigrationSql(schema: string): string[] {
-  const s = quoteSchema(schema);
-  return [
-    `CREATE TABLE IF NOT EXISTS ${s}.outbox (
-      seq bigserial NOT NULL UNIQUE,
-      id uuid PRIMARY KEY,
-      type text NOT NULL,
-      subject text NOT NULL,
-      payload jsonb NOT NULL,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      claimed_until timestamptz NULL,
-      published_at timestamptz NULL
-    )`,
-    // The relay's claim scans only what is still to publish, however many published rows remain.
-    `CREATE INDEX IF NOT EXISTS outbox_unpublished_seq_idx ON ${s}.outbox (seq) WHERE published_at IS NULL`,
-    `CREATE INDEX IF NOT EXISTS outbox_published_at_idx ON ${s}.outbox (published_at) WHERE published_at IS NOT NULL`,
-    `CREATE TABLE IF NOT EXISTS ${s}.processed_events (
-      consumer text NOT NULL,
-      event_id uuid NOT NULL,
-      processed_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (consumer, event_id)
-    )`,
-  ];
+  return outboxTablesV1(quoteSchema(schema));
 }
 
 /**
- * DDL for `<schema>.announce(events jsonb)`: appends an array of CloudEvents (built by
- * `Changes.prepare`, in this order) to the schema's outbox. For hot paths written as one
+ * `<schema>.announce(events jsonb)`: appends an array of CloudEvents (built by
+ * `OutboxWriter.prepare`, in this order) to the schema's outbox. For hot paths written as one
  * server-side function: the function calls it in its own transaction, so its state change and
- * its domain events still commit together, in one round trip from the service.
+ * its domain events still commit together, in one round trip from the service. A service whose
+ * functions announce lists it with its own (`createSchemaDataSource({ functions })`).
  */
-export function outboxAnnounceFunctionSql(schema: string): string {
+export function outboxAnnounceFunction(schema: string): SqlFunction {
   const s = quoteSchema(schema);
-  return `CREATE OR REPLACE FUNCTION ${s}.announce(events jsonb) RETURNS void LANGUAGE sql AS $$
+  return {
+    name: 'announce',
+    sql: `CREATE OR REPLACE FUNCTION ${s}.announce(events jsonb) RETURNS void LANGUAGE sql AS $$
     INSERT INTO ${s}.outbox (id, type, subject, payload)
     SELECT (e->>'id')::uuid, e->>'type', e->>'subject', e
     FROM jsonb_array_elements(events) WITH ORDINALITY AS t(e, n) ORDER BY n
-  $$`;
+  $$`,
+  };
 }
 
 export function domainEvent<T>(input: {

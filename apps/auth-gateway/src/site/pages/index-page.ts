@@ -1,0 +1,65 @@
+import type { EventView } from '@townhall/contracts';
+import { EventClock } from './event-clock.js';
+import { html, type Markup } from './markup.js';
+import { pageDocument } from './page-layout.js';
+import { PAST_DAYS, type IndexState, type PastEvent } from './watch-state.js';
+
+/**
+ * `GET /` for a browser: what is live and what is coming, each linking to its watch page, and
+ * what ended lately, with its recording where one is published.
+ */
+export function indexPage(state: IndexState): Markup {
+  return pageDocument({
+    title: 'Townhall: live and upcoming events',
+    main: html`<main id="main" class="index">
+      <h1>Live and upcoming events</h1>
+      ${eventList('live', 'Live now', 'Nothing is live right now.', state.live, eventCard)}
+      ${eventList('upcoming', 'Upcoming', 'Nothing is scheduled.', state.upcoming, eventCard)}
+      ${eventList('past', 'Recently ended', `Nothing has ended in the last ${PAST_DAYS} days.`, state.past, pastCard, 'most recent')}
+    </main>`,
+  });
+}
+
+function eventList<T>(
+  id: string,
+  heading: string,
+  none: string,
+  events: { items: T[]; more: boolean },
+  card: (item: T) => Markup,
+  /** Which of them the list shows when there are more. */
+  which = 'first',
+): Markup {
+  return html`<section id=${id} aria-labelledby=${`${id}-heading`}>
+    <h2 id=${`${id}-heading`}>${heading}</h2>
+    ${
+      events.items.length === 0
+        ? html`<p class="empty">${none}</p>`
+        : html`<ul class="events">
+          ${events.items.map((item) => card(item))}
+        </ul>`
+    }
+    ${
+      events.more
+        ? html`<p class="note">The ${which} ${events.items.length} by start time; <a href="/docs">the API</a> lists them all.</p>`
+        : null
+    }
+  </section>`;
+}
+
+function eventCard(event: EventView, recording: Markup | null = null): Markup {
+  const clock = new EventClock(event.timezone);
+  return html`<li class="event-card">
+    <a href=${`/events/${encodeURIComponent(event.id)}/watch`}>${event.title}</a>${' '}
+    <span class="when"><time datetime=${event.startsAt}>${clock.dateTime(event.startsAt)}</time>${recording}</span>
+  </li>`;
+}
+
+/** A past event: its recording, once published, is a section of its watch page. */
+function pastCard({ event, recording }: PastEvent): Markup {
+  return eventCard(
+    event,
+    recording?.published
+      ? html`<span>${' · '}<a href=${`/events/${encodeURIComponent(event.id)}/watch#recording`}>Recording</a></span>`
+      : null,
+  );
+}

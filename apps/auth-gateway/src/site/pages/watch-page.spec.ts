@@ -1,0 +1,451 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { Script } from 'node:vm';
+import type { EventView, PollView, QuestionView, RecordingView } from '@townhall/contracts';
+import { browserProgram } from '../browser-programs.js';
+import { EventClock } from './event-clock.js';
+import { prefersHtml } from './html-preference.js';
+import { indexPage } from './index-page.js';
+import { html, renderDocument, renderFragment, safeHref } from './markup.js';
+import {
+  HIDDEN_MESSAGE_TEXT,
+  liveStatusText,
+  RESULTS_HIDDEN_TEXT,
+  seatsOf,
+  type StageMessageOnPage,
+  type WatchConfig,
+} from './page-text.js';
+import { pollItem } from './polls-section.js';
+import { RECORDING_UNPUBLISHED_TEXT } from './recording-section.js';
+import { stageMessage } from './stage-section.js';
+import { STATIC_STATUS_TEXT, watchPage } from './watch-page.js';
+import type { IndexState, WatchState } from './watch-state.js';
+
+const SCRIPT = '<script>alert(1)</script>';
+const HOST = 'HostAgent5Yq2x8dWnH3vJk7mPa9bCd4eFg6hKjLmNp';
+const SPEAKER = 'Speaker9Zr3y7cVmG2uHj6nQb8aXd5eWf4gTkLmNpQr';
+
+/** An event as the events service answers it (`as`: whatever fields the contract adds meanwhile). */
+function anEvent(fields: Partial<EventView> = {}): EventView {
+  return {
+    id: '6f1c3e2a-1b2c-4d5e-8f90-123456789abc',
+    title: 'Ask me anything',
+    description: '',
+    agenda: [],
+    startsAt: '2027-03-04T18:00:00.000Z',
+    endsAt: '2027-03-04T19:30:00.000Z',
+    timezone: 'Europe/Berlin',
+    hostId: HOST,
+    moderators: [],
+    speakers: [SPEAKER],
+    capacity: 100,
+    ticketing: { mode: 'free' },
+    moderation: { questions: 'post', reportThreshold: 3 },
+    offerMinutes: 15,
+    status: 'live',
+    seriesId: null,
+    counts: { ticketsSold: { general: 3 }, questions: 0, polls: 0 },
+    version: 3,
+    createdAt: '2027-01-01T00:00:00.000Z',
+    updatedAt: '2027-01-01T00:00:00.000Z',
+    startedAt: null,
+    endedAt: null,
+    cancelledAt: null,
+    ...fields,
+  } as EventView;
+}
+
+function aMessage(fields: Partial<StageMessageOnPage> = {}): StageMessageOnPage {
+  return {
+    id: 'm1',
+    eventId: 'e1',
+    sequence: 1,
+    authorId: HOST,
+    body: 'Welcome',
+    hidden: false,
+    kind: 'message',
+    questionId: null,
+    createdAt: '2027-03-04T18:01:00.000Z',
+    ...fields,
+  };
+}
+
+function aQuestion(fields: Partial<QuestionView> = {}): QuestionView {
+  return {
+    id: 'q1',
+    eventId: 'e1',
+    authorId: 'Asker',
+    body: 'Why?',
+    upvotes: 2,
+    state: 'open',
+    createdAt: '2027-03-04T18:03:00.000Z',
+    ...fields,
+  };
+}
+
+function aPoll(fields: Partial<PollView> = {}): PollView {
+  return {
+    id: 'p1',
+    eventId: 'e1',
+    openerId: HOST,
+    question: 'Tabs or spaces?',
+    options: [
+      { id: 'a', label: 'Tabs', votes: 2 },
+      { id: 'b', label: 'Spaces', votes: 1 },
+    ],
+    multiple: false,
+    resultsVisibility: 'live',
+    status: 'open',
+    closesAt: null,
+    ballots: 3,
+    createdAt: '2027-03-04T18:04:00.000Z',
+    closedAt: null,
+    ...fields,
+  };
+}
+
+function aState(fields: Partial<WatchState> = {}): WatchState {
+  return {
+    event: anEvent(),
+    handles: new Map([[HOST, 'alice']]),
+    stage: { messages: [aMessage()], more: false },
+    questions: { items: [aQuestion()], more: false },
+    polls: { items: [aPoll()], more: false },
+    recording: undefined,
+    position: 41,
+    ...fields,
+  };
+}
+
+/** What a person reads: the markup without its tags, blocks apart (entities left as they are). */
+function textOf(markup: string): string {
+  return markup
+    .replace(/<\/?(p|li|h[1-6]|dt|dd|div|section|header|footer|main|nav|title|ol|ul)\b[^>]*>/g, ' ')
+    .replace(/<[^>]*>/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** The `<main>` element's `data-watch`, as the browser script reads it. */
+function configOf(page: string): WatchConfig {
+  const attribute = /<main[^>]* data-watch="([^"]*)"/.exec(page)?.[1] ?? '';
+  return JSON.parse(
+    attribute
+      .replace(/&quot;/g, '"')
+      .replace(/&lt;/g, '<')
+      .replace(/&amp;/g, '&'),
+  ) as WatchConfig;
+}
+
+describe('the watch page', () => {
+  it('renders what agents wrote as text: no element, attribute or script comes from them', () => {
+    const page = renderDocument(
+      watchPage(
+        aState({
+          event: anEvent({
+            title: SCRIPT,
+            description: `<img src=x onerror=alert(1)>`,
+            agenda: [{ title: `</li>${SCRIPT}` }],
+            ticketing: {
+              mode: 'tiered',
+              asset: 'USDC',
+              tiers: [{ id: 'vip', name: SCRIPT, price: '5', capacity: 3 }],
+            },
+          }),
+          handles: new Map([[HOST, 'x"onmouseover="alert(1)']]),
+          stage: { messages: [aMessage({ body: `${SCRIPT}<b>bold</b>` })], more: false },
+          questions: { items: [aQuestion({ body: '"><svg onload=alert(1)>' })], more: false },
+          polls: {
+            items: [aPoll({ question: SCRIPT, options: [{ id: 'a', label: '<i>a</i>', votes: 1 }] })],
+            more: false,
+          },
+        }),
+      ),
+    );
+    // The page's only script element is its own file; every agent-written `<` is an entity.
+    expect(page.match(/<script/g)).toHaveLength(1);
+    expect(page).toMatch(/<script src="\/assets\/watch\.[0-9a-f]{12}\.js" defer><\/script>/);
+    expect(page).not.toMatch(/<(img|svg|b|i)[\s>]/);
+    expect(page).not.toMatch(/<[a-z][^>]*\son(error|load|mouseover)=/);
+    expect(page).toContain('<h1>&lt;script>alert(1)&lt;/script></h1>');
+    expect(page).toContain('<title>&lt;script>alert(1)&lt;/script> · Townhall</title>');
+    // In an attribute, a quote cannot end it.
+    expect(page).not.toContain('"onmouseover="');
+    expect(configOf(page).labels[HOST]).toBe('@x"onmouseover="alert(1) (host)');
+    expect(page.startsWith('<!doctype html>\n<html lang="en">')).toBe(true);
+  });
+
+  it('shows every section with its words, and hands the live position to the script', () => {
+    const page = renderDocument(watchPage(aState()));
+    const text = textOf(page);
+    for (const words of [
+      'Live',
+      'Ask me anything',
+      'Host @alice',
+      'Starts Thu, 4 Mar 2027, 19:00 CET',
+      'Ends Thu, 4 Mar 2027, 20:30 CET',
+      'Time zone Europe/Berlin',
+      '@alice (host) 19:01 Welcome',
+      'Why? 2 upvotes Open',
+      'Tabs or spaces? Open · 3 ballots',
+      'Tabs 2 votes (67%)',
+      'Spaces 1 vote (33%)',
+      'No agenda.',
+      'Free admission: 97 of 100 seats left',
+      STATIC_STATUS_TEXT,
+    ])
+      expect(text).toContain(words);
+    for (const landmark of [
+      '<header class="site-header">',
+      '<nav aria-label="Townhall">',
+      '<main id="main"',
+      '<footer',
+    ])
+      expect(page).toContain(landmark);
+    expect(page).toContain('aria-live="polite"');
+    expect(configOf(page)).toEqual({
+      eventId: '6f1c3e2a-1b2c-4d5e-8f90-123456789abc',
+      status: 'live',
+      timezone: 'Europe/Berlin',
+      lastEventId: '41',
+      labels: { [HOST]: '@alice (host)', [SPEAKER]: 'Speake…NpQr (speaker)' },
+    });
+    expect(configOf(renderDocument(watchPage(aState({ position: undefined })))).lastEventId).toBeNull();
+  });
+
+  it('names every agent with a role by its @handle where it has a directory card', () => {
+    const event = anEvent({ moderators: ['Moderator7Kd'], speakers: [SPEAKER] });
+    const handles = new Map([
+      [HOST, 'alice'],
+      [SPEAKER, 'bob_speaks'],
+    ]);
+    const page = renderDocument(
+      watchPage(
+        aState({ event, handles, stage: { messages: [aMessage({ authorId: SPEAKER })], more: false } }),
+      ),
+    );
+    expect(configOf(page).labels).toEqual({
+      [HOST]: '@alice (host)',
+      [SPEAKER]: '@bob_speaks (speaker)',
+      Moderator7Kd: 'Moderator7Kd (moderator)',
+    });
+    expect(textOf(page)).toContain('@bob_speaks (speaker) 19:01 Welcome');
+    // The status the script starts from; it says no "Following live." once the event is over.
+    expect(liveStatusText('live')).toBe('Following live.');
+    expect(liveStatusText('past')).toBe('This event has ended.');
+    expect(liveStatusText('cancelled')).toBe('This event was cancelled.');
+    expect(configOf(renderDocument(watchPage(aState({ event: anEvent({ status: 'past' }) })))).status).toBe(
+      'past',
+    );
+  });
+
+  it('shows a hidden message in its place, without its body, before and after the contract has `hidden`', () => {
+    const clock = new EventClock('UTC');
+    const labels = { [HOST]: '@alice (host)' };
+    for (const hidden of [
+      aMessage({ body: null, hidden: true }),
+      aMessage({ body: null }), // body null alone means hidden
+      aMessage({ body: 'the words', hidden: true }),
+    ]) {
+      const item = renderFragment(stageMessage(hidden, labels, clock));
+      expect(textOf(item)).toBe(`@alice (host) 18:01 ${HIDDEN_MESSAGE_TEXT}`);
+      expect(item).toContain('class="message hidden"');
+      expect(item).toContain('data-sequence="1"');
+    }
+    // A message from before moderation existed (no `hidden` at all) shows its body.
+    const { hidden: _none, ...old } = aMessage({ body: 'still here' });
+    expect(textOf(renderFragment(stageMessage(old, labels, clock)))).toContain('still here');
+    const promoted = renderFragment(
+      stageMessage(aMessage({ kind: 'question', authorId: 'Someone' }), labels, clock),
+    );
+    expect(textOf(promoted)).toBe('Someone 18:01 · question from the audience Welcome');
+  });
+
+  it('shows poll results only where the poll does: none while they are hidden until it closes', () => {
+    const clock = new EventClock('UTC');
+    const hidden = renderFragment(
+      pollItem(
+        aPoll({
+          resultsVisibility: 'after_close',
+          ballots: null,
+          options: [
+            { id: 'a', label: 'Tabs', votes: null },
+            { id: 'b', label: 'Spaces', votes: null },
+          ],
+          closesAt: '2027-03-04T18:30:00.000Z',
+        }),
+        clock,
+      ),
+    );
+    expect(textOf(hidden)).toBe(`Tabs or spaces? Open · closes 18:30 Tabs Spaces ${RESULTS_HIDDEN_TEXT}`);
+    expect(hidden).not.toContain('<meter');
+    const closed = renderFragment(
+      pollItem(
+        aPoll({ status: 'closed', multiple: true, ballots: 0, options: [{ id: 'a', label: 'A', votes: 0 }] }),
+        clock,
+      ),
+    );
+    expect(textOf(closed)).toBe('Tabs or spaces? Closed · 0 ballots · multiple choice A 0 votes (0%)');
+  });
+
+  it("formats times in the event's own zone, daylight saving included", () => {
+    const berlin = new EventClock('Europe/Berlin');
+    expect(berlin.dateTime('2027-03-04T18:00:00.000Z')).toBe('Thu, 4 Mar 2027, 19:00 CET');
+    expect(berlin.dateTime('2027-07-01T18:00:00.000Z')).toBe('Thu, 1 Jul 2027, 20:00 CEST');
+    expect(new EventClock('Asia/Kolkata').time('2027-03-04T18:00:00.000Z')).toBe('23:30');
+    expect(new EventClock('America/New_York').dateTime('2027-03-05T02:00:00.000Z')).toBe(
+      'Thu, 4 Mar 2027, 21:00 GMT-5',
+    );
+    expect(new EventClock('Pacific/Chatham').time('2027-03-04T18:00:00.000Z')).toBe('07:45');
+    const unknown = new EventClock('Mars/Olympus_Mons');
+    expect(unknown.zone).toBe('UTC');
+    expect(unknown.time('2027-03-04T18:00:00.000Z')).toBe('18:00');
+    // The agenda's times are the start plus each item's offset, in the zone.
+    const page = textOf(
+      renderDocument(
+        watchPage(
+          aState({
+            event: anEvent({
+              timezone: 'Asia/Tokyo',
+              agenda: [
+                { title: 'Intro', startOffsetMinutes: 0, durationMinutes: 15 },
+                { title: 'Q&A', startOffsetMinutes: 75 },
+              ],
+            }),
+          }),
+        ),
+      ),
+    );
+    expect(page).toContain('Starts Fri, 5 Mar 2027, 03:00 GMT+9');
+    expect(page).toContain('03:00–03:15 Intro 04:15 Q&amp;A');
+  });
+
+  it('counts seats left per tier, within the event capacity', () => {
+    const tiered = anEvent({
+      capacity: 10,
+      ticketing: {
+        mode: 'tiered',
+        asset: 'USDC',
+        tiers: [
+          { id: 'vip', name: 'VIP', price: '100', capacity: 4 },
+          { id: 'standard', name: 'Standard', price: '10', capacity: 8 },
+        ],
+      },
+      counts: { ticketsSold: { vip: 1, standard: 6 }, questions: 0, polls: 0 },
+    });
+    expect(seatsOf(tiered)).toEqual([
+      { id: 'vip', name: 'VIP', capacity: 4, left: 3 },
+      { id: 'standard', name: 'Standard', capacity: 8, left: 2 },
+    ]);
+    const soldOut = anEvent({ capacity: 2, counts: { ticketsSold: { general: 5 }, questions: 0, polls: 0 } });
+    expect(seatsOf(soldOut)).toEqual([{ id: 'general', name: 'Free admission', capacity: 2, left: 0 }]);
+    for (const status of ['past', 'cancelled'] as const)
+      expect(renderDocument(watchPage(aState({ event: anEvent({ status }) })))).not.toContain('id="seats"');
+  });
+
+  it('after the end shows the published recording, or that it is not published yet', () => {
+    const past = anEvent({ status: 'past' });
+    const unpublished = textOf(renderDocument(watchPage(aState({ event: past, recording: 'unpublished' }))));
+    expect(unpublished).toContain(`Recording ${RECORDING_UNPUBLISHED_TEXT}`);
+    const recording = {
+      eventId: past.id,
+      published: true,
+      publishedAt: '2027-03-04T20:00:00.000Z',
+      mediaUrl: 'https://media.example/ama.mp4',
+      summary: 'We talked.',
+      transcript: {
+        agenda: [],
+        stage: [],
+        questions: [],
+        polls: [],
+        attendance: { ticketsIssued: 0, attendees: [] },
+      },
+    } as RecordingView;
+    const published = renderDocument(watchPage(aState({ event: past, recording })));
+    expect(textOf(published)).toContain('Published Thu, 4 Mar 2027, 21:00 CET. We talked.');
+    expect(published).toContain(
+      '<a href="https://media.example/ama.mp4" rel="noopener noreferrer nofollow">',
+    );
+    const scripted = renderDocument(
+      watchPage(aState({ event: past, recording: { ...recording, mediaUrl: 'javascript:alert(1)' } })),
+    );
+    expect(scripted).not.toContain('javascript:');
+    expect(safeHref('JavaScript:alert(1)')).toBeUndefined();
+    expect(safeHref('not a url')).toBeUndefined();
+  });
+});
+
+describe('the index page', () => {
+  const none = { items: [], more: false };
+
+  it('lists live and upcoming events, each linking to its watch page', () => {
+    const page = renderDocument(
+      indexPage({
+        live: { items: [anEvent({ id: 'a/b', title: SCRIPT })], more: false },
+        upcoming: none,
+        past: none,
+      }),
+    );
+    expect(page).toContain('<a href="/events/a%2Fb/watch">&lt;script>alert(1)&lt;/script></a>');
+    expect(textOf(page)).toContain('Upcoming Nothing is scheduled.');
+    expect(textOf(page)).toContain('Recently ended Nothing has ended in the last 7 days.');
+    expect(page).not.toContain('watch.js'); // nothing live to follow on the index
+  });
+
+  it('lists recent past events, the newest first, with a link to each published recording', () => {
+    const ended = anEvent({ id: 'e1', title: 'Ended', status: 'past' });
+    const recorded = anEvent({ id: 'e2', title: 'Recorded', status: 'past' });
+    const state: IndexState = {
+      live: none,
+      upcoming: none,
+      past: {
+        items: [
+          { event: recorded, recording: { published: true } as RecordingView },
+          { event: ended, recording: null },
+        ],
+        more: true,
+      },
+    };
+    const page = renderDocument(indexPage(state));
+    expect(page).toContain('<a href="/events/e2/watch#recording">Recording</a>');
+    expect(page).not.toContain('/events/e1/watch#recording');
+    expect(textOf(page)).toContain('Recently ended Recorded Thu, 4 Mar 2027, 19:00 CET · Recording Ended');
+    expect(textOf(page)).toContain('The most recent 2 by start time');
+  });
+});
+
+describe('markup', () => {
+  it('has one root per template, and neither the pages nor their script ever write raw HTML', () => {
+    expect(() => html`<p>one</p><p>two</p>`).toThrow('exactly one root');
+    const sources = [
+      ...readdirSync(new URL('.', import.meta.url)),
+      ...readdirSync(new URL('../browser/', import.meta.url), { recursive: true }).map(
+        (name) => `../browser/${name}`,
+      ),
+    ].filter((name) => name.endsWith('.ts') && !name.endsWith('.spec.ts'));
+    expect(sources.length).toBeGreaterThan(15);
+    for (const name of sources) {
+      const source = readFileSync(new URL(name, import.meta.url), 'utf8');
+      expect([
+        name,
+        /dangerouslySetInnerHTML|innerHTML|outerHTML|insertAdjacentHTML|document\.write/.test(source),
+      ]).toEqual([name, false]);
+    }
+  });
+
+  it('ships a browser script that parses, with the words of the page', () => {
+    const script = browserProgram('watch');
+    expect(() => new Script(script)).not.toThrow();
+    expect(script).toContain(JSON.stringify(HIDDEN_MESSAGE_TEXT));
+  });
+});
+
+describe('prefersHtml', () => {
+  it('is true for browsers and false for API clients', () => {
+    const chrome = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
+    expect(prefersHtml(chrome)).toBe(true);
+    expect(prefersHtml('text/html')).toBe(true);
+    expect(prefersHtml('application/json, text/html;q=0.5')).toBe(false);
+    for (const accept of [undefined, '', '*/*', 'application/json', 'text/html;q=0', 'text/*'])
+      expect([accept, prefersHtml(accept)]).toEqual([accept, false]);
+  });
+});

@@ -1,0 +1,28 @@
+-- A question in one call (issue [10]): the stage lock and the end, the block, the per-agent rate,
+-- the row in its first state (`p_state`: 'open', or 'pending' under pre-moderation) and its domain
+-- event (`p_events`, built by the service). 'submitted', or why not: 'ended', 'blocked',
+-- 'rate_limited'; a refusal writes nothing.
+CREATE OR REPLACE FUNCTION engagement.submit_question(
+  p_id uuid, p_event uuid, p_author text, p_body text, p_at timestamptz,
+  p_per_minute integer, p_state text, p_events jsonb
+) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+  IF NOT engagement.hold_open(p_event) THEN
+    RETURN 'ended';
+  END IF;
+  IF engagement.is_blocked(p_event, p_author) THEN
+    RETURN 'blocked';
+  END IF;
+  -- The count and the insert are one step per (event, agent): concurrent submissions
+  -- cannot all slip under the limit.
+  PERFORM pg_advisory_xact_lock(hashtext('engagement.questions:' || p_event || ':' || p_author));
+  IF (SELECT count(*) FROM engagement.questions
+      WHERE event_id = p_event AND author_id = p_author
+        AND created_at > p_at - interval '1 minute') >= p_per_minute THEN
+    RETURN 'rate_limited';
+  END IF;
+  INSERT INTO engagement.questions (id, event_id, author_id, body, state, created_at, updated_at)
+  VALUES (p_id, p_event, p_author, p_body, p_state, p_at, p_at);
+  PERFORM engagement.announce(p_events);
+  RETURN 'submitted';
+END $$;

@@ -1,0 +1,177 @@
+// The typed calls of ticketing's server-side functions: one wrapper per function of ./functions/
+// (<name>.sql, its one definition, applied by the migrate command after the migrations), with
+// named arguments, the outcomes it answers, and its refusals (SQLSTATE TH001, `refusable`) as an
+// outcome. Functions called in autocommit, as a transaction of their own, go through
+// OutboxWriter.runStatement (deadlock and fault retries, then the relay woken); the others run in
+// the caller's transaction, which OutboxWriter.run retries.
+import { DomainError, WaitlistTopics, type CloudEvent, type WaitlistEntryView } from '@townhall/contracts';
+import {
+  OutboxWriter,
+  preparedStatement,
+  queryRows,
+  refusable,
+  sqlState,
+  type Refused,
+} from '@townhall/platform/service';
+import type { DataSource, EntityManager } from 'typeorm';
+
+/** Why a seat cannot be taken: none left (in the tier or the event), or the event is not on sale. */
+export type SeatRefusal = 'sold_out' | 'not_on_sale';
+const SEAT_REFUSALS: readonly SeatRefusal[] = ['sold_out', 'not_on_sale'];
+
+/** A refused seat, as the problem the client gets. */
+export function seatProblem(
+  refused: Pick<Refused<SeatRefusal>, 'refusal' | 'detail'>,
+  tierId: string,
+): DomainError {
+  return refused.refusal === 'not_on_sale'
+    ? new DomainError('ticket.not_on_sale', `The event is ${refused.detail ?? 'not on sale'}`)
+    : new DomainError('capacity.sold_out', `No seat is left in tier ${tierId}`);
+}
+
+/** ticketing.take_seat (take_seat.sql): a seat of the tier and of the event total, in the caller's transaction. */
+export function takeSeat(
+  manager: EntityManager,
+  args: { eventId: string; tierId: string },
+): Promise<{ outcome: 'taken' } | Refused<SeatRefusal>> {
+  return refusable(SEAT_REFUSALS, async () => {
+    await queryRows(manager, 'SELECT ticketing.take_seat(p_event => $1, p_tier => $2)', [
+      args.eventId,
+      args.tierId,
+    ]);
+    return { outcome: 'taken' as const };
+  });
+}
+
+/**
+ * ticketing.take_seat_for (take_seat_for.sql): the seat of `agentId`'s paid ticket, in the
+ * caller's transaction: its live waitlist offer for the tier accepted (and announced), else a
+ * seat taken from the sale.
+ */
+export function takeSeatFor(
+  manager: EntityManager,
+  outbox: OutboxWriter,
+  args: { eventId: string; tierId: string; agentId: string; at: Date },
+): Promise<{ outcome: 'offer' | 'sale' } | Refused<SeatRefusal>> {
+  return refusable(SEAT_REFUSALS, async () => {
+    const [row] = await queryRows<{ outcome: 'offer' | 'sale' }>(
+      manager,
+      `SELECT ticketing.take_seat_for(p_event => $1, p_tier => $2, p_agent => $3, p_at => $4,
+         p_offer_event => $5::jsonb) AS outcome`,
+      [args.eventId, args.tierId, args.agentId, args.at, JSON.stringify(offerAccepted(outbox, args.eventId))],
+    );
+    return { outcome: row!.outcome };
+  });
+}
+
+/** townhall.waitlist.accepted, built for a function to append if it accepts an offer (the entry becomes its data). */
+function offerAccepted(outbox: OutboxWriter, eventId: string): CloudEvent {
+  return outbox.prepare([{ type: WaitlistTopics.accepted, subject: eventId, data: null }])[0]!;
+}
+
+/** What ticketing.purchase is given: the payment, the sale, and every id, time and event it writes. */
+export interface PurchaseArgs {
+  payer: string;
+  nonce: string;
+  fingerprint: string;
+  network: string;
+  eventId: string;
+  tierId: string;
+  hostId: string;
+  /** Atomic units, a positive integer string. */
+  amount: string;
+  asset: string;
+  ticketId: string;
+  debitId: string;
+  creditId: string;
+  at: string;
+  /**
+   * Appended to the outbox with the purchase (the ticket issued, both ledger entries); and
+   * townhall.waitlist.accepted if it accepts the payer's waitlist offer.
+   */
+  events: CloudEvent[];
+}
+
+export type PurchaseRefusal = 'nonce_reused' | 'insufficient_funds' | SeatRefusal;
+const PURCHASE_REFUSALS: readonly PurchaseRefusal[] = [
+  'nonce_reused',
+  'insufficient_funds',
+  ...SEAT_REFUSALS,
+];
+
+export type PurchaseOutcome =
+  /** Bought now: `ticketId` and the debit's id as the transaction. */
+  | { outcome: 'purchased'; ticketId: string; transactionId: string }
+  /** This payment bought `ticketId` before (the same payment sent again). */
+  | { outcome: 'paid'; ticketId: string; transactionId: string }
+  /** The payer holds `ticketId` already: nothing charged. */
+  | { outcome: 'held'; ticketId: string }
+  /** Another purchase of the payer's, in flight at the same time, took its one live ticket. */
+  | { outcome: 'lost_race' }
+  | Refused<PurchaseRefusal>;
+
+interface PurchaseRow {
+  outcome: 'purchased' | 'paid' | 'held';
+  ticket: string;
+  transaction_id: string | null;
+}
+
+/**
+ * ticketing.purchase (purchase.sql): a paid ticket on the ledger, one prepared statement that is
+ * its own transaction, through `outbox.runStatement`.
+ */
+export function purchaseCall(
+  dataSource: DataSource,
+  outbox: OutboxWriter,
+): (args: PurchaseArgs) => Promise<PurchaseOutcome> {
+  const purchase = preparedStatement<PurchaseRow>(
+    dataSource,
+    'ticketing.purchase',
+    `SELECT outcome, ticket, transaction_id FROM ticketing.purchase(
+       p_payer => $1, p_nonce => $2, p_fingerprint => $3, p_network => $4, p_event => $5, p_tier => $6,
+       p_host => $7, p_amount => $8::numeric, p_asset => $9, p_ticket => $10, p_debit => $11,
+       p_credit => $12, p_at => $13, p_events => $14::jsonb, p_offer_event => $15::jsonb)`,
+  );
+  return async (args) => {
+    try {
+      return await refusable(PURCHASE_REFUSALS, async (): Promise<PurchaseOutcome> => {
+        const [row] = await outbox.runStatement(() =>
+          purchase([
+            args.payer,
+            args.nonce,
+            args.fingerprint,
+            args.network,
+            args.eventId,
+            args.tierId,
+            args.hostId,
+            args.amount,
+            args.asset,
+            args.ticketId,
+            args.debitId,
+            args.creditId,
+            args.at,
+            JSON.stringify(args.events),
+            JSON.stringify(offerAccepted(outbox, args.eventId)),
+          ]),
+        );
+        const { outcome, ticket, transaction_id } = row!;
+        return outcome === 'held'
+          ? { outcome, ticketId: ticket }
+          : { outcome, ticketId: ticket, transactionId: transaction_id! };
+      });
+    } catch (error) {
+      const { code, constraint } = sqlState(error);
+      if (code === '23505' && constraint === 'tickets_one_live_per_agent') return { outcome: 'lost_race' };
+      throw error;
+    }
+  };
+}
+
+/**
+ * ticketing.waitlist_entry_json (waitlist_entry_json.sql), the one definition of an entry's view:
+ * select it `FROM ticketing.waitlist w` and read the rows' `entry`.
+ */
+export const WAITLIST_ENTRY = 'ticketing.waitlist_entry_json(w) AS entry';
+export interface WaitlistEntryRow {
+  entry: WaitlistEntryView;
+}

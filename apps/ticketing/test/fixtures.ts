@@ -1,0 +1,137 @@
+// What the ticketing specs of the service tier share (libs/testing/src/service.ts): the service
+// started alone, a stand-in events service answering Events.access from the events it was told
+// of, and the agents, events and payments the tests are written in.
+import { randomUUID } from 'node:crypto';
+import { generateAgentKey, type AgentKey } from '@townhall/auth';
+import {
+  DEFAULT_MODERATION,
+  DEFAULT_OFFER_MINUTES,
+  DomainError,
+  EventTopics,
+  Events,
+  Ledger,
+  Tickets,
+  type CloudEvent,
+  type EventAccess,
+  type EventView,
+  type Ticketing,
+} from '@townhall/contracts';
+import { refusalOf, ServiceHarness } from '@townhall/testing/service';
+import { encodePaymentHeader, signLedgerPayment, type PaymentRequirements } from '@townhall/x402';
+import { ticketing as ticketingService } from '../src/service.js';
+
+const HOUR = 3_600_000;
+
+/** A single-price ticketing in USDC. */
+export const paid = (price: string): Ticketing => ({ mode: 'single', price, asset: 'USDC' });
+
+/**
+ * The ticketing service and the world around it. `start` runs the service; the helpers (plain
+ * functions, to destructure) act on it.
+ */
+export class TicketingFixtures {
+  /** The host of every event the tests create. */
+  readonly host = generateAgentKey();
+  /** What the stand-in events service knows. */
+  private readonly known = new Map<string, EventAccess>();
+  private service: ServiceHarness | undefined;
+
+  /** Starts the service (`env` on top of the harness's) with the stand-in events service. */
+  async start(env: Record<string, string> = {}): Promise<ServiceHarness> {
+    this.service = await ServiceHarness.start(ticketingService, env);
+    this.service.answer(Events.access, ({ eventId, agentId }) => {
+      const event = this.known.get(eventId);
+      if (!event) throw new DomainError('event.not_found', `No event ${eventId}`);
+      return { ...event, role: agentId === event.hostId ? ('host' as const) : null };
+    });
+    return this.service;
+  }
+
+  /** A scheduled event a day from now that the stand-in events service knows. */
+  readonly anEvent = (
+    capacity: number,
+    ticketing: Ticketing = { mode: 'free' },
+    offerMinutes = DEFAULT_OFFER_MINUTES,
+  ): EventAccess => {
+    const startsAt = new Date(Date.now() + 24 * HOUR);
+    const event: EventAccess = {
+      eventId: randomUUID(),
+      status: 'scheduled',
+      hostId: this.host.agentId,
+      role: null,
+      startsAt: startsAt.toISOString(),
+      endsAt: new Date(startsAt.getTime() + HOUR).toISOString(),
+      capacity,
+      ticketing,
+      moderation: DEFAULT_MODERATION,
+      offerMinutes,
+      moderators: [],
+      speakers: [],
+      seriesId: null,
+      version: 1,
+      updatedAt: new Date().toISOString(),
+    };
+    this.known.set(event.eventId, event);
+    return event;
+  };
+
+  readonly rsvp = (agent: AgentKey, eventId: string, payment?: string) =>
+    this.harness().send(Tickets.rsvp, { eventId, ...(payment ? { payment } : {}) }, agent.agentId);
+
+  /** A new agent with `amount` USDC from the faucet. */
+  readonly funded = async (amount: string): Promise<AgentKey> => {
+    const agent = generateAgentKey();
+    await this.harness().send(Ledger.faucet, { amount }, agent.agentId);
+    return agent;
+  };
+
+  readonly balanceOf = async (agent: AgentKey): Promise<string> =>
+    (await this.harness().send(Ledger.balance, {}, agent.agentId)).balances.find((b) => b.asset === 'USDC')
+      ?.amount ?? '0';
+
+  /** What an RSVP without payment is answered: 402, and the requirements of the first tier. */
+  readonly offerOf = async (agent: AgentKey, eventId: string): Promise<PaymentRequirements> => {
+    const error = await refusalOf(this.rsvp(agent, eventId));
+    expect(error.code).toBe('payment.required');
+    return (error.extensions?.['x402'] as { accepts: PaymentRequirements[] }).accepts[0]!;
+  };
+
+  /** A ledger payment of `offer` signed by `agent`, as the X-PAYMENT header. */
+  readonly payment = (agent: AgentKey, offer: PaymentRequirements): string =>
+    encodePaymentHeader(signLedgerPayment(agent, offer));
+
+  /** townhall.event.cancelled of `event`, as the events service announces it. */
+  readonly cancelled = (event: EventAccess): CloudEvent => ({
+    specversion: '1.0',
+    id: randomUUID(),
+    source: 'townhall/events',
+    type: EventTopics.cancelled,
+    subject: event.eventId,
+    time: new Date().toISOString(),
+    datacontenttype: 'application/json',
+    data: { ...viewOf(event), status: 'cancelled', version: event.version + 1 },
+  });
+
+  private harness(): ServiceHarness {
+    if (!this.service) throw new Error('TicketingFixtures.start() first');
+    return this.service;
+  }
+}
+
+/** The parts of the EventView a domain event carries that ticketing reads, from what the stand-in knows. */
+function viewOf(event: EventAccess): Partial<EventView> {
+  return {
+    id: event.eventId,
+    hostId: event.hostId,
+    moderators: event.moderators,
+    status: event.status,
+    seriesId: event.seriesId,
+    startsAt: event.startsAt,
+    endsAt: event.endsAt,
+    capacity: event.capacity,
+    ticketing: event.ticketing,
+    offerMinutes: event.offerMinutes,
+    version: event.version,
+    updatedAt: event.updatedAt,
+  };
+}

@@ -1,0 +1,207 @@
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import { Injectable, Module, type Provider } from '@nestjs/common';
+import type { CloudEvent } from '@townhall/contracts';
+import { pino } from 'pino';
+import type { DataSource } from 'typeorm';
+import { startService, type ServiceRunOptions, type StartedService } from '../service-host.js';
+import { InProcessBroker } from '../transport/in-process-broker.js';
+import { InProcessEventLog } from '../transport/in-process-event-log.js';
+import { inProcessTransport } from '../transport/in-process-transport.js';
+import { HandlerDeclarationError } from './handler-declarations.js';
+import { OnDomainEvent } from './on-domain-event.js';
+import { Periodic } from './periodic.js';
+
+// Each test declares its handler classes inside itself: a decorator records its class when it
+// runs, and a class loaded but never provided would fail every later start of this file.
+
+const logger = pino({ level: 'silent' });
+// These services keep no data: nothing queries their database, and stopping it is a no-op.
+const noDatabase = { driver: {}, destroy: async () => undefined } as unknown as DataSource;
+
+@Module({})
+class TestModule {}
+
+/** The service `test` with `providers`, as startService runs any domain service. */
+function start(
+  providers: Provider[],
+  config: Record<string, unknown> = {},
+  log = new InProcessEventLog(),
+  options: Partial<ServiceRunOptions> = {},
+): Promise<StartedService> {
+  return startService(
+    {
+      name: 'test',
+      dataSource: noDatabase,
+      serviceTimeoutMs: 1_000,
+      config,
+      module: () => ({ module: TestModule, providers }),
+    },
+    inProcessTransport(new InProcessBroker(), log),
+    { logger, ...options },
+  );
+}
+
+function anEvent(type: string): CloudEvent {
+  return {
+    specversion: '1.0',
+    id: randomUUID(),
+    type,
+    source: 'townhall/test',
+    subject: 'event-1',
+    time: new Date().toISOString(),
+    datacontenttype: 'application/json',
+    data: {},
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(condition: () => boolean): Promise<void> {
+  for (const deadline = Date.now() + 5_000; !condition(); await sleep(5))
+    if (Date.now() > deadline) throw new Error('timed out');
+}
+
+describe('handlers found by the platform', () => {
+  it('runs a @Periodic method every its setting from the start, and the stop waits for its run', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const runs = { started: 0, finished: 0 };
+    @Injectable()
+    class Sweep {
+      @Periodic({ every: 'SWEEP_INTERVAL_MS' })
+      async sweep(): Promise<number> {
+        runs.started += 1;
+        await held;
+        runs.finished += 1;
+        return 1;
+      }
+    }
+    const service = await start([Sweep], { SWEEP_INTERVAL_MS: 10 });
+    await until(() => runs.started === 1);
+    let stopped = false;
+    const stopping = service.stop().then(() => (stopped = true));
+    await sleep(40);
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    expect(runs).toEqual({ started: 1, finished: 1 });
+    await sleep(40);
+    expect(runs.started).toBe(1);
+  });
+
+  it('runs a job at start when asked, and only where its `when` holds', async () => {
+    const ran: string[] = [];
+    @Injectable()
+    class Jobs {
+      @Periodic({ every: 'HOURLY_MS', runAtStart: true })
+      async always(): Promise<number> {
+        ran.push('always');
+        return 0;
+      }
+
+      @Periodic({ every: 'HOURLY_MS', runAtStart: true, when: (config) => config['PAID'] === true })
+      async onlyPaid(): Promise<number> {
+        ran.push('onlyPaid');
+        return 0;
+      }
+    }
+    const service = await start([Jobs], { HOURLY_MS: 3_600_000, PAID: false });
+    await until(() => ran.length > 0);
+    await service.stop();
+    expect(ran).toEqual(['always']);
+  });
+
+  it('consumes the domain events of each @OnDomainEvent topic, one at a time or in batches', async () => {
+    const seen: unknown[] = [];
+    @Injectable()
+    class Projection {
+      @OnDomainEvent('townhall.ticket.>', { durable: 'test-tickets' })
+      async ticket(event: CloudEvent): Promise<void> {
+        seen.push(event.type);
+      }
+
+      @OnDomainEvent('townhall.poll.opened', { durable: 'test-polls', batch: true })
+      @OnDomainEvent('townhall.question.>', { durable: 'test-questions', batch: true })
+      async count(events: CloudEvent[]): Promise<void> {
+        seen.push(events.map((event) => event.type));
+      }
+    }
+    const log = new InProcessEventLog();
+    const service = await start([Projection], {}, log);
+    expect(service.subscriptions.map(({ durable, subjects }) => [durable, ...subjects]).sort()).toEqual([
+      ['test-polls', 'townhall.poll.opened'],
+      ['test-questions', 'townhall.question.>'],
+      ['test-tickets', 'townhall.ticket.>'],
+    ]);
+    for (const type of ['townhall.ticket.issued', 'townhall.poll.opened', 'townhall.stage.posted'])
+      await log.publish(anEvent(type));
+    const polls = service.subscriptions.find((subscription) => subscription.durable === 'test-polls')!;
+    await polls.handleBatch!([anEvent('townhall.poll.opened'), anEvent('townhall.poll.opened')]);
+    await service.stop();
+    expect(seen).toEqual([
+      'townhall.ticket.issued',
+      ['townhall.poll.opened'],
+      ['townhall.poll.opened', 'townhall.poll.opened'],
+    ]);
+  });
+
+  it('fails the start on a misnamed topic, naming the class, the method and the topic', async () => {
+    @Injectable()
+    class Standings {
+      @OnDomainEvent('townhall.evnt.>', { durable: 'test-standings' })
+      async record(_event: CloudEvent): Promise<void> {}
+    }
+    const failure = start([Standings]);
+    await expect(failure).rejects.toThrow(HandlerDeclarationError);
+    await expect(failure).rejects.toThrow(
+      'test cannot start:\n  Standings.record (@OnDomainEvent townhall.evnt.> as test-standings): ' +
+        'townhall.evnt.> is no domain event that @townhall/contracts declares (domainEventCatalog)',
+    );
+  });
+
+  it('names every wrong declaration at once: a setting that is none, durables misnamed or taken', async () => {
+    @Injectable()
+    class Mixed {
+      @Periodic({ every: 'NO_SUCH_INTERVAL_MS' })
+      async sweep(): Promise<number> {
+        return 0;
+      }
+
+      @OnDomainEvent('townhall.ticket.>', { durable: 'tickets' })
+      @OnDomainEvent('townhall.poll.>', { durable: 'test-twice' })
+      @OnDomainEvent('townhall.stage.>', { durable: 'test-twice' })
+      async handle(_event: CloudEvent): Promise<void> {}
+    }
+    const message = await start([Mixed], { NO_SUCH_INTERVAL_MS: 'soon' }).catch(
+      (error: Error) => error.message,
+    );
+    expect(String(message).split('\n  ').slice(1).sort()).toEqual([
+      'Mixed.handle (@OnDomainEvent townhall.poll.> as test-twice): the durable test-twice is taken by Mixed.handle (@OnDomainEvent townhall.stage.> as test-twice)',
+      'Mixed.handle (@OnDomainEvent townhall.ticket.> as tickets): the durable tickets must be named test-<what it keeps> (letters, digits, - and _)',
+      'Mixed.sweep (@Periodic every NO_SUCH_INTERVAL_MS): NO_SUCH_INTERVAL_MS is no setting of test holding milliseconds (a positive integer of its config.ts)',
+    ]);
+  });
+
+  it('fails the start on a handler class that no module provides, naming it; provided, it starts', async () => {
+    @Injectable()
+    class Forgotten {
+      @OnDomainEvent('townhall.ticket.>', { durable: 'test-forgotten' })
+      async handle(_event: CloudEvent): Promise<void> {}
+    }
+    const unprovided =
+      "No started service provides these handlers' classes (add each class to its module's providers):\n" +
+      '  Forgotten.handle (@OnDomainEvent townhall.ticket.> as test-forgotten)';
+    // Alone in the process: at its start.
+    await expect(start([])).rejects.toThrow(unprovided);
+    // Composed with others (standalone mode): once they have all started, before any relay does.
+    const log = new InProcessEventLog();
+    const first = await start([], {}, log, { relay: false });
+    expect(() => first.startRelay()).toThrow(unprovided);
+    const second = await start([Forgotten], {}, log, { relay: false });
+    first.startRelay();
+    second.startRelay();
+    await second.stop();
+    await first.stop();
+  });
+});

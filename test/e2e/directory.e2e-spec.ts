@@ -78,6 +78,22 @@ describe('directory, end to end over HTTP against separate processes', () => {
     });
   });
 
+  it('serves several cards in one request (GET /directory/cards?agentIds=...), in the order asked', async () => {
+    const carol = topology.client();
+    await carol.directory.putMe({ handle: `carol_${Date.now().toString(36)}` });
+    const nobody = generateAgentKey().agentId;
+    const { items } = await topology.client().directory.getMany([carol.agentId, nobody, alice.agentId]);
+    expect(items.map((card) => card.agentId)).toEqual([carol.agentId, alice.agentId]);
+    expect(await problemOf(carol.directory.getMany([]))).toMatchObject({
+      status: 400,
+      code: 'validation.failed',
+    });
+    expect(await problemOf(carol.request('GET', '/directory/cards?agentIds=a,,b'))).toMatchObject({
+      status: 400,
+      code: 'validation.failed',
+    });
+  });
+
   it('validates the card with field errors (400)', async () => {
     const error = await problemOf(alice.directory.putMe({ handle: 'no spaces!', avatarUrl: 'ftp://x' }));
     expect(error.status).toBe(400);

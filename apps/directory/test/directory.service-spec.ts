@@ -92,4 +92,17 @@ describe('directory service', () => {
     );
     expect(await cardsOf(dave)).toBe(0);
   });
+
+  it('serves several cards at once, in the order asked, each once, leaving out agents without one', async () => {
+    const [erin, frank, nobody] = [agent(), agent(), agent()];
+    await put(erin, { handle: `erin_${Date.now().toString(36)}` });
+    await put(frank, { handle: `frank_${Date.now().toString(36)}` });
+    const { items } = await directory.send(Directory.getCards, { agentIds: [frank, nobody, erin, frank] });
+    expect(items.map((card) => card.agentId)).toEqual([frank, erin]);
+    // As the gateway passes `?agentIds=a,b`: one comma-separated string.
+    const byQuery = await directory.send(Directory.getCards, { agentIds: `${erin},${nobody}` });
+    expect(byQuery.items.map((card) => card.agentId)).toEqual([erin]);
+    for (const agentIds of [[], '', 'not-an-agent', `${erin},,${frank}`, Array.from({ length: 101 }, agent)])
+      expect(await codeOf(directory.send(Directory.getCards, { agentIds }))).toBe('validation.failed');
+  });
 });

@@ -43,6 +43,33 @@ export const DirectoryCardSchema = reply(
 export type DirectoryCard = z.output<typeof DirectoryCardSchema>;
 export type DirectoryLink = DirectoryCard['links'][number];
 
+/** The cards asked for at once, in the order asked; an agent without a card is left out. */
+export const DirectoryCardListSchema = reply(
+  z.object({ items: z.array(DirectoryCardSchema) }),
+  'DirectoryCardList',
+  'The directory cards of the agents asked for that have one, in the order asked',
+);
+export type DirectoryCardList = z.output<typeof DirectoryCardListSchema>;
+
+/** At most this many agents in one `getCards`: a page of attendees, a stage's speakers. */
+export const MAX_CARDS_AT_ONCE = 100;
+
+/** `?agentIds=a,b,c` (the SDK joins an array with commas), or the array itself from a service. */
+const AgentIdList = z
+  .union([
+    z
+      .string()
+      .max(MAX_CARDS_AT_ONCE * 45)
+      .transform((list) => list.split(',')),
+    z.array(z.string()).max(MAX_CARDS_AT_ONCE),
+  ])
+  .pipe(
+    z
+      .array(AgentIdSchema)
+      .min(1, 'name at least one agent')
+      .max(MAX_CARDS_AT_ONCE, `at most ${MAX_CARDS_AT_ONCE} agents at once`),
+  );
+
 export interface PutCardReply {
   card: DirectoryCard;
   created: boolean;
@@ -51,6 +78,7 @@ export interface PutCardReply {
 export const Directory = {
   putCard: contract<PutCardReply>()('directory.card.put', CardInputSchema),
   getCard: contract<DirectoryCard>()('directory.card.get', z.strictObject({ agentId: AgentIdSchema })),
+  getCards: contract<DirectoryCardList>()('directory.cards.get', z.strictObject({ agentIds: AgentIdList })),
   resolveHandle: contract<DirectoryCard>()(
     'directory.handle.resolve',
     z.strictObject({ handle: HandleSchema }),
@@ -71,6 +99,17 @@ export const DirectoryRoutes = routeGroup('Directory', {
     summary: 'Resolve a handle to its card',
     reply: DirectoryCardSchema,
     codes: ['validation.failed', 'directory.handle_not_found'],
+  }),
+  getCards: httpRoute({
+    contract: Directory.getCards,
+    method: 'GET',
+    path: '/directory/cards',
+    rest: 'query',
+    signed: true,
+    summary: "Several agents' directory cards at once",
+    description: `\`?agentIds=<id>,<id>,...\` (1 to ${MAX_CARDS_AT_ONCE}): the cards of those that have one, in the order asked; an agent without a card is left out, an id asked twice answered once.`,
+    reply: DirectoryCardListSchema,
+    codes: ['validation.failed'],
   }),
   getCard: httpRoute({
     contract: Directory.getCard,

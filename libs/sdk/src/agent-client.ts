@@ -189,6 +189,9 @@ export class AgentClient {
     /** Creates or replaces this agent's card. */
     putMe: (card: CardInput) => this.call<DirectoryCard>('PUT', '/directory/me', { body: card }),
     get: (agentId: string) => this.route(DirectoryRoutes.getCard, { agentId }),
+    /** Up to 100 agents' cards in one request: those that have one, in the order asked. */
+    getMany: (agentIds: readonly string[]) =>
+      this.route(DirectoryRoutes.getCards, { agentIds: [...agentIds] }),
     resolveHandle: (handle: string) =>
       this.route(DirectoryRoutes.resolveHandle, { handle: handle.replace(/^@/, '') }),
   };

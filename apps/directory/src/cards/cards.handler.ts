@@ -18,6 +18,11 @@ export class CardsHandler {
     return this.cards.get(data.agentId);
   }
 
+  @Handle(Directory.getCards)
+  async getCards(data: ParsedRequestOf<typeof Directory.getCards>) {
+    return this.cards.getMany(data.agentIds);
+  }
+
   @Handle(Directory.resolveHandle)
   async resolveHandle(data: ParsedRequestOf<typeof Directory.resolveHandle>) {
     return this.cards.resolveHandle(data.handle);

@@ -1,5 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError, type DirectoryCard, type PutCardReply } from '@townhall/contracts';
+import {
+  DomainError,
+  type DirectoryCard,
+  type DirectoryCardList,
+  type PutCardReply,
+} from '@townhall/contracts';
 import { preparedStatement, sqlState } from '@townhall/platform/service';
 import { DataSource } from 'typeorm';
 import { CARD_COLUMNS, toCard, type CardRow } from './card-row.js';
@@ -19,6 +24,11 @@ export class CardsService {
     this.dataSource,
     'directory_card_by_agent',
     `SELECT ${CARD_COLUMNS} FROM directory.cards WHERE agent_id = $1`,
+  );
+  private readonly byAgentIds = preparedStatement<CardRow>(
+    this.dataSource,
+    'directory_cards_by_agents',
+    `SELECT ${CARD_COLUMNS} FROM directory.cards WHERE agent_id = ANY($1::text[])`,
   );
   private readonly byHandle = preparedStatement<CardRow>(
     this.dataSource,
@@ -67,6 +77,13 @@ export class CardsService {
     const [row] = await this.byAgentId([agentId]);
     if (!row) throw new DomainError('directory.card_not_found', `Agent ${agentId} has no directory card`);
     return toCard(row);
+  }
+
+  /** The cards of those of `agentIds` that have one, in the order asked, each once. */
+  async getMany(agentIds: readonly string[]): Promise<DirectoryCardList> {
+    const asked = [...new Set(agentIds)];
+    const rows = new Map((await this.byAgentIds([asked])).map((row) => [row.agent_id, row]));
+    return { items: asked.flatMap((agentId) => (rows.has(agentId) ? [toCard(rows.get(agentId)!)] : [])) };
   }
 
   async resolveHandle(handle: string): Promise<DirectoryCard> {

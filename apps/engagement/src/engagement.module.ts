@@ -5,16 +5,29 @@ import { Participants } from './access/participants.js';
 import { BlocksHandler } from './blocks/blocks.handler.js';
 import { BlocksService } from './blocks/blocks.service.js';
 import { ENGAGEMENT_SCHEMA } from './data-source.js';
+import { CastBallot } from './polls/cast-ballot.js';
+import { ClosePolls } from './polls/close-polls.js';
+import { ListPolls } from './polls/list-polls.js';
+import { OpenPoll } from './polls/open-poll.js';
+import { PollBook } from './polls/poll-book.js';
 import { PollsHandler } from './polls/polls.handler.js';
-import { PollsService } from './polls/polls.service.js';
 import { EventStandings } from './projection/event-standings.js';
 import { TicketAttendance } from './projection/ticket-attendance.js';
+import { ListQuestions } from './questions/list-questions.js';
+import { ModerateQuestion } from './questions/moderate-question.js';
+import { QuestionBook } from './questions/question-book.js';
 import { QuestionsHandler } from './questions/questions.handler.js';
-import { QuestionsService } from './questions/questions.service.js';
+import { ReportQuestion } from './questions/report-question.js';
+import { SubmitQuestion } from './questions/submit-question.js';
+import { UpvoteQuestion } from './questions/upvote-question.js';
+import { WithdrawQuestion } from './questions/withdraw-question.js';
 import { RecordingsHandler } from './recordings/recordings.handler.js';
 import { RecordingsService } from './recordings/recordings.service.js';
+import { HideStageMessage } from './stage/hide-stage-message.js';
+import { ListStage } from './stage/list-stage.js';
+import { PostToStage } from './stage/post-to-stage.js';
+import { StageBook } from './stage/stage-book.js';
 import { StageHandler } from './stage/stage.handler.js';
-import { StageService } from './stage/stage.service.js';
 import { LOGGER, SERVICES, SETTINGS, type EngagementSettings } from './tokens.js';
 
 /** The `source` of every CloudEvent this service publishes. */
@@ -47,9 +60,22 @@ export class EngagementModule {
         { provide: LOGGER, useValue: options.logger },
         { provide: SETTINGS, useValue: options.settings },
         Participants,
-        StageService,
-        QuestionsService,
-        PollsService,
+        StageBook,
+        PostToStage,
+        HideStageMessage,
+        ListStage,
+        QuestionBook,
+        SubmitQuestion,
+        UpvoteQuestion,
+        WithdrawQuestion,
+        ReportQuestion,
+        ModerateQuestion,
+        ListQuestions,
+        PollBook,
+        OpenPoll,
+        CastBallot,
+        ClosePolls,
+        ListPolls,
         RecordingsService,
         BlocksService,
         EventStandings,

@@ -1,82 +1,21 @@
-// The engagement service on its own (the service tier: libs/testing/src/service.ts). Events and
-// ticketing are not running: stand-ins answer Events.access and Attendance.get from what they
-// know, count every request they receive, and domain events reach engagement's consumers
-// only when a test delivers them. So each test can hold a domain event back (the gap between a
-// change at its owner and its arrival here) and see what engagement decides meanwhile.
+// The engagement service on its own (the service tier: libs/testing/src/service.ts), and how it
+// decides who may act from its projections: events and ticketing are stand-ins (test/fixtures.ts)
+// that count every request they receive, and domain events reach engagement's consumers only when
+// a test delivers them.
 import { randomUUID } from 'node:crypto';
 import { generateAgentKey } from '@townhall/auth';
-import {
-  DEFAULT_MODERATION,
-  DEFAULT_OFFER_MINUTES,
-  Attendance,
-  DomainError,
-  EngagementTopics,
-  EventTopics,
-  Events,
-  Polls,
-  Questions,
-  Stage,
-  TicketTopics,
-  type CloudEvent,
-  type EventStatus,
-  type EventView,
-  type TicketView,
-} from '@townhall/contracts';
+import { EngagementTopics, EventTopics, Polls, Questions, Stage } from '@townhall/contracts';
 import { waitFor } from '@townhall/testing';
-import { refusalOf, ServiceHarness } from '@townhall/testing/service';
-import { engagement as engagementService } from '../src/service.js';
-
-const HOUR = 3_600_000;
-
-/** What the stand-in events service knows of an event (its truth, whatever engagement was told). */
-interface Truth {
-  view: EventView;
-  holders: Set<string>;
-}
+import { refusalOf, type ServiceHarness } from '@townhall/testing/service';
+import { EngagementFixtures } from './fixtures.js';
 
 describe('engagement service: authorization from its projections', () => {
   let engagement: ServiceHarness;
-  const truth = new Map<string, Truth>();
-  const asked = { access: 0, attendance: 0 };
-  const host = generateAgentKey().agentId;
-  const moderator = generateAgentKey().agentId;
+  const world = new EngagementFixtures();
+  const { host, moderator, asked, cloudEvent, known, change, liveEvent, ticket, ask } = world;
 
   beforeAll(async () => {
-    engagement = await ServiceHarness.start(engagementService);
-    engagement.answer(Events.access, ({ eventId, agentId }) => {
-      asked.access += 1;
-      const known = truth.get(eventId)?.view;
-      if (!known) throw new DomainError('event.not_found', `No event ${eventId}`);
-      const role =
-        agentId === known.hostId
-          ? ('host' as const)
-          : known.moderators.includes(agentId)
-            ? ('moderator' as const)
-            : known.speakers.includes(agentId)
-              ? ('speaker' as const)
-              : null;
-      return {
-        eventId: known.id,
-        status: known.status,
-        hostId: known.hostId,
-        role,
-        moderation: known.moderation,
-        offerMinutes: known.offerMinutes,
-        startsAt: known.startsAt,
-        endsAt: known.endsAt,
-        capacity: known.capacity,
-        ticketing: known.ticketing,
-        moderators: known.moderators,
-        speakers: known.speakers,
-        seriesId: known.seriesId,
-        version: known.version,
-        updatedAt: known.updatedAt,
-      };
-    });
-    engagement.answer(Attendance.get, ({ eventId, agentId }) => {
-      asked.attendance += 1;
-      return { eventId, agentId, holdsTicket: truth.get(eventId)?.holders.has(agentId) ?? false };
-    });
+    engagement = await world.start();
   });
   afterAll(async () => {
     await engagement?.stop();
@@ -85,87 +24,6 @@ describe('engagement service: authorization from its projections', () => {
     asked.access = 0;
     asked.attendance = 0;
   });
-
-  const cloudEvent = (type: string, subject: string, data: unknown): CloudEvent => ({
-    specversion: '1.0',
-    id: randomUUID(),
-    source: 'test',
-    type,
-    time: new Date().toISOString(),
-    subject,
-    datacontenttype: 'application/json',
-    data,
-  });
-
-  /** A change at the events service: its truth now, and the domain event announcing it (not yet delivered). */
-  function change(eventId: string, type: string, edit: Partial<EventView>): CloudEvent {
-    const known = truth.get(eventId)!;
-    known.view = { ...known.view, ...edit, version: known.view.version + 1 };
-    return cloudEvent(type, eventId, known.view);
-  }
-
-  /** A live event engagement has been told of, with `moderator` appointed. */
-  async function liveEvent(status: EventStatus = 'live'): Promise<string> {
-    const id = randomUUID();
-    const startsAt = new Date(Date.now() - HOUR / 2).toISOString();
-    const view: EventView = {
-      id,
-      title: 'AMA',
-      description: '',
-      agenda: [],
-      startsAt,
-      endsAt: new Date(Date.now() + HOUR).toISOString(),
-      timezone: 'UTC',
-      hostId: host,
-      moderators: [moderator],
-      speakers: [],
-      capacity: 100,
-      ticketing: { mode: 'free' },
-      moderation: DEFAULT_MODERATION,
-      offerMinutes: DEFAULT_OFFER_MINUTES,
-      status,
-      seriesId: null,
-      counts: { ticketsSold: {}, questions: 0, polls: 0 },
-      version: 1,
-      createdAt: startsAt,
-      updatedAt: startsAt,
-      startedAt: status === 'live' ? startsAt : null,
-      endedAt: null,
-      cancelledAt: null,
-    };
-    truth.set(id, { view, holders: new Set() });
-    await engagement.deliver(cloudEvent(EventTopics.scheduled, id, view));
-    return id;
-  }
-
-  /** A ticket at ticketing, and its domain events (issued now; cancelled when `cancel` is called). */
-  function ticket(eventId: string, holder: string) {
-    truth.get(eventId)!.holders.add(holder);
-    const view: TicketView = {
-      id: randomUUID(),
-      eventId,
-      tierId: 'general',
-      holderId: holder,
-      status: 'active',
-      price: '0',
-      network: null,
-      transaction: null,
-      asset: null,
-      createdAt: new Date().toISOString(),
-      cancelledAt: null,
-    };
-    return {
-      issued: cloudEvent(TicketTopics.issued, eventId, view),
-      cancel: () => {
-        truth.get(eventId)!.holders.delete(holder);
-        const cancelledAt = new Date().toISOString();
-        return cloudEvent(TicketTopics.cancelled, eventId, { ...view, status: 'cancelled', cancelledAt });
-      },
-    };
-  }
-
-  const ask = (eventId: string, agent: string, body = 'Why?') =>
-    engagement.send(Questions.submit, { eventId, body }, agent);
 
   it('authorizes questions, upvotes, moderation, stage posts, polls and ballots with no request to another service', async () => {
     const eventId = await liveEvent();
@@ -231,7 +89,7 @@ describe('engagement service: authorization from its projections', () => {
     const promote = () =>
       engagement.send(Questions.moderate, { eventId, questionId: question.id, action: 'dismiss' }, moderator);
 
-    const appointed = cloudEvent(EventTopics.updated, eventId, truth.get(eventId)!.view);
+    const appointed = cloudEvent(EventTopics.updated, eventId, known(eventId));
     const removed = change(eventId, EventTopics.updated, { moderators: [] });
     await engagement.deliver(removed);
     // Delivered late and out of order: the older version (still listing the moderator) is ignored.

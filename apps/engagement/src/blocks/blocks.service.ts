@@ -42,7 +42,7 @@ function toBlock(row: BlockRow): BlockView {
 export class BlocksService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly changes: OutboxWriter,
+    private readonly outbox: OutboxWriter,
     private readonly participants: Participants,
   ) {}
 
@@ -67,7 +67,7 @@ export class BlocksService {
           `Only the host can ${blocked ? 'block' : 'unblock'} a moderator`,
         );
     }
-    return this.changes.run(async (manager) => {
+    return this.outbox.run(async (manager) => {
       if (blocked) {
         const [row] = await queryRows<BlockRow>(
           manager,
@@ -85,7 +85,7 @@ export class BlocksService {
         }
         const view = toBlock(row);
         // On the public live stream: viewers drop the agent's questions; who blocked stays unsaid.
-        await this.changes.announce(manager, [
+        await this.outbox.announce(manager, [
           { type: EngagementTopics.participantBlocked, subject: eventId, data: { ...view, blockedBy: null } },
         ]);
         return view;
@@ -97,7 +97,7 @@ export class BlocksService {
       );
       const view: BlockView = { eventId, agentId, blocked: false, blockedBy: null, blockedAt: null };
       if (removed.length > 0)
-        await this.changes.announce(manager, [
+        await this.outbox.announce(manager, [
           { type: EngagementTopics.participantUnblocked, subject: eventId, data: view },
         ]);
       return view;

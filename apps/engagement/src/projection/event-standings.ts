@@ -16,7 +16,7 @@ export const EVENTS_CONSUMER = 'engagement-events';
 @Injectable()
 export class EventStandings {
   constructor(
-    private readonly changes: OutboxWriter,
+    private readonly outbox: OutboxWriter,
     private readonly recordings: RecordingsService,
   ) {}
 
@@ -24,7 +24,7 @@ export class EventStandings {
   async handle(event: CloudEvent): Promise<void> {
     if (!Object.values<string>(EventTopics).includes(event.type)) return;
     const view = event.data as EventView;
-    await this.changes.run(async (manager) => {
+    await this.outbox.run(async (manager) => {
       if (!(await claimEventOnce(manager, ENGAGEMENT_SCHEMA, EVENTS_CONSUMER, event.id))) return;
       await recordEventStanding(manager, view);
       if (event.type === EventTopics.ended) await this.recordings.assemble(manager, view);

@@ -20,7 +20,7 @@ interface AttendanceRow {
  */
 @Injectable()
 export class TicketAttendance {
-  constructor(private readonly changes: OutboxWriter) {}
+  constructor(private readonly outbox: OutboxWriter) {}
 
   /** What has arrived, in one transaction and one upsert (a ticket twice in it: cancelled wins). */
   @OnDomainEvent('townhall.ticket.>', { durable: TICKET_ATTENDANCE_CONSUMER, batch: true })
@@ -29,7 +29,7 @@ export class TicketAttendance {
       (event) => event.type === TicketTopics.issued || event.type === TicketTopics.cancelled,
     );
     if (relevant.length === 0) return;
-    await this.changes.run(async (manager) => {
+    await this.outbox.run(async (manager) => {
       const fresh = await claimEventsOnce(
         manager,
         ENGAGEMENT_SCHEMA,

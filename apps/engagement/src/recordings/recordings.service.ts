@@ -11,10 +11,11 @@ import {
 import { OutboxWriter, queryRows } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
 import { Participants, requireRole } from '../access/participants.js';
-import { PollsService } from '../polls/polls.service.js';
-import { QuestionsService } from '../questions/questions.service.js';
 import { closeStage } from '../db/functions.js';
-import { StageService } from '../stage/stage.service.js';
+import { ClosePolls } from '../polls/close-polls.js';
+import { PollBook } from '../polls/poll-book.js';
+import { QuestionBook } from '../questions/question-book.js';
+import { StageBook } from '../stage/stage-book.js';
 import {
   RECORDING_COLUMNS,
   toRecording,
@@ -32,11 +33,12 @@ import {
 export class RecordingsService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly changes: OutboxWriter,
+    private readonly outbox: OutboxWriter,
     private readonly participants: Participants,
-    private readonly stage: StageService,
-    private readonly questions: QuestionsService,
-    private readonly polls: PollsService,
+    private readonly stage: StageBook,
+    private readonly questions: QuestionBook,
+    private readonly polls: PollBook,
+    private readonly pollClosing: ClosePolls,
   ) {}
 
   /**
@@ -46,7 +48,7 @@ export class RecordingsService {
   async assemble(manager: EntityManager, event: EventView): Promise<void> {
     const endedAt = event.endedAt ?? new Date().toISOString();
     await closeStage(manager, { eventId: event.id, endedAt });
-    await this.polls.closeAllOf(manager, event.id);
+    await this.pollClosing.closeAllOf(manager, event.id);
     const transcript: StoredTranscript = {
       agenda: event.agenda,
       stage: await this.stage.all(manager, event.id),
@@ -94,7 +96,7 @@ export class RecordingsService {
     }
     if (current.host_id !== meta.caller)
       throw new DomainError('role.forbidden', 'Only the host can publish the recording');
-    return this.changes.run(async (manager) => {
+    return this.outbox.run(async (manager) => {
       const [row] = await queryRows<RecordingRow>(
         manager,
         `UPDATE engagement.recordings SET published = true, published_at = COALESCE(published_at, now()),
@@ -103,7 +105,7 @@ export class RecordingsService {
         [eventId, media.mediaUrl ?? null, media.summary ?? null],
       );
       const recording = await this.view(row!, manager);
-      await this.changes.announce(manager, [
+      await this.outbox.announce(manager, [
         { type: EngagementTopics.recordingPublished, subject: eventId, data: recording },
       ]);
       return recording;

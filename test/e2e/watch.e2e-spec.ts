@@ -477,7 +477,11 @@ describeBrowser('the watch page and the index in Chromium', () => {
         expect(await page.locator('#recording a[rel~="noopener"]').getAttribute('href')).toBe(
           'https://media.example/ama.mp4',
         );
-        // The index lists it among the recently ended, with a link to its recording.
+        // The events service learns of the publication from engagement's domain event (a
+        // consumer: PublishedRecordings), and the index links the recording from the event alone.
+        await waitFor('the event to know its recording', async () =>
+          (await room.host.events.get(room.event.id)).recordingPublishedAt === null ? undefined : true,
+        );
         const index = await live.context.newPage();
         try {
           await index.goto(`${mode.baseUrl}/`, { waitUntil: 'load' });

@@ -39,6 +39,7 @@ const event: EventView = {
   startedAt: null,
   endedAt: null,
   cancelledAt: null,
+  recordingPublishedAt: null,
 };
 
 describe('human output', () => {

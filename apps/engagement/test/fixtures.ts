@@ -144,6 +144,7 @@ export class EngagementFixtures {
       startedAt: status === 'live' ? startsAt : null,
       endedAt: null,
       cancelledAt: null,
+      recordingPublishedAt: null,
       ...edit,
     };
     this.truth.set(id, { view, holders: new Set() });

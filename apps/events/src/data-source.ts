@@ -4,6 +4,7 @@ import { CreateEvents1763800000000 } from './migrations/1763800000000-create-eve
 import { Moderation1764500000000 } from './migrations/1764500000000-moderation.js';
 import { OfferMinutes1764610000000 } from './migrations/1764610000000-offer-minutes.js';
 import { SeriesSearch1764650000000 } from './migrations/1764650000000-series-search.js';
+import { RecordingPublished1766000000000 } from './migrations/1766000000000-recording-published.js';
 
 export const EVENTS_SCHEMA = 'events';
 
@@ -17,6 +18,7 @@ export function createEventsDataSource(url: string, pool: PoolSettings = {}): Da
       Moderation1764500000000,
       OfferMinutes1764610000000,
       SeriesSearch1764650000000,
+      RecordingPublished1766000000000,
     ],
     pool,
   });

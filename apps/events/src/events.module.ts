@@ -9,6 +9,7 @@ import { EventsService } from './events/events.service.js';
 import { SeriesHandler } from './series/series.handler.js';
 import { SeriesService } from './series/series.service.js';
 import { EventCounts } from './counts/event-counts.js';
+import { PublishedRecordings } from './projection/published-recordings.js';
 import { CLOCK, LOGGER, OUTBOX_RELAY, PUBLIC_BASE_URL, SERVICES, type Clock } from './tokens.js';
 
 /** The `source` of every CloudEvent this service publishes. */
@@ -44,6 +45,7 @@ export class EventsModule {
         SeriesService,
         CalendarService,
         EventCounts,
+        PublishedRecordings,
       ],
     };
   }

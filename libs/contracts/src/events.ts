@@ -179,6 +179,9 @@ export const EventViewSchema = reply(
     startedAt: InstantReply.nullable(),
     endedAt: InstantReply.nullable(),
     cancelledAt: InstantReply.nullable(),
+    recordingPublishedAt: InstantReply.nullable().describe(
+      'When the host published the recording (GET /events/{id}/recording); null until then',
+    ),
   }),
   'Event',
   'An event: `scheduled -> live -> past`, or `scheduled -> cancelled`',

@@ -27,11 +27,12 @@ export interface EventRow {
   started_at: Date | null;
   ended_at: Date | null;
   cancelled_at: Date | null;
+  recording_published_at: Date | null;
 }
 
 export const EVENT_COLUMNS = `id, title, description, agenda, starts_at, ends_at, timezone, host_id, moderators, speakers,
   capacity, ticketing, moderation, offer_minutes, status, series_id, tickets_sold, question_count, poll_count, version, created_at, updated_at,
-  started_at, ended_at, cancelled_at`;
+  started_at, ended_at, cancelled_at, recording_published_at`;
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
@@ -60,5 +61,6 @@ export function toEventView(row: EventRow): EventView {
     startedAt: iso(row.started_at),
     endedAt: iso(row.ended_at),
     cancelledAt: iso(row.cancelled_at),
+    recordingPublishedAt: iso(row.recording_published_at),
   };
 }

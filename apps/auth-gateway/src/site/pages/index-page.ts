@@ -2,7 +2,7 @@ import type { EventView } from '@townhall/contracts';
 import { EventClock } from './event-clock.js';
 import { html, type Markup } from './markup.js';
 import { pageDocument } from './page-layout.js';
-import { PAST_DAYS, type IndexState, type PastEvent } from './watch-state.js';
+import { PAST_DAYS, type IndexState } from './watch-state.js';
 
 /**
  * `GET /` for a browser: what is live and what is coming, each linking to its watch page, and
@@ -55,10 +55,10 @@ function eventCard(event: EventView, recording: Markup | null = null): Markup {
 }
 
 /** A past event: its recording, once published, is a section of its watch page. */
-function pastCard({ event, recording }: PastEvent): Markup {
+function pastCard(event: EventView): Markup {
   return eventCard(
     event,
-    recording?.published
+    event.recordingPublishedAt !== null
       ? html`<span>${' · '}<a href=${`/events/${encodeURIComponent(event.id)}/watch#recording`}>Recording</a></span>`
       : null,
   );

@@ -50,6 +50,7 @@ function anEvent(fields: Partial<EventView> = {}): EventView {
     startedAt: null,
     endedAt: null,
     cancelledAt: null,
+    recordingPublishedAt: null,
     ...fields,
   } as EventView;
 }
@@ -393,15 +394,17 @@ describe('the index page', () => {
 
   it('lists recent past events, the newest first, with a link to each published recording', () => {
     const ended = anEvent({ id: 'e1', title: 'Ended', status: 'past' });
-    const recorded = anEvent({ id: 'e2', title: 'Recorded', status: 'past' });
+    const recorded = anEvent({
+      id: 'e2',
+      title: 'Recorded',
+      status: 'past',
+      recordingPublishedAt: '2027-03-04T20:30:00.000Z',
+    });
     const state: IndexState = {
       live: none,
       upcoming: none,
       past: {
-        items: [
-          { event: recorded, recording: { published: true } as RecordingView },
-          { event: ended, recording: null },
-        ],
+        items: [recorded, ended],
         more: true,
       },
     };

@@ -2,6 +2,7 @@ import {
   Directory,
   DomainError,
   Events,
+  MAX_CARDS_AT_ONCE,
   Polls,
   Questions,
   Recordings,
@@ -37,18 +38,15 @@ export interface WatchState {
   position: number | undefined;
 }
 
-/** An event that has ended, and its recording once published. */
-export interface PastEvent {
-  event: EventView;
-  recording: RecordingView | null;
-}
-
 /** What the index shows: live events, then scheduled ones, each sorted by start; then recent past ones. */
 export interface IndexState {
   live: { items: EventView[]; more: boolean };
   upcoming: { items: EventView[]; more: boolean };
-  /** The most recent first (by start): at most PAST_SHOWN of those that started in the last PAST_DAYS. */
-  past: { items: PastEvent[]; more: boolean };
+  /**
+   * The most recent first (by start): at most PAST_SHOWN of those that started in the last
+   * PAST_DAYS; each says whether its recording is published (`recordingPublishedAt`).
+   */
+  past: { items: EventView[]; more: boolean };
 }
 
 /** How far back the index looks for past events, and how many it shows. */
@@ -58,32 +56,26 @@ export const PAST_SHOWN = 10;
 const PAST_PAGES = 3;
 const DAY_MS = 86_400_000;
 
-/** How long a handle or a recording read for a page is kept (RecentReads). */
+/** How long a handle read for a page is kept (RecentReads). */
 export const RECENT_READ_TTL_MS = 30_000;
 
 /** The reads the pages share across requests: this process's, kept RECENT_READ_TTL_MS. */
 export class SharedReads {
   /** `handle` null: no directory card. */
   readonly handles: RecentReads<{ handle: string | null }>;
-  /** `recording` null: not published (404 `recording.not_found`). */
-  readonly recordings: RecentReads<{ recording: RecordingView | null }>;
 
   constructor(services: ServiceClient) {
     const options = { ttlMs: RECENT_READ_TTL_MS, max: 10_000 };
-    this.handles = new RecentReads(
-      async (agentId, meta) => ({
-        handle:
-          (await orNull(services.send(Directory.getCard, { agentId }, meta), 'directory.card_not_found'))
-            ?.handle ?? null,
-      }),
-      options,
-    );
-    this.recordings = new RecentReads(
-      async (eventId, meta) => ({
-        recording: await orNull(services.send(Recordings.get, { eventId }, meta), 'recording.not_found'),
-      }),
-      options,
-    );
+    this.handles = new RecentReads(async (agentIds, meta) => {
+      // One request for up to MAX_CARDS_AT_ONCE agents (a stage's host, moderators and speakers).
+      const cards = new Map<string, { handle: string | null }>(agentIds.map((id) => [id, { handle: null }]));
+      for (let at = 0; at < agentIds.length; at += MAX_CARDS_AT_ONCE) {
+        const chunk = agentIds.slice(at, at + MAX_CARDS_AT_ONCE);
+        const { items } = await services.send(Directory.getCards, { agentIds: chunk }, meta);
+        for (const card of items) cards.set(card.agentId, { handle: card.handle });
+      }
+      return cards;
+    }, options);
   }
 }
 
@@ -159,7 +151,7 @@ export class WatchReads {
     }
   }
 
-  /** The events that started in the last PAST_DAYS and have ended, the newest first, with their recordings. */
+  /** The events that started in the last PAST_DAYS and have ended, the newest first. */
   private async recentPast(): Promise<IndexState['past']> {
     const from = new Date(this.now() - PAST_DAYS * DAY_MS).toISOString();
     const events: EventView[] = [];
@@ -173,13 +165,8 @@ export class WatchReads {
       events.push(...read.items);
       cursor = read.nextCursor;
     }
-    const newest = events.slice(-PAST_SHOWN).reverse();
-    const recordings = await this.shared.recordings.of(
-      newest.map((event) => event.id),
-      this.meta,
-    );
     return {
-      items: newest.map((event) => ({ event, recording: recordings.get(event.id)?.recording ?? null })),
+      items: events.slice(-PAST_SHOWN).reverse(),
       more: events.length > PAST_SHOWN || cursor !== null,
     };
   }

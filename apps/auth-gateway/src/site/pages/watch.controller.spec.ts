@@ -50,6 +50,7 @@ const event = {
   startedAt: null,
   endedAt: null,
   cancelledAt: null,
+  recordingPublishedAt: null,
 } as EventView;
 
 /**
@@ -95,8 +96,8 @@ function pageAnswer({ pattern, data }: AskedOfServices): unknown {
           createdAt: event.createdAt,
         },
       ]);
-    case Directory.getCard.pattern:
-      throw new DomainError('directory.card_not_found', 'no card');
+    case Directory.getCards.pattern:
+      return { items: [] };
     case Recordings.get.pattern:
       throw new DomainError('recording.not_found', 'not published');
     default:
@@ -250,11 +251,13 @@ describe('the pages for people, in the gateway', () => {
     }
   });
 
-  it('asks the directory for each agent with a role once, however many pages name it', async () => {
+  it('asks the directory for the agents with a role in one request, once however many pages name them', async () => {
     await boot();
     for (let i = 0; i < 3; i++) expect((await fetch(`${base}/events/${EVENT_ID}/watch`)).status).toBe(200);
-    const cards = services.asked.filter(({ pattern }) => pattern === Directory.getCard.pattern);
-    expect(cards.map(({ data }) => data)).toEqual([{ agentId: HOST }]);
+    const cards = services.asked.filter(({ pattern }) => pattern.startsWith('directory.'));
+    expect(cards.map(({ pattern, data }) => [pattern, data])).toEqual([
+      [Directory.getCards.pattern, { agentIds: [HOST] }],
+    ]);
   });
 
   it('serves the stylesheet and script: hashed names for good, plain names revalidated', async () => {

@@ -29,7 +29,7 @@ const UPDATES: Record<CountColumn, string> = {
  */
 @Injectable()
 export class EventCounts {
-  constructor(private readonly changes: OutboxWriter) {}
+  constructor(private readonly outbox: OutboxWriter) {}
 
   /**
    * What has arrived, in one transaction: the events not counted before are claimed, their
@@ -43,7 +43,7 @@ export class EventCounts {
   async count(events: CloudEvent[]): Promise<void> {
     const counted = events.filter((event) => this.changeOf(event) !== undefined);
     if (counted.length === 0) return;
-    await this.changes.run(async (manager) => {
+    await this.outbox.run(async (manager) => {
       const fresh = await claimEventsOnce(
         manager,
         'events',

@@ -54,14 +54,14 @@ function fieldValues(fields: EventFields): unknown[] {
 export class EventsService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly changes: OutboxWriter,
+    private readonly outbox: OutboxWriter,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(SERVICES) private readonly services: ServiceClient,
   ) {}
 
   async create(hostId: string, fields: EventFields): Promise<EventView> {
     checkEventRules(fields, hostId, this.clock(), { requireFuture: true });
-    return this.changes.run(async (manager) => {
+    return this.outbox.run(async (manager) => {
       const [row] = await queryRows<EventRow>(
         manager,
         `INSERT INTO events.events (${FIELD_COLUMNS}, host_id)
@@ -69,7 +69,7 @@ export class EventsService {
         [...fieldValues(fields), hostId],
       );
       const view = toEventView(row!);
-      await this.changes.announce(manager, [{ type: EventTopics.scheduled, subject: view.id, data: view }]);
+      await this.outbox.announce(manager, [{ type: EventTopics.scheduled, subject: view.id, data: view }]);
       return view;
     });
   }
@@ -153,7 +153,7 @@ export class EventsService {
         }
         decided = true;
       }
-      const recorded = await this.changes.run(async (manager) => {
+      const recorded = await this.outbox.run(async (manager) => {
         const [row] = await queryRows<EventRow>(
           manager,
           `UPDATE events.events SET (${FIELD_COLUMNS}) = ($3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11, $12::jsonb, $13::jsonb, $14),
@@ -163,7 +163,7 @@ export class EventsService {
         );
         if (!row) return undefined;
         const view = toEventView(row);
-        await this.changes.announce(manager, [{ type: EventTopics.updated, subject: view.id, data: view }]);
+        await this.outbox.announce(manager, [{ type: EventTopics.updated, subject: view.id, data: view }]);
         return view;
       });
       if (recorded) return recorded;
@@ -197,7 +197,7 @@ export class EventsService {
    */
   async transition(eventId: string, caller: string, action: LifecycleAction): Promise<EventView> {
     const step = TRANSITIONS[action];
-    return this.changes.run(async (manager) => {
+    return this.outbox.run(async (manager) => {
       const [row] = isUuid(eventId)
         ? await queryRows<EventRow>(
             manager,
@@ -216,7 +216,7 @@ export class EventsService {
         );
       }
       const view = toEventView(row);
-      await this.changes.announce(manager, [{ type: step.topic, subject: view.id, data: view }]);
+      await this.outbox.announce(manager, [{ type: step.topic, subject: view.id, data: view }]);
       return view;
     });
   }

@@ -48,7 +48,7 @@ const MAX_PAST_START_MS = 7 * 86_400_000;
 export class SeriesService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly changes: OutboxWriter,
+    private readonly outbox: OutboxWriter,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -95,7 +95,7 @@ export class SeriesService {
       { requireFuture: false },
     );
 
-    const seriesId = await this.changes.run(async (manager) => {
+    const seriesId = await this.outbox.run(async (manager) => {
       const [row] = await queryRows<SeriesRow>(
         manager,
         `INSERT INTO events.series (title, description, host_id, recurrence, template)
@@ -112,7 +112,7 @@ export class SeriesService {
           status: event.status,
         })),
       );
-      await this.changes.announce(manager, [{ type: SeriesTopics.created, subject: row!.id, data: view }]);
+      await this.outbox.announce(manager, [{ type: SeriesTopics.created, subject: row!.id, data: view }]);
       return row!.id;
     });
     return this.get(seriesId);
@@ -190,7 +190,7 @@ export class SeriesService {
 
   /** Follow (or unfollow): idempotent; the domain event is written only when something changed. */
   async follow(seriesId: string, agentId: string, follow: boolean): Promise<SeriesView> {
-    await this.changes.run(async (manager) => {
+    await this.outbox.run(async (manager) => {
       await this.row(manager, seriesId);
       const changed = follow
         ? await queryRows(
@@ -206,7 +206,7 @@ export class SeriesService {
           );
       if (changed.length > 0) {
         const data: SeriesFollowChange = { seriesId, agentId };
-        await this.changes.announce(manager, [
+        await this.outbox.announce(manager, [
           { type: follow ? SeriesTopics.followed : SeriesTopics.unfollowed, subject: seriesId, data },
         ]);
       }
@@ -228,7 +228,7 @@ export class SeriesService {
       try {
         const planned = plannedOccurrences(series.recurrence, now);
         if (planned.length > 0)
-          created += (await this.changes.run((manager) => this.materialize(manager, series, planned))).length;
+          created += (await this.outbox.run((manager) => this.materialize(manager, series, planned))).length;
       } catch (error) {
         this.logger.error({ err: error, seriesId: series.id }, 'could not extend series');
       }
@@ -268,7 +268,7 @@ export class SeriesService {
       ],
     );
     rows.sort((a, b) => a.starts_at.getTime() - b.starts_at.getTime());
-    await this.changes.announce(
+    await this.outbox.announce(
       manager,
       rows.map((row) => ({ type: EventTopics.scheduled, subject: row.id, data: toEventView(row) })),
     );

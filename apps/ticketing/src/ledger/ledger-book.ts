@@ -78,7 +78,7 @@ export interface Transfer {
 export class LedgerBook {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly changes: OutboxWriter,
+    private readonly outbox: OutboxWriter,
     @Inject(SETTINGS) private readonly settings: TicketingSettings,
     @Inject(RAILS) private readonly rails: PaymentRails,
   ) {}
@@ -122,7 +122,7 @@ export class LedgerBook {
     if (!this.settings.faucet)
       throw new DomainError('ledger.faucet_disabled', 'The faucet exists only where LEDGER_FAUCET=true');
     if (network !== undefined) return this.chainFaucet(agentId, amount, network);
-    return this.changes.run(async (manager) => {
+    return this.outbox.run(async (manager) => {
       await this.credit(manager, agentId, asset, amount);
       return this.entry(manager, {
         type: 'FAUCET',
@@ -157,7 +157,7 @@ export class LedgerBook {
       );
     }
     const { transaction } = await local.chain.faucet(agentId, BigInt(amount));
-    return this.changes.run((manager) =>
+    return this.outbox.run((manager) =>
       this.entry(manager, {
         type: 'FAUCET',
         agentId,
@@ -256,7 +256,7 @@ export class LedgerBook {
       ],
     );
     const view = toEntry(row!);
-    await this.changes.announce(manager, [
+    await this.outbox.announce(manager, [
       { type: LedgerTopics.entryRecorded, subject: view.agentId, data: view },
     ]);
     return view;

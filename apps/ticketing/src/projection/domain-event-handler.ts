@@ -25,7 +25,7 @@ export const CONSUMER = 'ticketing';
 @Injectable()
 export class DomainEventHandler {
   constructor(
-    private readonly changes: OutboxWriter,
+    private readonly outbox: OutboxWriter,
     private readonly events: EventsProjection,
     private readonly takeSeat: TakeSeat,
     private readonly cancelTickets: CancelEventTickets,
@@ -42,7 +42,7 @@ export class DomainEventHandler {
   @OnDomainEvent('townhall.event.>', { durable: 'ticketing-events' })
   @OnDomainEvent('townhall.series.>', { durable: 'ticketing-series' })
   async handle(event: CloudEvent): Promise<void> {
-    await this.changes.run(async (manager) => {
+    await this.outbox.run(async (manager) => {
       if (!(await claimEventOnce(manager, 'ticketing', CONSUMER, event.id))) return;
       switch (event.type) {
         case EventTopics.scheduled:

@@ -44,7 +44,7 @@ export class EventsProjection {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly changes: OutboxWriter,
+    private readonly outbox: OutboxWriter,
     @Inject(SERVICES) private readonly services: ServiceClient,
     private readonly waitlist: WaitlistSeats,
   ) {
@@ -64,7 +64,7 @@ export class EventsProjection {
       { eventId, agentId: caller },
       { requestId, caller },
     );
-    await this.changes.run((manager) => this.apply(manager, { ...access, eventId: access.eventId }));
+    await this.outbox.run((manager) => this.apply(manager, { ...access, eventId: access.eventId }));
     const row = await this.find(this.dataSource.manager, eventId);
     if (!row) throw new DomainError('event.not_found', `No event ${eventId}`);
     return row;
@@ -137,7 +137,7 @@ export class EventsProjection {
     const event = await this.ensure(change.eventId, caller, requestId);
     if (event.host_id !== caller)
       throw new DomainError('role.forbidden', 'Only the host can change capacity');
-    return this.changes.run((manager) => this.changeCapacity(manager, change));
+    return this.outbox.run((manager) => this.changeCapacity(manager, change));
   }
 
   private async changeCapacity(manager: EntityManager, change: CapacityChange): Promise<boolean> {

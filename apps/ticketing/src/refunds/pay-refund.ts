@@ -37,7 +37,7 @@ const MAX_RETRY_DELAY_MS = 60_000;
 export class PayRefund {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly changes: OutboxWriter,
+    private readonly outbox: OutboxWriter,
     private readonly ledger: LedgerBook,
     private readonly feePayer: FeePayer,
     @Inject(FACILITATOR) private readonly facilitator: Facilitator | null,
@@ -76,7 +76,7 @@ export class PayRefund {
     }
     let claimed: { id: string }[];
     try {
-      claimed = await this.changes.run((manager) =>
+      claimed = await this.outbox.run((manager) =>
         queryRows<{ id: string }>(
           manager,
           `UPDATE ticketing.refunds
@@ -175,7 +175,7 @@ export class PayRefund {
     result: SettleResult,
     decided: boolean,
   ): Promise<RefundPaymentReply> {
-    return this.changes.run(async (manager) => {
+    return this.outbox.run(async (manager) => {
       if (result.success) {
         const [paid] = await queryRows<{ id: string }>(
           manager,
@@ -197,7 +197,7 @@ export class PayRefund {
           chain: { network: result.network, transaction: result.transaction },
         });
         const view = toRefund(refund);
-        await this.changes.announce(manager, [
+        await this.outbox.announce(manager, [
           { type: RefundTopics.paid, subject: refund.event_id, data: view },
         ]);
         return {

@@ -12,7 +12,7 @@ import { REFUND_COLUMNS, REFUND_FROM, toRefund, type RefundRow } from './refund-
  */
 @Injectable()
 export class RefundsOwed {
-  constructor(private readonly changes: OutboxWriter) {}
+  constructor(private readonly outbox: OutboxWriter) {}
 
   /** In the caller's transaction; a ticket refunded already is left as it is. */
   async owe(manager: EntityManager, ticket: TicketRow, hostId: string): Promise<void> {
@@ -30,7 +30,7 @@ export class RefundsOwed {
       `SELECT ${REFUND_COLUMNS} FROM ${REFUND_FROM} WHERE r.id = $1`,
       [inserted.id],
     );
-    await this.changes.announce(manager, [
+    await this.outbox.announce(manager, [
       { type: RefundTopics.owed, subject: ticket.event_id, data: toRefund(row!) },
     ]);
   }

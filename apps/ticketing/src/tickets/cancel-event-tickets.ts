@@ -11,7 +11,7 @@ import { TICKET_COLUMNS, toTicket, type TicketRow } from './ticket-row.js';
 @Injectable()
 export class CancelEventTickets {
   constructor(
-    private readonly changes: OutboxWriter,
+    private readonly outbox: OutboxWriter,
     private readonly ledger: LedgerBook,
     private readonly refunds: RefundsOwed,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -49,7 +49,7 @@ export class CancelEventTickets {
         });
       }
     }
-    await this.changes.announce(
+    await this.outbox.announce(
       manager,
       refunded.map((row) => ({ type: TicketTopics.cancelled, subject: view.id, data: toTicket(row) })),
     );

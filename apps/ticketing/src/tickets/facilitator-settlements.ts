@@ -49,7 +49,7 @@ export type SettlementOutcome =
 export class FacilitatorSettlements {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly changes: OutboxWriter,
+    private readonly outbox: OutboxWriter,
     @Inject(FACILITATOR) private readonly facilitator: Facilitator | null,
     @Inject(SETTINGS) private readonly settings: TicketingSettings,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -233,7 +233,7 @@ export class FacilitatorSettlements {
     decided: boolean,
   ): Promise<SettlementOutcome> {
     if (result.success) {
-      return this.changes.run(async (manager) => {
+      return this.outbox.run(async (manager) => {
         const [settled] = await queryRows<{ payer: string; requirements: PaymentRequirements }>(
           manager,
           `UPDATE ticketing.settlements SET status = 'settled', transaction = $2, network = $3, concluded_at = now()
@@ -284,7 +284,7 @@ export class FacilitatorSettlements {
           return this.current(manager, ticketId, settlement);
         }
         const ticket = toTicket(row);
-        await this.changes.announce(manager, [
+        await this.outbox.announce(manager, [
           { type: TicketTopics.issued, subject: ticket.eventId, data: ticket },
         ]);
         return { state: 'settled', ticket, settlement };
@@ -292,7 +292,7 @@ export class FacilitatorSettlements {
     }
     const reason = result.errorReason ?? FACILITATOR_FAILURES.settleRefused;
     if (!decided) {
-      return this.changes.run(async (manager) => {
+      return this.outbox.run(async (manager) => {
         await queryRows(
           manager,
           `UPDATE ticketing.settlements
@@ -303,7 +303,7 @@ export class FacilitatorSettlements {
         return this.current(manager, ticketId, undefined, reason);
       });
     }
-    return this.changes.run(async (manager) => {
+    return this.outbox.run(async (manager) => {
       const [voided] = await queryRows<{ event_id: string; tier_id: string }>(
         manager,
         `UPDATE ticketing.settlements SET status = 'voided', last_error = $2, concluded_at = now()

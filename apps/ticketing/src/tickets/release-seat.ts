@@ -13,13 +13,13 @@ import { TICKET_COLUMNS, toTicket, type TicketRow } from './ticket-row.js';
 @Injectable()
 export class ReleaseSeat {
   constructor(
-    private readonly changes: OutboxWriter,
+    private readonly outbox: OutboxWriter,
     private readonly book: TicketBook,
     private readonly waitlist: WaitlistSeats,
   ) {}
 
   release(caller: string, eventId: string): Promise<TicketView> {
-    return this.changes.run(async (manager) => {
+    return this.outbox.run(async (manager) => {
       const ticket = await this.book.activeTicket(eventId, caller, { manager, lock: true });
       if (!ticket) throw new DomainError('ticket.not_found', 'You hold no ticket for this event');
       if (ticket.price !== '0')
@@ -34,7 +34,7 @@ export class ReleaseSeat {
         [ticket.id],
       );
       const view = toTicket(row!);
-      await this.changes.announce(manager, [
+      await this.outbox.announce(manager, [
         { type: TicketTopics.cancelled, subject: view.eventId, data: view },
       ]);
       // The seat goes to the first agent of the waitlist, else back on sale.

@@ -26,7 +26,7 @@ import { TicketBook } from './ticket-book.js';
 @Injectable()
 export class SettleFacilitatorPayment implements PaymentSettlement {
   constructor(
-    private readonly changes: OutboxWriter,
+    private readonly outbox: OutboxWriter,
     private readonly book: TicketBook,
     private readonly settlements: FacilitatorSettlements,
     @Inject(FACILITATOR) private readonly facilitator: Facilitator | null,
@@ -60,9 +60,9 @@ export class SettleFacilitatorPayment implements PaymentSettlement {
     const tierId = requirements.extra.tierId;
     let ticketId: string;
     try {
-      ticketId = await this.changes.run(async (manager) => {
+      ticketId = await this.outbox.run(async (manager) => {
         // The seat a waitlist offer holds for the caller, or one from the sale.
-        const seat = await takeSeatFor(manager, this.changes, {
+        const seat = await takeSeatFor(manager, this.outbox, {
           eventId: event.event_id,
           tierId,
           agentId: caller,

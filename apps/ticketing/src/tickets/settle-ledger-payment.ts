@@ -35,13 +35,13 @@ export class SettleLedgerPayment implements PaymentSettlement {
 
   constructor(
     dataSource: DataSource,
-    private readonly changes: OutboxWriter,
+    private readonly outbox: OutboxWriter,
     private readonly book: TicketBook,
     @Inject(SETTINGS) private readonly settings: TicketingSettings,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(SIGNATURES) private readonly signatures: SignatureVerifier,
   ) {
-    this.purchase = purchaseCall(dataSource, changes);
+    this.purchase = purchaseCall(dataSource, outbox);
   }
 
   async settle({ event, caller, payload, requirements, refuse }: Purchase): Promise<RsvpReply> {
@@ -87,7 +87,7 @@ export class SettleLedgerPayment implements PaymentSettlement {
     });
     const debit = entry(caller, `-${authorization.value}`, event.host_id);
     const credit = entry(event.host_id, authorization.value, caller);
-    const events = this.changes.prepare([
+    const events = this.outbox.prepare([
       { type: TicketTopics.issued, subject: ticket.eventId, data: ticket },
       { type: LedgerTopics.entryRecorded, subject: debit.agentId, data: debit },
       { type: LedgerTopics.entryRecorded, subject: credit.agentId, data: credit },

@@ -12,13 +12,13 @@ import { toTicket } from './ticket-row.js';
 @Injectable()
 export class TakeSeat {
   constructor(
-    private readonly changes: OutboxWriter,
+    private readonly outbox: OutboxWriter,
     private readonly book: TicketBook,
   ) {}
 
   async free(event: EventRow, holder: string): Promise<RsvpReply> {
     try {
-      const ticket = await this.changes.run((manager) => this.freeIn(manager, event, holder));
+      const ticket = await this.outbox.run((manager) => this.freeIn(manager, event, holder));
       return { ticket, created: true, settlement: null };
     } catch (error) {
       if (error instanceof AlreadyHolding) return this.book.alreadyHeld(event.event_id, holder);
@@ -41,7 +41,7 @@ export class TakeSeat {
       status: 'active',
     });
     const view = toTicket(row);
-    await this.changes.announce(manager, [{ type: TicketTopics.issued, subject: view.eventId, data: view }]);
+    await this.outbox.announce(manager, [{ type: TicketTopics.issued, subject: view.eventId, data: view }]);
     return view;
   }
 }

@@ -19,7 +19,7 @@ import { WaitlistBook } from './waitlist-book.js';
 @Injectable()
 export class JoinWaitlist {
   constructor(
-    private readonly changes: OutboxWriter,
+    private readonly outbox: OutboxWriter,
     private readonly events: EventsProjection,
     private readonly tickets: TicketBook,
     private readonly book: WaitlistBook,
@@ -37,7 +37,7 @@ export class JoinWaitlist {
         'waitlist.seats_available',
         'You hold a ticket for this event: there is no seat to wait for (an RSVP answers with your ticket)',
       );
-    const joined = await this.changes.run(async (manager) => {
+    const joined = await this.outbox.run(async (manager) => {
       const [seats] = await queryRows<{
         tier_sold: number;
         tier_capacity: number;
@@ -71,7 +71,7 @@ export class JoinWaitlist {
       // The same agent's other join came first: its entry is the answer.
       if (!inserted) return undefined;
       const entry = await this.book.byId(manager, inserted.id);
-      await this.changes.announce(manager, [
+      await this.outbox.announce(manager, [
         { type: WaitlistTopics.joined, subject: entry.eventId, data: entry },
       ]);
       return entry;

@@ -10,7 +10,7 @@ import { WaitlistSeats } from './waitlist-seats.js';
 @Injectable()
 export class LeaveWaitlist {
   constructor(
-    private readonly changes: OutboxWriter,
+    private readonly outbox: OutboxWriter,
     private readonly book: WaitlistBook,
     private readonly seats: WaitlistSeats,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -20,7 +20,7 @@ export class LeaveWaitlist {
     const notInLine = () =>
       new DomainError('waitlist.not_found', 'You are not in the waitlist of this event');
     if (!isUuid(eventId)) return Promise.reject(notInLine());
-    return this.changes.run(async (manager) => {
+    return this.outbox.run(async (manager) => {
       const live = await this.book.liveEntry(eventId, caller, manager);
       if (!live) throw notInLine();
       await lockSeats(manager, eventId);
@@ -37,9 +37,7 @@ export class LeaveWaitlist {
         [live.id, this.clock()],
       );
       const left = await this.book.byId(manager, live.id);
-      await this.changes.announce(manager, [
-        { type: WaitlistTopics.left, subject: left.eventId, data: left },
-      ]);
+      await this.outbox.announce(manager, [{ type: WaitlistTopics.left, subject: left.eventId, data: left }]);
       if (entry.status === 'offered') await this.seats.seatFreed(manager, eventId, entry.tier_id);
       return left;
     });

@@ -20,7 +20,7 @@ const EXPIRY_BATCH = 100;
 export class OfferExpiry {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly changes: OutboxWriter,
+    private readonly outbox: OutboxWriter,
     private readonly seats: WaitlistSeats,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
@@ -36,7 +36,7 @@ export class OfferExpiry {
     );
     let expired = 0;
     for (const offer of due) {
-      const done = await this.changes.run(async (manager) => {
+      const done = await this.outbox.run(async (manager) => {
         await lockSeats(manager, offer.event_id);
         const now = this.clock();
         const [row] = await queryRows<{ tier_id: string }>(

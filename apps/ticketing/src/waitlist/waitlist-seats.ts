@@ -30,7 +30,7 @@ interface NextInLine {
 @Injectable()
 export class WaitlistSeats {
   constructor(
-    private readonly changes: OutboxWriter,
+    private readonly outbox: OutboxWriter,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -118,7 +118,7 @@ export class WaitlistSeats {
       `UPDATE ticketing.waitlist SET status = 'accepted', updated_at = $2 WHERE id = $1`,
       [next.id, now],
     );
-    await this.changes.announce(manager, [{ type: TicketTopics.issued, subject: eventId, data: ticket }]);
+    await this.outbox.announce(manager, [{ type: TicketTopics.issued, subject: eventId, data: ticket }]);
     await this.announce(manager, [next.id], WaitlistTopics.accepted);
   }
 
@@ -143,6 +143,6 @@ export class WaitlistSeats {
       [ids],
     );
     const events: Announcement[] = rows.map(({ entry }) => ({ type, subject: entry.eventId, data: entry }));
-    await this.changes.announce(manager, events);
+    await this.outbox.announce(manager, events);
   }
 }

@@ -262,6 +262,8 @@ interface LockEntry {
   resolved?: string;
   integrity?: string;
   dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
   [key: string]: unknown;
 }
 
@@ -269,7 +271,8 @@ interface LockEntry {
  * A lockfile for the stranger's project, so that `npm install --offline` needs no registry
  * metadata: the two tarballs, and every npm package they need with the version, address and
  * integrity the workspace's own lockfile gave it (so its tarball is in npm's cache). Each
- * dependency is looked up as npm placed it in the workspace (nested first, then hoisted).
+ * dependency (a required peer too) is looked up as npm placed it in the workspace (nested first,
+ * then hoisted). With a cold cache too: npm asks for no package's metadata.
  */
 function offlineLock(
   dependencies: Record<string, string>,
@@ -311,6 +314,9 @@ function offlineLock(
     const entry = workspace.packages[at]!;
     packages[at] = entry;
     for (const dep of Object.keys(entry.dependencies ?? {})) pending.push([at, dep]);
+    // npm installs a required peer too, and without its entry here it would ask the registry.
+    for (const peer of Object.keys(entry.peerDependencies ?? {}))
+      if (!entry.peerDependenciesMeta?.[peer]?.optional) pending.push([at, peer]);
   }
   return { name: 'stranger', version: '1.0.0', lockfileVersion: 3, requires: true, packages };
 }

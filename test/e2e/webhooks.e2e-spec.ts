@@ -79,6 +79,8 @@ describe('webhooks, end to end on the distributed topology', () => {
     receiver = await WebhookReceiver.start();
     topology = await Topology.start({
       serviceEnv: {
+        // Reminders 15 minutes ahead (the default), looked for every 200 ms.
+        events: { EVENT_REMINDER_INTERVAL_MS: '200' },
         webhooks: {
           WEBHOOK_ALLOW_PRIVATE: 'true',
           WEBHOOK_RETRY_BASE_MS: '300',
@@ -182,6 +184,42 @@ describe('webhooks, end to end on the distributed topology', () => {
     });
     expect(await alice.webhooks.delete(created.id)).toEqual(created);
     expect((await alice.webhooks.list()).items).toEqual([]);
+  });
+
+  it('reminds the host and each ticket holder once before the event starts, and nobody else', async () => {
+    const [host, holder, stranger] = [topology.client(), topology.client(), topology.client()];
+    await subscribe(host, '/reminder-host', ['townhall.event.starting_soon']);
+    await subscribe(holder, '/reminder-holder', ['townhall.event.starting_soon', 'townhall.ticket.issued']);
+    await subscribe(stranger, '/reminder-stranger', ['townhall.event.*']);
+    const event = await host.events.create(anEvent('Reminded'));
+    await holder.tickets.rsvp(event.id);
+    // The holder's ticket has reached the webhooks service: the reminder will find it.
+    await receiver.waitFor(1, '/reminder-holder');
+
+    // The host brings the start within the lead (15 minutes): the next look reminds.
+    const startsAt = new Date(Date.now() + 10 * 60_000);
+    const moved = await host.events.update(event.id, {
+      startsAt: startsAt.toISOString(),
+      endsAt: new Date(startsAt.getTime() + HOUR).toISOString(),
+    });
+    const [forHost, forHolder] = await Promise.all([
+      receiver.waitFor(1, '/reminder-host'),
+      receiver.waitFor(2, '/reminder-holder'),
+    ]);
+    await pause(1_000);
+    expect(typesOf(receiver.at('/reminder-host'))).toEqual(['townhall.event.starting_soon']);
+    expect(typesOf(receiver.at('/reminder-holder')).sort()).toEqual([
+      'townhall.event.starting_soon',
+      'townhall.ticket.issued',
+    ]);
+    expect(receiver.at('/reminder-stranger')).toEqual([]);
+    const reminder = eventOf(forHost[0]!);
+    expect(reminder).toMatchObject({ source: 'townhall/events', subject: event.id });
+    expect(reminder.data).toMatchObject({ id: event.id, startsAt: moved.startsAt, status: 'scheduled' });
+    expect(eventOf(forHolder.find((request) => eventOf(request).type === reminder.type)!).id).toBe(
+      reminder.id,
+    );
+    expectVerified([...forHost, ...forHolder]);
   });
 
   it('retries a receiver that fails twice: three requests in all, then no more', async () => {

@@ -200,6 +200,9 @@ describe('human output', () => {
     expect(liveLine(envelope('townhall.event.started', { ...event, status: 'live' }))).toBe(
       '* started: e1  live  "AMA"',
     );
+    expect(liveLine(envelope('townhall.event.starting_soon', event))).toBe(
+      '* starting_soon: e1  scheduled  "AMA"',
+    );
     expect(liveLine(envelope('townhall.something.new', {}))).toBe('* townhall.something.new');
     const offered = {
       id: 'w1',

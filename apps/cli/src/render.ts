@@ -373,6 +373,7 @@ export function liveLine({ type, event }: LiveEvent): string {
     case 'townhall.event.ended':
     case 'townhall.event.cancelled':
     case 'townhall.event.updated':
+    case 'townhall.event.starting_soon':
       return `* ${type.slice('townhall.event.'.length)}: ${eventLine(data as unknown as EventView)}`;
     case 'townhall.ticket.issued':
     case 'townhall.ticket.cancelled':

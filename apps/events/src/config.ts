@@ -14,6 +14,15 @@ export const EventsConfigSchema = BaseConfigSchema.extend(DatabaseConfigSchema.s
     .int()
     .min(100)
     .default(15 * 60_000),
+  /** How long before an event starts its host and ticket holders are reminded (`townhall.event.starting_soon`). */
+  EVENT_REMINDER_LEAD_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 60)
+    .default(15),
+  /** How often the events service looks for events to remind of (a reminder is at most this late). */
+  EVENT_REMINDER_INTERVAL_MS: z.coerce.number().int().min(50).max(600_000).default(30_000),
   /** How often the outbox relay looks for unpublished domain events (it is also woken after each commit). */
   OUTBOX_POLL_INTERVAL_MS: z.coerce.number().int().min(10).default(500),
   /** Off only to test recovery: domain events then wait in the outbox. */

@@ -5,6 +5,7 @@ import { Moderation1764500000000 } from './migrations/1764500000000-moderation.j
 import { OfferMinutes1764610000000 } from './migrations/1764610000000-offer-minutes.js';
 import { SeriesSearch1764650000000 } from './migrations/1764650000000-series-search.js';
 import { RecordingPublished1766000000000 } from './migrations/1766000000000-recording-published.js';
+import { EventReminders1766100000000 } from './migrations/1766100000000-event-reminders.js';
 
 export const EVENTS_SCHEMA = 'events';
 
@@ -19,6 +20,7 @@ export function createEventsDataSource(url: string, pool: PoolSettings = {}): Da
       OfferMinutes1764610000000,
       SeriesSearch1764650000000,
       RecordingPublished1766000000000,
+      EventReminders1766100000000,
     ],
     pool,
   });

@@ -10,7 +10,16 @@ import { SeriesHandler } from './series/series.handler.js';
 import { SeriesService } from './series/series.service.js';
 import { EventCounts } from './counts/event-counts.js';
 import { PublishedRecordings } from './projection/published-recordings.js';
-import { CLOCK, LOGGER, OUTBOX_RELAY, PUBLIC_BASE_URL, SERVICES, type Clock } from './tokens.js';
+import { EventReminders } from './reminders/event-reminders.js';
+import {
+  CLOCK,
+  LOGGER,
+  OUTBOX_RELAY,
+  PUBLIC_BASE_URL,
+  REMINDER_LEAD_MINUTES,
+  SERVICES,
+  type Clock,
+} from './tokens.js';
 
 /** The `source` of every CloudEvent this service publishes. */
 export const SOURCE = 'townhall/events';
@@ -21,6 +30,7 @@ export interface EventsModuleOptions {
   services: ServiceClient;
   logger: Logger;
   publicBaseUrl: string;
+  reminderLeadMinutes: number;
   clock?: Clock;
 }
 
@@ -36,6 +46,7 @@ export class EventsModule {
         { provide: LOGGER, useValue: options.logger },
         { provide: SERVICES, useValue: options.services },
         { provide: PUBLIC_BASE_URL, useValue: options.publicBaseUrl },
+        { provide: REMINDER_LEAD_MINUTES, useValue: options.reminderLeadMinutes },
         { provide: CLOCK, useValue: options.clock ?? (() => new Date()) },
         {
           provide: OutboxWriter,
@@ -46,6 +57,7 @@ export class EventsModule {
         CalendarService,
         EventCounts,
         PublishedRecordings,
+        EventReminders,
       ],
     };
   }

@@ -31,6 +31,7 @@ async function defineEvents(
         services,
         logger,
         publicBaseUrl: config.PUBLIC_BASE_URL,
+        reminderLeadMinutes: config.EVENT_REMINDER_LEAD_MINUTES,
       }),
   };
 }

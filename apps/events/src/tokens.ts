@@ -5,6 +5,8 @@ export const CLOCK = Symbol('Clock');
 /** The current time; injected so that tests can fix it. */
 export type Clock = () => Date;
 export const LOGGER = Symbol('Logger');
+/** EVENT_REMINDER_LEAD_MINUTES: how long before its start an event is announced `starting_soon`. */
+export const REMINDER_LEAD_MINUTES = Symbol('ReminderLeadMinutes');
 /** The public origin (PUBLIC_BASE_URL), for absolute links such as calendar URLs. */
 export const PUBLIC_BASE_URL = Symbol('PublicBaseUrl');
 /** How the events service asks other services (ticketing decides capacity changes). */

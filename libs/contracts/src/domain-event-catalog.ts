@@ -71,6 +71,13 @@ const eventEvents = {
     subject: EVENT_ID,
     summary: 'The event was cancelled (status `cancelled`); its tickets are cancelled and refunded',
   },
+  [EventTopics.startingSoon]: {
+    data: EventViewSchema,
+    source: 'townhall/events',
+    subject: EVENT_ID,
+    summary:
+      'A scheduled event starts within the reminder lead (15 minutes by default): once per start time, a reminder for its host and ticket holders',
+  },
 } satisfies Record<string, DomainEventSpec>;
 
 const seriesEvents = {

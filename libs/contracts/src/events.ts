@@ -338,6 +338,8 @@ export const EventTopics = {
   started: 'townhall.event.started',
   ended: 'townhall.event.ended',
   cancelled: 'townhall.event.cancelled',
+  /** Once per start time, EVENT_REMINDER_LEAD_MINUTES before it (the events service's reminder job). */
+  startingSoon: 'townhall.event.starting_soon',
 } as const;
 
 export const SeriesTopics = {

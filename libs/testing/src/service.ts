@@ -19,6 +19,7 @@ import {
   startService,
   subjectMatches,
   type AnyDomainService,
+  type Logger,
   type ServiceClient,
   type ServiceDefinition,
   type StartedService,
@@ -42,6 +43,7 @@ type AnyContract = Contract<z.ZodType, unknown>;
  */
 export class ServiceHarness {
   private readonly stubs: Array<{ close(): Promise<void> }> = [];
+  private readonly replicas: Array<() => Promise<void>> = [];
 
   private constructor(
     /** The domain events the service published (relayed from its outbox), oldest first. */
@@ -54,6 +56,9 @@ export class ServiceHarness {
     private readonly client: ServiceClient,
     private readonly pool: pg.Pool,
     private readonly unfollow: () => void,
+    private readonly domainService: AnyDomainService,
+    private readonly env: Record<string, string>,
+    private readonly logger: Logger,
   ) {}
 
   static async start(service: AnyDomainService, env: Record<string, string> = {}): Promise<ServiceHarness> {
@@ -67,10 +72,13 @@ export class ServiceHarness {
       const log = new InProcessEventLog();
       const published: CloudEvent[] = [];
       const unfollow = log.follow((event) => published.push(JSON.parse(event.payload) as CloudEvent));
-      const definition = await service.defineFrom(
-        { DATABASE_URL: database.url, LOG_LEVEL: level, OUTBOX_POLL_INTERVAL_MS: '50', ...env },
-        logger,
-      );
+      const settings = {
+        DATABASE_URL: database.url,
+        LOG_LEVEL: level,
+        OUTBOX_POLL_INTERVAL_MS: '50',
+        ...env,
+      };
+      const definition = await service.defineFrom(settings, logger);
       const started = await startService(definition, inProcessTransport(broker, log), { logger });
       return new ServiceHarness(
         published,
@@ -82,11 +90,32 @@ export class ServiceHarness {
         broker.client(10_000),
         queryPool(database.url),
         unfollow,
+        service,
+        settings,
+        logger,
       );
     } catch (error) {
       await database.drop();
       throw error;
     }
+  }
+
+  /**
+   * Another replica of the service on the same database, as on a cluster: its periodic jobs and
+   * its outbox relay race this one's, and what it publishes joins `published`. Requests and
+   * deliveries still go to the first; `stop()` stops every replica.
+   */
+  async startReplica(): Promise<void> {
+    const definition = await this.domainService.defineFrom(this.env, this.logger);
+    const log = new InProcessEventLog();
+    const unfollow = log.follow((event) => this.published.push(JSON.parse(event.payload) as CloudEvent));
+    const replica = await startService(definition, inProcessTransport(new InProcessBroker(), log), {
+      logger: this.logger,
+    });
+    this.replicas.push(async () => {
+      await replica.stop();
+      unfollow();
+    });
   }
 
   /** A request as the gateway sends it: signed by `caller`, or a public read (`null`). */
@@ -176,6 +205,7 @@ export class ServiceHarness {
   }
 
   async stop(): Promise<void> {
+    await Promise.all(this.replicas.map((stop) => stop()));
     this.unfollow();
     await Promise.all(this.stubs.map((stub) => stub.close()));
     await this.service.stop();

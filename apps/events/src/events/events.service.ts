@@ -157,7 +157,9 @@ export class EventsService {
         const [row] = await queryRows<EventRow>(
           manager,
           `UPDATE events.events SET (${FIELD_COLUMNS}) = ($3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11, $12::jsonb, $13::jsonb, $14),
-             version = version + 1, updated_at = now()
+             version = version + 1, updated_at = now(),
+             -- a new start time is reminded of again (EventReminders)
+             reminded_at = CASE WHEN starts_at = $6::timestamptz THEN reminded_at END
            WHERE id = $1 AND version = $2 RETURNING ${EVENT_COLUMNS}`,
           [eventId, current.version, ...fieldValues(merged)],
         );

@@ -32,8 +32,14 @@ function event(type: string, subject: string, data: unknown, visibility?: 'staff
 const audience = (e: CloudEvent) => audienceOf(e, facts);
 
 describe('audienceOf: who may receive a domain event', () => {
-  it('the lifecycle of an event: its host and the holders of a live ticket', async () => {
-    for (const type of ['townhall.event.scheduled', 'townhall.event.started', 'townhall.event.cancelled'])
+  it('the lifecycle of an event and its reminder: its host and the holders of a live ticket', async () => {
+    const types = [
+      'townhall.event.scheduled',
+      'townhall.event.started',
+      'townhall.event.cancelled',
+      'townhall.event.starting_soon',
+    ];
+    for (const type of types)
       expect(await audience(event(type, EVENT, { id: EVENT, hostId: HOST }))).toEqual({
         eventId: EVENT,
         agents: [HOST, HOLDER],

@@ -15,3 +15,4 @@ export * from './failover-proxy.js';
 export * from './live-reader.js';
 export * from './webhook-receiver.js';
 export * from './scripted-services.js';
+export * from './views.js';

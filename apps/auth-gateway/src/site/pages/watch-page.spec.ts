@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { Script } from 'node:vm';
 import type { EventView, PollView, QuestionView, RecordingView } from '@townhall/contracts';
+import { anEventView } from '@townhall/testing';
 import { browserProgram } from '../browser-programs.js';
 import { EventClock } from './event-clock.js';
 import { prefersHtml } from './html-preference.js';
@@ -24,35 +25,17 @@ const SCRIPT = '<script>alert(1)</script>';
 const HOST = 'HostAgent5Yq2x8dWnH3vJk7mPa9bCd4eFg6hKjLmNp';
 const SPEAKER = 'Speaker9Zr3y7cVmG2uHj6nQb8aXd5eWf4gTkLmNpQr';
 
-/** An event as the events service answers it (`as`: whatever fields the contract adds meanwhile). */
+/** The event of these pages: a live AMA in Berlin with a speaker and three tickets sold. */
 function anEvent(fields: Partial<EventView> = {}): EventView {
-  return {
-    id: '6f1c3e2a-1b2c-4d5e-8f90-123456789abc',
-    title: 'Ask me anything',
-    description: '',
-    agenda: [],
-    startsAt: '2027-03-04T18:00:00.000Z',
+  return anEventView({
     endsAt: '2027-03-04T19:30:00.000Z',
     timezone: 'Europe/Berlin',
     hostId: HOST,
-    moderators: [],
     speakers: [SPEAKER],
-    capacity: 100,
-    ticketing: { mode: 'free' },
-    moderation: { questions: 'post', reportThreshold: 3 },
-    offerMinutes: 15,
-    status: 'live',
-    seriesId: null,
     counts: { ticketsSold: { general: 3 }, questions: 0, polls: 0 },
     version: 3,
-    createdAt: '2027-01-01T00:00:00.000Z',
-    updatedAt: '2027-01-01T00:00:00.000Z',
-    startedAt: null,
-    endedAt: null,
-    cancelledAt: null,
-    recordingPublishedAt: null,
     ...fields,
-  } as EventView;
+  });
 }
 
 function aMessage(fields: Partial<StageMessageOnPage> = {}): StageMessageOnPage {

@@ -2,18 +2,9 @@ import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SignatureVerifier } from '@townhall/auth';
-import {
-  Directory,
-  DomainError,
-  Events,
-  Polls,
-  Questions,
-  Recordings,
-  Stage,
-  type EventView,
-} from '@townhall/contracts';
+import { Directory, DomainError, Events, Polls, Questions, Recordings, Stage } from '@townhall/contracts';
 import { createLogger } from '@townhall/platform';
-import { ScriptedServices, type AskedOfServices } from '@townhall/testing';
+import { anEventView, ScriptedServices, type AskedOfServices } from '@townhall/testing';
 import { MemoryNonceStore } from '../../auth/nonce-store.js';
 import { createGateway } from '../../gateway.js';
 import { LiveHub } from '../../live/live-hub.js';
@@ -26,32 +17,12 @@ import { API_INDEX } from './watch.controller.js';
 const EVENT_ID = '6f1c3e2a-1b2c-4d5e-8f90-123456789abc';
 const HOST = 'HostAgent5Yq2x8dWnH3vJk7mPa9bCd4eFg6hKjLmNp';
 
-const event = {
+const event = anEventView({
   id: EVENT_ID,
-  title: 'Ask me anything',
-  description: '',
-  agenda: [],
-  startsAt: '2027-03-04T18:00:00.000Z',
   endsAt: '2027-03-04T19:00:00.000Z',
-  timezone: 'UTC',
   hostId: HOST,
-  moderators: [],
-  speakers: [],
   capacity: 10,
-  ticketing: { mode: 'free' },
-  moderation: { questions: 'post', reportThreshold: 3 },
-  offerMinutes: 15,
-  status: 'live',
-  seriesId: null,
-  counts: { ticketsSold: {}, questions: 0, polls: 0 },
-  version: 1,
-  createdAt: '2027-01-01T00:00:00.000Z',
-  updatedAt: '2027-01-01T00:00:00.000Z',
-  startedAt: null,
-  endedAt: null,
-  cancelledAt: null,
-  recordingPublishedAt: null,
-} as EventView;
+});
 
 /**
  * The services as the watch page meets them: one event, its lists, no host card; an id longer

@@ -7,8 +7,16 @@
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { CloudEvent, EventFieldsInput, WebhookKey, WebhookView } from '@townhall/contracts';
-import { verifyWebhook, type AgentClient } from '@townhall/sdk';
-import { refusal, Topology, waitFor, WebhookReceiver, type ReceivedWebhook } from '@townhall/testing';
+import { AgentClient, verifyWebhook } from '@townhall/sdk';
+import {
+  freePort,
+  refusal,
+  StandaloneProcess,
+  Topology,
+  waitFor,
+  WebhookReceiver,
+  type ReceivedWebhook,
+} from '@townhall/testing';
 
 const HOUR = 3_600_000;
 const TOLERANCE_SECONDS = 5 * 60;
@@ -283,5 +291,39 @@ describe('webhooks, end to end on the distributed topology', () => {
     expect(
       await refusal(agent.webhooks.create({ url: 'https://example.com/', types: ['townhall.nope.x'] })),
     ).toEqual({ status: 400, code: 'validation.failed' });
+  });
+});
+
+describe('webhooks, end to end in standalone mode (one replica, no LISTEN)', () => {
+  let standalone: StandaloneProcess;
+  let receiver: WebhookReceiver;
+  let probePort: number;
+
+  beforeAll(async () => {
+    probePort = await freePort();
+    [standalone, receiver] = await Promise.all([
+      StandaloneProcess.start({ PROBE_PORT: String(probePort) }),
+      WebhookReceiver.start(),
+    ]);
+  });
+  afterAll(async () => {
+    await standalone?.stop();
+    await receiver?.stop();
+  });
+
+  it('passes over what nobody takes, and delivers from the next event once an agent subscribes', async () => {
+    const audience = standalone.baseUrl.replace('127.0.0.1', 'localhost');
+    const host = new AgentClient({ baseUrl: standalone.baseUrl, audience });
+    const passed = async () => {
+      const metrics = await (await fetch(`http://127.0.0.1:${probePort}/metrics`)).text();
+      return Number(/townhall_webhook_fanout_events_total\{path="passed"\} (\d+)/.exec(metrics)?.[1] ?? 0);
+    };
+    const event = await host.events.create(anEvent('Standalone AMA'));
+    await waitFor('the scheduled event passed over', async () => ((await passed()) >= 1 ? true : undefined));
+
+    await host.webhooks.create({ url: receiver.url('/standalone'), types: ['townhall.event.*'] });
+    await host.events.start(event.id);
+    const [delivery] = await receiver.waitFor(1, '/standalone');
+    expect(eventOf(delivery!)).toMatchObject({ type: 'townhall.event.started', subject: event.id });
   });
 });

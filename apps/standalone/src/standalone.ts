@@ -76,6 +76,8 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
   // the data folder's key (main.ts), or with one for this run only (--ephemeral).
   env['WEBHOOK_ALLOW_PRIVATE'] ??= env['TOWNHALL_ENV'] === 'production' ? 'false' : 'true';
   env['WEBHOOK_SIGNING_KEY'] ??= WebhookSigner.generate().secret;
+  // One webhooks replica (on PGlite, one session without notices): its own changes are all there are.
+  env['WEBHOOK_LISTEN'] ??= 'false';
   const gatewayConfig = loadConfig(GatewayConfigSchema, env);
 
   const stops: Array<() => Promise<void>> = [];

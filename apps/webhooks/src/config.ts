@@ -33,6 +33,12 @@ export const WebhooksConfigSchema = BaseConfigSchema.extend(DatabaseConfigSchema
   WEBHOOK_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
   /** Deliveries one replica attempts at once. */
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  /**
+   * true: each replica hears of subscriptions made or deleted on the others by Postgres
+   * LISTEN/NOTIFY, on a connection of its own, and keeps the types they take in memory. false
+   * only where one replica runs alone (standalone mode: PGlite is one session, without notices).
+   */
+  WEBHOOK_LISTEN: flag.default(true),
   /** How often each replica prunes delivery history (old attempts, concluded deliveries, spent bodies, old marks). */
   WEBHOOK_RETENTION_INTERVAL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(60_000),
 });

@@ -17,6 +17,8 @@ export interface WebhooksSettings {
   pollIntervalMs: number;
   /** Deliveries one replica attempts at once (WEBHOOK_CONCURRENCY). */
   concurrency: number;
+  /** Whether other replicas' subscription changes arrive by LISTEN/NOTIFY (WEBHOOK_LISTEN). */
+  listen: boolean;
 }
 
 export type { Logger };

@@ -16,3 +16,11 @@ export const webhookAttemptDuration = new Histogram({
   buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
   registers: [metricsRegistry],
 });
+
+/** Domain events the fan-out saw: `passed` over in memory (no subscription takes their type), or `recorded`. */
+export const fanOutEvents = new Counter({
+  name: 'townhall_webhook_fanout_events_total',
+  help: 'Domain events seen by the webhook fan-out: passed over in memory (no subscription takes the type) or recorded',
+  labelNames: ['path'] as const,
+  registers: [metricsRegistry],
+});

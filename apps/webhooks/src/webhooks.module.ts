@@ -6,6 +6,7 @@ import type { Resolver } from './delivery/destination.js';
 import { WebhookFanOut } from './fan-out/webhook-fan-out.js';
 import { WebhookSigner } from './signing/webhook-signer.js';
 import { WebhooksHandler } from './subscriptions/webhooks.handler.js';
+import { SubscriptionIndex } from './subscriptions/subscription-index.js';
 import { WebhookSubscriptions } from './subscriptions/webhook-subscriptions.js';
 import { LOGGER, RESOLVER, SETTINGS, type Logger, type WebhooksSettings } from './tokens.js';
 
@@ -29,6 +30,7 @@ export class WebhooksModule {
         { provide: RESOLVER, useValue: options.resolver },
         { provide: LOGGER, useValue: options.logger },
         { provide: SETTINGS, useValue: options.settings },
+        SubscriptionIndex,
         WebhookSubscriptions,
         DeliveryWorker,
         DeliveryRetention,

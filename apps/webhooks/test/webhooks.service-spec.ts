@@ -452,14 +452,22 @@ describe('webhooks service, private addresses refused (WEBHOOK_ALLOW_PRIVATE=fal
 
   it('checks again before every attempt: an address that turned private is never connected to', async () => {
     // As if the URL's name had resolved to a public address when the subscription was made, and
-    // now resolves inside (DNS rebinding): written straight to the table.
+    // now resolves inside (DNS rebinding): written straight to the table, with the notice the
+    // service's own writes send (the replicas' in-memory index of subscribed types hears it).
     const host = agent();
-    const event = randomUUID();
     const [subscription] = await service.query<{ id: string }>(
       `INSERT INTO webhooks.subscriptions (id, agent_id, url, types) VALUES ($1, $2, $3, $4) RETURNING id`,
       [randomUUID(), host, receiver.url('/rebound'), ['townhall.event.*']],
     );
-    await service.deliver(domainEvent('townhall.event.scheduled', event, eventView(event, host)));
+    await service.query(`SELECT pg_notify('webhooks_subscriptions', '')`);
+    await waitFor('a delivery once the notice is heard', async () => {
+      const event = randomUUID();
+      await service.deliver(domainEvent('townhall.event.scheduled', event, eventView(event, host)));
+      const rows = await service.query('SELECT 1 FROM webhooks.deliveries WHERE subscription_id = $1', [
+        subscription!.id,
+      ]);
+      return rows.length > 0 ? true : undefined;
+    });
     const attempts = await waitFor('two refused attempts', async () => {
       const { items } = await service.send(Webhooks.deliveries, { webhookId: subscription!.id }, host);
       return items.length >= 2 ? items : undefined;

@@ -3,6 +3,7 @@ export * from './index.js';
 export * from './handle.js';
 export * from './remote-error.filter.js';
 export * from './database.js';
+export * from './database-notices.js';
 export * from './sql-functions.js';
 export * from './database-faults.js';
 export * from './prepared-statement.js';

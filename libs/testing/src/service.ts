@@ -102,10 +102,11 @@ export class ServiceHarness {
 
   /**
    * Another replica of the service on the same database, as on a cluster: its periodic jobs and
-   * its outbox relay race this one's, and what it publishes joins `published`. Requests and
-   * deliveries still go to the first; `stop()` stops every replica.
+   * its outbox relay race this one's, and what it publishes joins `published`. Requests still
+   * go to the first; the replica's consumers take the domain events its `deliver` hands over.
+   * `stop()` stops every replica.
    */
-  async startReplica(): Promise<void> {
+  async startReplica(): Promise<{ deliver(event: CloudEvent): Promise<void> }> {
     const definition = await this.domainService.defineFrom(this.env, this.logger);
     const log = new InProcessEventLog();
     const unfollow = log.follow((event) => this.published.push(JSON.parse(event.payload) as CloudEvent));
@@ -116,6 +117,7 @@ export class ServiceHarness {
       await replica.stop();
       unfollow();
     });
+    return { deliver: (event) => log.publish(event) };
   }
 
   /** A request as the gateway sends it: signed by `caller`, or a public read (`null`). */

@@ -10,6 +10,8 @@ import { claimEventsOnce, OnDomainEvent, queryRows } from '@townhall/platform/se
 import { DataSource, type EntityManager } from 'typeorm';
 import { WEBHOOKS_SCHEMA } from '../data-source.js';
 import { DeliveryWorker } from '../delivery/delivery-worker.js';
+import { SubscriptionIndex } from '../subscriptions/subscription-index.js';
+import { fanOutEvents } from '../webhooks-metrics.js';
 import { audienceOf, type AudienceFacts } from './audience.js';
 
 export const FAN_OUT_CONSUMER = 'webhooks-fan-out';
@@ -22,8 +24,10 @@ export const FAN_OUT_CONSUMER = 'webhooks-fan-out';
 const CLOCK_GRACE = '1 second';
 
 /**
- * Turns domain events into deliveries. Each event, exactly once (claimEventsOnce, in the same
- * transaction): first the projections it feeds (event hosts, series hosts, live tickets), then
+ * Turns domain events into deliveries. An event no subscription takes (SubscriptionIndex, in
+ * memory) costs no database work, unless it feeds a projection (event hosts, series hosts, live
+ * tickets: who may see what later), which is then one idempotent upsert. Every other event,
+ * exactly once (claimEventsOnce, in the same transaction): first the projections it feeds, then
  * its audience (audience.ts), then one delivery row per subscription of that audience that takes
  * its type (exact, or `townhall.<aggregate>.*`), of its event when the subscription names one,
  * and that existed when it happened (CLOCK_GRACE). The delivery worker is woken once the rows are committed.
@@ -33,24 +37,34 @@ export class WebhookFanOut {
   constructor(
     private readonly dataSource: DataSource,
     private readonly worker: DeliveryWorker,
+    private readonly index: SubscriptionIndex,
   ) {}
 
   /** Every domain event, on one durable consumer (one subject: NATS 2.9 filters one per consumer). */
   @OnDomainEvent('townhall.>', { durable: FAN_OUT_CONSUMER, batch: true })
   async recordDeliveries(events: CloudEvent[]): Promise<void> {
+    const taken = events.filter((event) => this.index.mayTake(event.type));
+    fanOutEvents.inc({ path: 'passed' }, events.length - taken.length);
+    if (taken.length === 0) {
+      // Nobody to deliver to: only what the projections need, in stream order.
+      for (const event of events) await project(this.dataSource.manager, event);
+      return;
+    }
+    fanOutEvents.inc({ path: 'recorded' }, taken.length);
     const recorded = await this.dataSource.transaction(async (manager) => {
       const fresh = await claimEventsOnce(
         manager,
         WEBHOOKS_SCHEMA,
         FAN_OUT_CONSUMER,
-        events.map((event) => event.id),
+        taken.map((event) => event.id),
       );
       let deliveries = 0;
       // In stream order: a ticket's projection is current for the event that follows it.
       for (const event of events) {
-        if (!fresh.delete(event.id)) continue;
+        const mayDeliver = taken.includes(event);
+        if (mayDeliver && !fresh.delete(event.id)) continue;
         await project(manager, event);
-        deliveries += await fanOut(manager, event);
+        if (mayDeliver) deliveries += await fanOut(manager, event);
       }
       return deliveries;
     });
@@ -58,7 +72,11 @@ export class WebhookFanOut {
   }
 }
 
-/** Feeds the projections audience.ts reads. */
+/**
+ * Feeds the projections audience.ts reads. Each upsert may be applied again (a redelivery, an
+ * event passed over and later in a claimed batch): an event's host and a series' stay the first,
+ * and a cancelled ticket stays cancelled.
+ */
 async function project(manager: EntityManager, event: CloudEvent): Promise<void> {
   const data = event.data as Record<string, unknown> | null;
   if (typeof data !== 'object' || data === null) return;

@@ -13,6 +13,7 @@ import { queryRows, sqlState } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
 import { DestinationRefused, resolveDestination, type Resolver } from '../delivery/destination.js';
 import { RESOLVER, SETTINGS, type WebhooksSettings } from '../tokens.js';
+import { SubscriptionIndex } from './subscription-index.js';
 import {
   ATTEMPT_COLUMNS,
   toAttempt,
@@ -38,6 +39,7 @@ export class WebhookSubscriptions {
     private readonly dataSource: DataSource,
     @Inject(RESOLVER) private readonly resolve: Resolver,
     @Inject(SETTINGS) private readonly settings: WebhooksSettings,
+    private readonly index: SubscriptionIndex,
   ) {}
 
   /**
@@ -66,6 +68,7 @@ export class WebhookSubscriptions {
            VALUES ($1, $2, $3, $4, $5) RETURNING ${WEBHOOK_COLUMNS}`,
           [randomUUID(), agentId, url.href, fields.types, fields.eventId ?? null],
         );
+        await this.index.adding(manager, fields.types);
         return toWebhook(row!);
       });
     } catch (error) {
@@ -91,7 +94,7 @@ export class WebhookSubscriptions {
   /** Deletes it with its deliveries (pending ones are never sent) and its attempts. */
   async delete(agentId: string, webhookId: string): Promise<WebhookView> {
     if (!isUuid(webhookId)) throw notFound(webhookId);
-    return this.dataSource.transaction(async (manager) => {
+    const deleted = await this.dataSource.transaction(async (manager) => {
       const [row] = await queryRows<WebhookRow>(
         manager,
         `DELETE FROM webhooks.subscriptions WHERE id = $1 AND agent_id = $2 RETURNING ${WEBHOOK_COLUMNS}`,
@@ -101,8 +104,11 @@ export class WebhookSubscriptions {
       await manager.query(`UPDATE webhooks.agent_subscriptions SET held = held - 1 WHERE agent_id = $1`, [
         agentId,
       ]);
+      await this.index.changed(manager);
       return toWebhook(row);
     });
+    this.index.refresh();
+    return deleted;
   }
 
   /** The latest attempts, newest first; another agent's subscription is not found. */

@@ -1,0 +1,101 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { webhookWildcardOf } from '@townhall/contracts';
+import { DatabaseNotices, queryRows } from '@townhall/platform/service';
+import { DataSource, type EntityManager } from 'typeorm';
+import { LOGGER, SETTINGS, type Logger, type WebhooksSettings } from '../tokens.js';
+
+/** The channel every change of a subscription NOTIFYs, in its transaction. */
+export const SUBSCRIPTIONS_CHANNEL = 'webhooks_subscriptions';
+
+/**
+ * The types some subscription takes (exact, or `townhall.<aggregate>.*`), in memory, so that the
+ * fan-out passes over a domain event nobody can receive before any database work: with no
+ * subscription, the webhooks service costs a write almost nothing.
+ *
+ * Never fewer types than the database holds, while it is known: a subscription made here adds
+ * its types before its transaction commits; one made on another replica reaches this one by
+ * Postgres NOTIFY at its commit (`WEBHOOK_LISTEN`), and the set is read again then. Deletions
+ * read it again too (until then a type too many only costs work). While the listener is down,
+ * and before the first read, the set is unknown and every event takes the database path.
+ */
+@Injectable()
+export class SubscriptionIndex implements OnApplicationBootstrap, OnApplicationShutdown {
+  private types: Set<string> | undefined;
+  /** Reads started, and the latest whose answer was kept: an older read never overwrites a newer. */
+  private readsStarted = 0;
+  private readKept = 0;
+  private readonly notices: DatabaseNotices | undefined;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(SETTINGS) settings: WebhooksSettings,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    const { url } = dataSource.options as { url?: string };
+    if (settings.listen && url)
+      this.notices = new DatabaseNotices(
+        url,
+        SUBSCRIPTIONS_CHANNEL,
+        {
+          listening: () => void this.read(),
+          notice: () => void this.read(),
+          lost: () => this.forget(),
+        },
+        logger,
+      );
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.notices) await this.notices.start();
+    else await this.read();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.notices?.stop();
+  }
+
+  /** Whether some subscription may take a domain event of `type` (true while unknown). */
+  mayTake(type: string): boolean {
+    return this.types === undefined || this.types.has(type) || this.types.has(webhookWildcardOf(type));
+  }
+
+  /** In the transaction of a new subscription: its types count from now, and the others hear of it. */
+  async adding(manager: EntityManager, types: readonly string[]): Promise<void> {
+    for (const type of types) this.types?.add(type);
+    // A read that began before this commits would bring the set back without them.
+    this.readKept = this.readsStarted;
+    await this.changed(manager);
+  }
+
+  /** In the transaction of a deletion: every replica reads the set again once it commits. */
+  async changed(manager: EntityManager): Promise<void> {
+    await manager.query(`SELECT pg_notify($1, '')`, [SUBSCRIPTIONS_CHANNEL]);
+  }
+
+  /** After a change made here: read the set again (other replicas do on the NOTIFY). */
+  refresh(): void {
+    void this.read();
+  }
+
+  private forget(): void {
+    this.types = undefined;
+    // Reads already started may not bring it back: they ran before what the listener missed.
+    this.readKept = this.readsStarted;
+  }
+
+  private async read(): Promise<void> {
+    const started = ++this.readsStarted;
+    try {
+      const rows = await queryRows<{ type: string }>(
+        this.dataSource.manager,
+        'SELECT DISTINCT unnest(types) AS type FROM webhooks.subscriptions',
+      );
+      if (started <= this.readKept) return;
+      this.readKept = started;
+      this.types = new Set(rows.map((row) => row.type));
+    } catch (error) {
+      // Unknown until the next notice or change: every event takes the database path meanwhile.
+      this.logger.warn({ err: error }, 'Could not read the webhook subscription types');
+    }
+  }
+}

@@ -18,7 +18,7 @@ import { benchSystem, rssOf } from './system.mjs';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 /** BENCH_ONLY=questions,public runs only those scenarios (e.g. to profile one of them). */
-const SCENARIOS = ['reads', 'paid', 'questions', 'public', 'watch', 'fanout'];
+const SCENARIOS = ['reads', 'paid', 'questions', 'subscribed', 'public', 'watch', 'fanout'];
 const ONLY = new Set((process.env.BENCH_ONLY ?? SCENARIOS.join(',')).split(',').map((name) => name.trim()));
 const unknown = [...ONLY].filter((name) => !SCENARIOS.includes(name));
 if (unknown.length > 0)
@@ -26,7 +26,12 @@ if (unknown.length > 0)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const PORT = Number(process.env.BENCH_PORT ?? 3990);
 // The SSE fan-out opens 1,000 streams from the load generator's one address: past the per-address cap.
-const system = await benchSystem({ port: PORT, name: 'bench', env: { LIVE_STREAMS_PER_CLIENT: '10000' } });
+// The webhook subscriptions of the 'subscribed' scenario point at 127.0.0.1 (nothing is sent to them).
+const system = await benchSystem({
+  port: PORT,
+  name: 'bench',
+  env: { LIVE_STREAMS_PER_CLIENT: '10000', WEBHOOK_ALLOW_PRIVATE: 'true' },
+});
 const { audience, env } = system;
 
 /** BENCH_PROFILE=dir writes a V8 CPU profile of each app there, to see where the time goes. */
@@ -191,6 +196,7 @@ async function measure(name, load, labels) {
   const ok = result['2xx'];
   return {
     scenario: name,
+    method: load.method,
     requestsPerSecond: Math.round(result.requests.average),
     ok2xx: ok,
     non2xx: result.non2xx,
@@ -359,6 +365,41 @@ try {
     );
   }
 
+  // 3b. The same posts to another live event, with 20 webhook subscriptions on another topic
+  // (townhall.series.*, which no post announces): the fan-out's in-memory filter at work.
+  let subscribedReport;
+  if (ONLY.has('subscribed')) {
+    for (let i = 0; i < 20; i += 1)
+      await new AgentClient({ baseUrl: audience }).webhooks.create({
+        url: `http://127.0.0.1:9/bench-${i}`,
+        types: ['townhall.series.*'],
+      });
+    const other = await host.events.create({
+      title: 'Bench: AMA with webhook subscribers elsewhere',
+      startsAt: amaStart.toISOString(),
+      endsAt: new Date(amaStart.getTime() + 3_600_000).toISOString(),
+      timezone: 'UTC',
+      capacity: 100_000,
+    });
+    await host.events.start(other.id);
+    const others = Array.from({ length: ASKERS }, () => new AgentClient({ baseUrl: audience }));
+    for (let i = 0; i < others.length; i += 100)
+      await Promise.all(others.slice(i, i + 100).map((a) => a.tickets.rsvp(other.id)));
+    subscribedReport = await measure(
+      `signed question posts, 20 webhook subscriptions on townhall.series.*, ${ASKERS} attendees x 5, ${CONNECTIONS} connections`,
+      {
+        url: audience,
+        audience,
+        method: 'POST',
+        target: `/events/${other.id}/questions`,
+        body: JSON.stringify({ body: 'Does a subscription to another topic cost this post anything?' }),
+        connections: CONNECTIONS,
+        signers: others.map((asker) => ({ secretKeyHex: hex(asker.key), agentId: asker.agentId, count: 5 })),
+      },
+      labels,
+    );
+  }
+
   // 4. Public reads of the live event's questions (the first page, top first), unsigned.
   let publicReport;
   if (ONLY.has('public')) {
@@ -439,9 +480,10 @@ try {
   const hotRow = (before.hotRow + after.hotRow) / 2;
   const rows = [
     ['signed read', readReport, verify, 'verify', 0.35],
-    ['paid RSVP', paidReport, hotRow, 'hot row', 0.25],
+    ['paid RSVP', paidReport, hotRow, 'hot row', 0.35],
     ['signed question post', questionReport, verify, 'verify', 0.1],
-    ['public GET questions', publicReport, verify, 'verify', 0.7],
+    ['question post, 20 subscriptions elsewhere', subscribedReport, verify, 'verify', 0.1],
+    ['public GET questions', publicReport, verify, 'verify', 1.0],
     ['watch page', watchReport, verify, 'verify', 0.1],
   ].filter(([, report]) => report !== undefined);
   for (const [, report, bound, boundName, target] of rows) {
@@ -456,9 +498,15 @@ try {
           verifyPerSecondOneCore: { before: Math.round(before.verify), after: Math.round(after.verify) },
           hotRowUpdatesPerSecond: { before: Math.round(before.hotRow), after: Math.round(after.hotRow) },
         },
-        scenarios: [readReport, paidReport, questionReport, publicReport, watchReport, fanoutReport].filter(
-          Boolean,
-        ),
+        scenarios: [
+          readReport,
+          paidReport,
+          questionReport,
+          subscribedReport,
+          publicReport,
+          watchReport,
+          fanoutReport,
+        ].filter(Boolean),
       },
       null,
       2,
@@ -486,6 +534,19 @@ try {
         `${fanoutReport.latencyMs.p50} / ${fanoutReport.latencyMs.p99} ms | | p99 < 250 ms | ` +
         `${fanoutReport.deliveries === fanoutReport.expected && fanoutReport.latencyMs.p99 < 250 ? 'yes' : 'NO'} | gateway RSS ${fanoutReport.gatewayRssMb} MB, gateway CPU ${fanoutReport.gatewayCpuMicrosecondsPerDelivery} us per delivery |`,
     );
+  // What the webhooks service costs a write that no subscription takes: its share of the CPU all
+  // apps and servers spent per request (the load generator aside).
+  for (const [name, report] of rows.filter(([, report]) => report.method !== 'GET')) {
+    const spent = Object.entries(report.cpuMicrosecondsPerRequest).filter(
+      ([label]) => label !== 'load generator',
+    );
+    const total = spent.reduce((sum, [, us]) => sum + us, 0);
+    const webhooks = report.cpuMicrosecondsPerRequest.webhooks ?? 0;
+    const share = total > 0 ? (100 * webhooks) / total : 0;
+    console.log(
+      `| webhooks' share of a ${name} | | | ${share.toFixed(1)}% of ${total} us | <= 2% | ${share <= 2 ? 'yes' : 'NO'} | webhooks ${webhooks} |`,
+    );
+  }
   for (const [, report] of rows) {
     if (report.non2xx > 0 || report.errors > 0)
       console.log(`WARNING (${report.scenario}): ${report.non2xx} non-2xx, ${report.errors} errors`);

@@ -442,6 +442,33 @@ describe('transactional outbox and JetStream relay', () => {
     expect(alone).toContain(poison.id);
     expect(alone.length).toBeLessThanOrEqual(100);
   });
+
+  it('with gatherMs, a batch waits for the events that trickle in after its first', async () => {
+    const schema = await newOutbox('gather');
+    const durable = `outboxtest_${RUN}_gather`;
+    const batches: number[][] = [];
+    const consumer = await consumeDomainEvents({
+      nc,
+      durable,
+      subjects: [`${SUBJECT_ROOT}.gather.>`],
+      logger: silent,
+      gatherMs: 300,
+      handle: async (event) => void batches.push([(event.data as { n: number }).n]),
+      handleBatch: async (batch) => void batches.push(batch.map((event) => (event.data as { n: number }).n)),
+    });
+    cleanups.push(() => deleteDurable(nc, durable));
+    cleanups.push(() => consumer.stop());
+    const relay = newRelay(schema);
+    // 20 events, one relayed every 5 ms: without gathering, each would be a batch of its own.
+    for (let n = 0; n < 20; n += 1) {
+      await commit(schema, [testEvent('gather', n)]);
+      await relay.relayOnce();
+      await sleep(5);
+    }
+    await waitFor('20 events handled', async () => batches.flat().length === 20);
+    expect(batches.flat()).toEqual(Array.from({ length: 20 }, (_, n) => n));
+    expect(batches.length).toBeLessThanOrEqual(3);
+  });
 });
 
 // ---- fixtures ----

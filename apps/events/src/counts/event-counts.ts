@@ -4,6 +4,9 @@ import { OutboxWriter, claimEventsOnce, OnDomainEvent, queryRows } from '@townha
 
 type CountColumn = 'tickets_sold' | 'question_count' | 'poll_count';
 
+/** How long a batch of counts waits for more events after its first: counts lag by that much at most more. */
+const GATHER_MS = 20;
+
 /** A change of one count of one event (for tickets, of one tier). */
 interface Change {
   eventId: string;
@@ -37,9 +40,13 @@ export class EventCounts {
    * ticketing, questions and polls from engagement, each on a durable consumer of its own (NATS
    * 2.9 filters one subject per consumer), caught up after a restart.
    */
-  @OnDomainEvent('townhall.ticket.>', { durable: 'events-ticket-counts', batch: true })
-  @OnDomainEvent('townhall.question.>', { durable: 'events-question-counts', batch: true })
-  @OnDomainEvent('townhall.poll.>', { durable: 'events-poll-counts', batch: true })
+  @OnDomainEvent('townhall.ticket.>', { durable: 'events-ticket-counts', batch: true, gatherMs: GATHER_MS })
+  @OnDomainEvent('townhall.question.>', {
+    durable: 'events-question-counts',
+    batch: true,
+    gatherMs: GATHER_MS,
+  })
+  @OnDomainEvent('townhall.poll.>', { durable: 'events-poll-counts', batch: true, gatherMs: GATHER_MS })
   async count(events: CloudEvent[]): Promise<void> {
     const counted = events.filter((event) => this.changeOf(event) !== undefined);
     if (counted.length === 0) return;

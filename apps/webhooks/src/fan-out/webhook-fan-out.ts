@@ -1,11 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import {
-  EventTopics,
-  SeriesTopics,
-  TicketTopics,
-  webhookWildcardOf,
-  type CloudEvent,
-} from '@townhall/contracts';
+import { webhookWildcardOf, type CloudEvent } from '@townhall/contracts';
 import { claimEventsOnce, OnDomainEvent, queryRows } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
 import { WEBHOOKS_SCHEMA } from '../data-source.js';
@@ -13,8 +7,11 @@ import { DeliveryWorker } from '../delivery/delivery-worker.js';
 import { SubscriptionIndex } from '../subscriptions/subscription-index.js';
 import { fanOutEvents } from '../webhooks-metrics.js';
 import { audienceOf, type AudienceFacts } from './audience.js';
+import { applyProjections, projectionsOf } from './projections.js';
 
 export const FAN_OUT_CONSUMER = 'webhooks-fan-out';
+/** How long a fan-out batch waits for more events after its first. */
+const FAN_OUT_GATHER_MS = 20;
 
 /**
  * A subscription takes the domain events that happened after it was made. Their `time` comes from
@@ -40,14 +37,18 @@ export class WebhookFanOut {
     private readonly index: SubscriptionIndex,
   ) {}
 
-  /** Every domain event, on one durable consumer (one subject: NATS 2.9 filters one per consumer). */
-  @OnDomainEvent('townhall.>', { durable: FAN_OUT_CONSUMER, batch: true })
+  /**
+   * Every domain event, on one durable consumer (one subject: NATS 2.9 filters one per consumer),
+   * in batches gathered for up to FAN_OUT_GATHER_MS: a delivery is that much later, and a busy
+   * stream costs one pass per batch instead of per event.
+   */
+  @OnDomainEvent('townhall.>', { durable: FAN_OUT_CONSUMER, batch: true, gatherMs: FAN_OUT_GATHER_MS })
   async recordDeliveries(events: CloudEvent[]): Promise<void> {
     const taken = events.filter((event) => this.index.mayTake(event.type));
     fanOutEvents.inc({ path: 'passed' }, events.length - taken.length);
     if (taken.length === 0) {
-      // Nobody to deliver to: only what the projections need, in stream order.
-      for (const event of events) await project(this.dataSource.manager, event);
+      // Nobody to deliver to: only what the projections need, one statement each at most.
+      await applyProjections(this.dataSource.manager, projectionsOf(events));
       return;
     }
     fanOutEvents.inc({ path: 'recorded' }, taken.length);
@@ -63,45 +64,12 @@ export class WebhookFanOut {
       for (const event of events) {
         const mayDeliver = taken.includes(event);
         if (mayDeliver && !fresh.delete(event.id)) continue;
-        await project(manager, event);
+        await applyProjections(manager, projectionsOf([event]));
         if (mayDeliver) deliveries += await fanOut(manager, event);
       }
       return deliveries;
     });
     if (recorded > 0) this.worker.wake();
-  }
-}
-
-/**
- * Feeds the projections audience.ts reads. Each upsert may be applied again (a redelivery, an
- * event passed over and later in a claimed batch): an event's host and a series' stay the first,
- * and a cancelled ticket stays cancelled.
- */
-async function project(manager: EntityManager, event: CloudEvent): Promise<void> {
-  const data = event.data as Record<string, unknown> | null;
-  if (typeof data !== 'object' || data === null) return;
-  if (event.type.startsWith('townhall.event.') && Object.values<string>(EventTopics).includes(event.type)) {
-    if (typeof data['id'] === 'string' && typeof data['hostId'] === 'string')
-      await manager.query(
-        `INSERT INTO webhooks.event_hosts (event_id, host_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
-        [data['id'], data['hostId']],
-      );
-  } else if (event.type === SeriesTopics.created) {
-    if (typeof data['id'] === 'string' && typeof data['hostId'] === 'string')
-      await manager.query(
-        `INSERT INTO webhooks.series_hosts (series_id, host_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
-        [data['id'], data['hostId']],
-      );
-  } else if (event.type === TicketTopics.issued || event.type === TicketTopics.cancelled) {
-    const { id, eventId, holderId } = data;
-    if (typeof id !== 'string' || typeof eventId !== 'string' || typeof holderId !== 'string') return;
-    const live = event.type === TicketTopics.issued && data['status'] !== 'cancelled';
-    // Issued then cancelled, never the other way round: a cancellation is final.
-    await manager.query(
-      `INSERT INTO webhooks.tickets AS t (ticket_id, event_id, holder_id, live) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (ticket_id) DO UPDATE SET live = t.live AND EXCLUDED.live`,
-      [id, eventId, holderId, live],
-    );
   }
 }
 

@@ -25,6 +25,8 @@ export class SubscriptionIndex implements OnApplicationBootstrap, OnApplicationS
   private readsStarted = 0;
   private readKept = 0;
   private readonly notices: DatabaseNotices | undefined;
+  /** The latest read, for the start to wait for the first. */
+  private reading: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -47,7 +49,8 @@ export class SubscriptionIndex implements OnApplicationBootstrap, OnApplicationS
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.notices) await this.notices.start();
-    else await this.read();
+    else void this.read();
+    await this.reading;
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -83,7 +86,12 @@ export class SubscriptionIndex implements OnApplicationBootstrap, OnApplicationS
     this.readKept = this.readsStarted;
   }
 
-  private async read(): Promise<void> {
+  private read(): Promise<void> {
+    this.reading = this.readOnce();
+    return this.reading;
+  }
+
+  private async readOnce(): Promise<void> {
     const started = ++this.readsStarted;
     try {
       const rows = await queryRows<{ type: string }>(

@@ -15,6 +15,8 @@ export interface ConsumerDeclaration {
   topic: string;
   durable: string;
   batch: boolean;
+  /** How long a batch waits for more events after its first (OnDomainEventOptions.gatherMs). */
+  gatherMs: number;
 }
 
 export type HandlerDeclaration = PeriodicDeclaration | ConsumerDeclaration;

@@ -121,7 +121,7 @@ describe('handlers found by the platform', () => {
         seen.push(event.type);
       }
 
-      @OnDomainEvent('townhall.poll.opened', { durable: 'test-polls', batch: true })
+      @OnDomainEvent('townhall.poll.opened', { durable: 'test-polls', batch: true, gatherMs: 20 })
       @OnDomainEvent('townhall.question.>', { durable: 'test-questions', batch: true })
       async count(events: CloudEvent[]): Promise<void> {
         seen.push(events.map((event) => event.type));
@@ -129,10 +129,12 @@ describe('handlers found by the platform', () => {
     }
     const log = new InProcessEventLog();
     const service = await start([Projection], {}, log);
-    expect(service.subscriptions.map(({ durable, subjects }) => [durable, ...subjects]).sort()).toEqual([
-      ['test-polls', 'townhall.poll.opened'],
-      ['test-questions', 'townhall.question.>'],
-      ['test-tickets', 'townhall.ticket.>'],
+    expect(
+      service.subscriptions.map(({ durable, subjects, gatherMs }) => [durable, ...subjects, gatherMs]).sort(),
+    ).toEqual([
+      ['test-polls', 'townhall.poll.opened', 20],
+      ['test-questions', 'townhall.question.>', undefined],
+      ['test-tickets', 'townhall.ticket.>', undefined],
     ]);
     for (const type of ['townhall.ticket.issued', 'townhall.poll.opened', 'townhall.stage.posted'])
       await log.publish(anEvent(type));
@@ -172,11 +174,17 @@ describe('handlers found by the platform', () => {
       @OnDomainEvent('townhall.poll.>', { durable: 'test-twice' })
       @OnDomainEvent('townhall.stage.>', { durable: 'test-twice' })
       async handle(_event: CloudEvent): Promise<void> {}
+
+      @OnDomainEvent('townhall.question.>', { durable: 'test-slow', batch: true, gatherMs: 60_000 })
+      @OnDomainEvent('townhall.refund.>', { durable: 'test-odd', batch: true, gatherMs: 2.5 })
+      async gather(_events: CloudEvent[]): Promise<void> {}
     }
     const message = await start([Mixed], { NO_SUCH_INTERVAL_MS: 'soon' }).catch(
       (error: Error) => error.message,
     );
     expect(String(message).split('\n  ').slice(1).sort()).toEqual([
+      'Mixed.gather (@OnDomainEvent townhall.question.> as test-slow): gatherMs must be an integer from 0 to 1000',
+      'Mixed.gather (@OnDomainEvent townhall.refund.> as test-odd): gatherMs must be an integer from 0 to 1000',
       'Mixed.handle (@OnDomainEvent townhall.poll.> as test-twice): the durable test-twice is taken by Mixed.handle (@OnDomainEvent townhall.stage.> as test-twice)',
       'Mixed.handle (@OnDomainEvent townhall.ticket.> as tickets): the durable tickets must be named test-<what it keeps> (letters, digits, - and _)',
       'Mixed.sweep (@Periodic every NO_SUCH_INTERVAL_MS): NO_SUCH_INTERVAL_MS is no setting of test holding milliseconds (a positive integer of its config.ts)',

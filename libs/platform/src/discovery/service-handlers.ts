@@ -80,9 +80,12 @@ export function discoverHandlers(
   return handlers;
 }
 
+/** A batch waits at most this long for more events (well inside the ack wait). */
+const MAX_GATHER_MS = 1_000;
+
 /** The consumer, or what is wrong with it. */
 function consumerOf(
-  { topic, durable, batch }: ConsumerDeclaration,
+  { topic, durable, batch, gatherMs }: ConsumerDeclaration,
   call: Call,
   service: string,
 ): Subscription | string {
@@ -93,7 +96,15 @@ function consumerOf(
     return `the durable ${durable} must be named ${service}-<what it keeps> (letters, digits, - and _)`;
   const handle = async (event: CloudEvent) => void (await call(batch ? [event] : event));
   if (!batch) return { durable, subjects: [topic], handle };
-  return { durable, subjects: [topic], handle, handleBatch: async (events) => void (await call(events)) };
+  if (!Number.isInteger(gatherMs) || gatherMs < 0 || gatherMs > MAX_GATHER_MS)
+    return `gatherMs must be an integer from 0 to ${MAX_GATHER_MS}`;
+  return {
+    durable,
+    subjects: [topic],
+    handle,
+    handleBatch: async (events) => void (await call(events)),
+    ...(gatherMs > 0 && { gatherMs }),
+  };
 }
 
 /** The job, none where its `when` does not hold, or what is wrong with it. */

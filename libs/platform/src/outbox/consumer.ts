@@ -25,6 +25,8 @@ export interface DomainEventConsumerOptions {
   handle(event: CloudEvent): Promise<void>;
   /** Several events in stream order at once (see Subscription.handleBatch); optional. */
   handleBatch?: (events: CloudEvent[]) => Promise<void>;
+  /** With `handleBatch`: how long a batch waits for more events after its first (default 0). */
+  gatherMs?: number | undefined;
   /** How long JetStream waits before redelivering an event whose handler threw. Default 5 s. */
   retryDelayMs?: number;
 }
@@ -37,6 +39,7 @@ export interface DomainEventConsumer {
 const ACK_WAIT_MS = 30_000;
 /** How soon an event whose handler met a database fault is redelivered. */
 const DATABASE_RETRY_DELAY_MS = 1_000;
+const NOTHING_YET = Symbol('nothing yet');
 /** The most events a batch handler is given at once (and a batch consumer buffers). */
 export const CONSUMER_BATCH = 100;
 // A handler slower than the ack wait would see its event redelivered while it still runs.
@@ -71,6 +74,7 @@ export async function consumeDomainEvents(options: DomainEventConsumerOptions): 
   // Without a batch handler, one message buffered at a time: replicas share the work, and a stop
   // strands at most one. With one, up to a batch: what has arrived is handled in one go.
   const handleBatch = options.handleBatch;
+  const gatherMs = handleBatch ? (options.gatherMs ?? 0) : 0;
   const messages = await consumer.consume({ max_messages: handleBatch ? CONSUMER_BATCH : 1 });
 
   /** The message's event, or undefined when it is not for this consumer (acked or terminated here). */
@@ -136,7 +140,11 @@ export async function consumeDomainEvents(options: DomainEventConsumerOptions): 
     // A next() that lost a race stays pending for the following round: no message is ever lost.
     let ahead: Promise<IteratorResult<JsMsg>> | undefined;
     const next = () => (ahead ??= iterator.next());
-    const NOTHING_YET = Symbol('nothing yet');
+    const nothingYet = (waitMs: number) =>
+      new Promise<typeof NOTHING_YET>((resolve) => {
+        if (waitMs <= 0) setImmediate(() => resolve(NOTHING_YET));
+        else setTimeout(() => resolve(NOTHING_YET), waitMs);
+      });
     for (;;) {
       const first = await next();
       ahead = undefined;
@@ -144,16 +152,14 @@ export async function consumeDomainEvents(options: DomainEventConsumerOptions): 
       const batch: Array<{ message: JsMsg; event: CloudEvent }> = [];
       let message: JsMsg | undefined = first.value;
       let done = false;
+      const gatherUntil = performance.now() + gatherMs;
       while (message) {
         const event = eventOf(message);
         if (event) batch.push({ message, event });
         message = undefined;
         if (!handleBatch || batch.length >= CONSUMER_BATCH) break;
-        // Whatever has already arrived joins the batch; nothing is waited for.
-        const more = await Promise.race([
-          next(),
-          new Promise<typeof NOTHING_YET>((resolve) => setImmediate(() => resolve(NOTHING_YET))),
-        ]);
+        // Whatever has already arrived joins the batch, and with gatherMs what arrives until then.
+        const more = await Promise.race([next(), nothingYet(gatherUntil - performance.now())]);
         if (more === NOTHING_YET) break;
         ahead = undefined;
         if (more.done) done = true;
@@ -283,6 +289,8 @@ export interface Subscription {
    * `handle`, so one bad event fails only itself. Standalone mode calls `handle` only.
    */
   handleBatch?: (events: CloudEvent[]) => Promise<void>;
+  /** With `handleBatch`: how long a batch waits for more events after its first (default 0). */
+  gatherMs?: number;
 }
 
 /** Starts one durable consumer per subscription; `stop()` stops them all. */
@@ -292,8 +300,15 @@ export async function consumeSubscriptions(
   subscriptions: Subscription[],
 ): Promise<{ stop(): Promise<void> }> {
   const consumers = await Promise.all(
-    subscriptions.map(({ durable, subjects, handle, handleBatch }) =>
-      consumeDomainEvents({ nc, durable, subjects, logger, handle, ...(handleBatch && { handleBatch }) }),
+    subscriptions.map(({ durable, subjects, handle, handleBatch, gatherMs }) =>
+      consumeDomainEvents({
+        nc,
+        durable,
+        subjects,
+        logger,
+        handle,
+        ...(handleBatch && { handleBatch, gatherMs }),
+      }),
     ),
   );
   return { stop: async () => void (await Promise.all(consumers.map((consumer) => consumer.stop()))) };

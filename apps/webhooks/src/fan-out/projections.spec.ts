@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import type { CloudEvent } from '@townhall/contracts';
+import { projectionsOf } from './projections.js';
+
+const event = (type: string, data: unknown): CloudEvent => ({
+  specversion: '1.0',
+  id: randomUUID(),
+  source: 'townhall/test',
+  type,
+  time: new Date().toISOString(),
+  subject: 's',
+  datacontenttype: 'application/json',
+  data,
+});
+const ticket = (type: string, id: string, status = 'active') =>
+  event(type, { id, eventId: 'e1', holderId: 'h1', status });
+
+describe('projectionsOf: what a batch of domain events tells the projections', () => {
+  it('keeps the first host of an event and of a series, whatever follows', () => {
+    const { eventHosts, seriesHosts } = projectionsOf([
+      event('townhall.event.scheduled', { id: 'e1', hostId: 'first' }),
+      event('townhall.event.starting_soon', { id: 'e1', hostId: 'second' }),
+      event('townhall.series.created', { id: 's1', hostId: 'host' }),
+      event('townhall.series.created', { id: 's1', hostId: 'other' }),
+    ]);
+    expect([...eventHosts]).toEqual([['e1', 'first']]);
+    expect([...seriesHosts]).toEqual([['s1', 'host']]);
+  });
+
+  it('makes a ticket live only if no event of the batch cancelled it, in either order', () => {
+    const { tickets } = projectionsOf([
+      ticket('townhall.ticket.issued', 't1'),
+      ticket('townhall.ticket.cancelled', 't1', 'cancelled'),
+      ticket('townhall.ticket.cancelled', 't2', 'cancelled'),
+      ticket('townhall.ticket.issued', 't2'),
+      ticket('townhall.ticket.issued', 't3'),
+      ticket('townhall.ticket.issued', 't4', 'cancelled'),
+    ]);
+    expect(Object.fromEntries([...tickets].map(([id, { live }]) => [id, live]))).toEqual({
+      t1: false,
+      t2: false,
+      t3: true,
+      t4: false,
+    });
+  });
+
+  it('takes nothing from other types, or from data missing a field or of the wrong type', () => {
+    const { eventHosts, seriesHosts, tickets } = projectionsOf([
+      event('townhall.question.submitted', { id: 'q1', eventId: 'e1', authorId: 'a' }),
+      event('townhall.event.somethingelse', { id: 'e2', hostId: 'h' }),
+      event('townhall.event.scheduled', { id: 'e3' }),
+      event('townhall.event.scheduled', null),
+      event('townhall.ticket.issued', { id: 't1', eventId: 7, holderId: 'h' }),
+      event('townhall.series.created', 'text'),
+    ]);
+    expect([eventHosts.size, seriesHosts.size, tickets.size]).toEqual([0, 0, 0]);
+  });
+});

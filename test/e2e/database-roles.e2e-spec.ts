@@ -95,7 +95,12 @@ describe('database roles: migrations own the schemas, apps only read and write r
       const { rows: outboxes } = await admin.query<{ schema: string }>(
         `SELECT table_schema AS schema FROM information_schema.tables WHERE table_name = 'outbox'`,
       );
-      expect(outboxes.map((row) => row.schema).sort()).toEqual(['engagement', 'events', 'ticketing']);
+      expect(outboxes.map((row) => row.schema).sort()).toEqual([
+        'directory',
+        'engagement',
+        'events',
+        'ticketing',
+      ]);
       await waitFor('every outbox published', async () => {
         for (const { schema } of outboxes) {
           const { rows } = await admin.query<{ pending: number }>(

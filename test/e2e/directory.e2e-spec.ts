@@ -1,6 +1,6 @@
 import { connect } from '@nats-io/transport-node';
 import { generateAgentKey, signRequest } from '@townhall/auth';
-import { TownhallError, type AgentClient } from '@townhall/sdk';
+import { AgentClient, TownhallError } from '@townhall/sdk';
 import {
   AppProcess,
   createTestDatabase,
@@ -174,7 +174,9 @@ describe('directory, end to end over HTTP against separate processes', () => {
   it('answers 504 when the owning service does not answer and 503 when nobody listens', async () => {
     const directory = topology.service('directory');
     await directory.stop();
-    const nobody = await problemOf(alice.directory.get(alice.agentId));
+    // An agent whose card the gateway has not kept (a kept card is served without the directory).
+    const uncached = topology.client().agentId;
+    const nobody = await problemOf(alice.directory.get(uncached));
     expect(nobody).toMatchObject({ status: 503, code: 'service.unavailable' });
     expect(nobody.headers.get('retry-after')).toBe('1');
 
@@ -184,7 +186,7 @@ describe('directory, end to end over HTTP against separate processes', () => {
     await nats.flush();
     try {
       const started = Date.now();
-      const silent = await problemOf(alice.directory.get(alice.agentId));
+      const silent = await problemOf(alice.directory.get(uncached));
       expect(silent).toMatchObject({ status: 504, code: 'service.timeout' });
       expect(Date.now() - started).toBeGreaterThanOrEqual(900);
     } finally {
@@ -247,5 +249,44 @@ describe('migrations', () => {
     } finally {
       await database.drop();
     }
+  });
+});
+
+describe('directory cards read from the gateway cache, end to end on two gateways', () => {
+  let topology: Topology;
+  let second: { url: string; probeUrl: string };
+
+  beforeAll(async () => {
+    // Kept for a minute at most: within this test only the domain event or a write can refresh a card.
+    topology = await Topology.start({ env: { READ_CACHE_MAX_AGE_MS: '60000' } });
+    second = await topology.startGateway();
+  });
+  afterAll(async () => {
+    await topology?.stop();
+  });
+
+  it('serves a signed card read from memory, a write through the same gateway at once, and another gateway after its event', async () => {
+    const alice = topology.client();
+    const onFirst = topology.client();
+    const onSecond = new AgentClient({ baseUrl: second.url, audience: topology.baseUrl });
+    const hits = async () => {
+      const metrics = await (await fetch(`${second.probeUrl}/metrics`)).text();
+      return Number(/townhall_card_cache_requests_total\{outcome="hit"\} (\d+)/.exec(metrics)?.[1] ?? 0);
+    };
+    const first = await alice.directory.putMe({ handle: `cached_${Date.now() % 100_000}`, bio: 'one' });
+    expect(await onFirst.directory.get(alice.agentId)).toEqual(first);
+    expect(await onSecond.directory.get(alice.agentId)).toEqual(first);
+    const hitsBefore = await hits();
+    expect(await onSecond.directory.get(alice.agentId)).toEqual(first);
+    expect(await hits()).toBe(hitsBefore + 1);
+
+    // A write through the first gateway: read there at once, before its domain event comes round.
+    const changed = await alice.directory.putMe({ handle: first.handle, bio: 'two' });
+    expect(await onFirst.directory.get(alice.agentId)).toEqual(changed);
+    // The second gateway learns of it from townhall.card.updated, well within the cache's minute.
+    await waitFor('the second gateway to serve the new card', async () =>
+      (await onSecond.directory.get(alice.agentId)).bio === 'two' ? true : undefined,
+    );
+    expect(await onSecond.directory.get(alice.agentId)).toEqual(changed);
   });
 });

@@ -1,3 +1,4 @@
+import { CARD_READS, CARD_TOPICS, CardReads } from './read-cache/card-reads.js';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { NestFactory } from '@nestjs/core';
@@ -61,6 +62,12 @@ export interface GatewayDependencies {
  */
 export async function createGateway(deps: GatewayDependencies): Promise<NestFastifyApplication> {
   const root = GatewayModule.register(deps.services, deps.readiness);
+  // Signed card reads from memory, kept current by the directory's domain events (read-cache/).
+  const cardReads =
+    deps.liveStream && deps.readCacheMaxAgeMs
+      ? new CardReads({ maxAgeMs: deps.readCacheMaxAgeMs })
+      : undefined;
+  if (cardReads) deps.liveStream?.hub.observeTopic(CARD_TOPICS, (agentId) => cardReads.changed(agentId));
   const site = siteOf({ audience: deps.audience, natsUrl: deps.natsUrl, api: root.controllers ?? [] });
   const adapter = new FastifyAdapter({
     bodyLimit: deps.bodyLimit,
@@ -83,6 +90,7 @@ export async function createGateway(deps: GatewayDependencies): Promise<NestFast
     // The live stream is optional (in-process tests run without NATS): its provider is added here,
     // where the dependency arrives, and LiveController (and the watch page) take it as @Optional().
     ...(deps.liveStream ? [{ provide: LIVE_STREAM, useValue: deps.liveStream }] : []),
+    ...(cardReads ? [{ provide: CARD_READS, useValue: cardReads }] : []),
   ];
   const app = await NestFactory.create<NestFastifyApplication>(root, adapter, {
     bodyParser: false,

@@ -1,6 +1,7 @@
 import { createSchemaDataSource, type PoolSettings } from '@townhall/platform/service';
 import type { DataSource } from 'typeorm';
 import { CreateCards1763700000000 } from './migrations/1763700000000-create-cards.js';
+import { CardEvents1766200000000 } from './migrations/1766200000000-card-events.js';
 
 export const DIRECTORY_SCHEMA = 'directory';
 
@@ -9,7 +10,7 @@ export function createDirectoryDataSource(url: string, pool: PoolSettings = {}):
     url,
     schema: DIRECTORY_SCHEMA,
     entities: [],
-    migrations: [CreateCards1763700000000],
+    migrations: [CreateCards1763700000000, CardEvents1766200000000],
     pool,
   });
 }

@@ -17,8 +17,14 @@ async function defineDirectory(
   const dataSource = await openDataSource(createDirectoryDataSource, config);
   return {
     dataSource,
+    outbox: {
+      schema: DIRECTORY_SCHEMA,
+      pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
+      // off only to test recovery: domain events then wait in the outbox
+      held: config.OUTBOX_RELAY === 'off',
+    },
     serviceTimeoutMs: config.SERVICE_TIMEOUT_MS,
-    module: () => DirectoryModule.register(dataSource),
+    module: ({ relay }) => DirectoryModule.register(dataSource, relay),
   };
 }
 

@@ -106,3 +106,42 @@ describe('directory service', () => {
       expect(await codeOf(directory.send(Directory.getCards, { agentIds }))).toBe('validation.failed');
   });
 });
+
+describe('directory service: what it announces', () => {
+  let directory: ServiceHarness;
+
+  beforeAll(async () => {
+    directory = await ServiceHarness.start(directoryService);
+  });
+  afterAll(async () => {
+    await directory?.stop();
+  });
+
+  const announced = (agentId: string) =>
+    directory.published.filter(
+      (event) => event.type === 'townhall.card.updated' && event.subject === agentId,
+    );
+
+  it('announces each card made or replaced, as it is now; a refused PUT announces nothing', async () => {
+    const [alice, bob] = [agent(), agent()];
+    const made = await directory.send(Directory.putCard, { handle: 'announced_a' }, alice);
+    const replaced = await directory.send(
+      Directory.putCard,
+      { handle: 'announced_a', displayName: 'Alice' },
+      alice,
+    );
+    await expect(
+      refusalOf(directory.send(Directory.putCard, { handle: 'announced_a' }, bob)),
+    ).resolves.toMatchObject({ code: 'directory.handle_taken' });
+    const deadline = Date.now() + 5_000;
+    while (announced(alice).length < 2 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(announced(alice).map((event) => event.data)).toEqual([made.card, replaced.card]);
+    expect(announced(alice).map((event) => event.source)).toEqual([
+      'townhall/directory',
+      'townhall/directory',
+    ]);
+    expect(announced(bob)).toEqual([]);
+    expect(directory.offCatalog()).toEqual([]);
+  });
+});

@@ -70,6 +70,13 @@ const AgentIdList = z
       .max(MAX_CARDS_AT_ONCE, `at most ${MAX_CARDS_AT_ONCE} agents at once`),
   );
 
+// ---- Domain events (data: the DirectoryCard) ----
+
+export const DirectoryTopics = {
+  /** A card was made or replaced (PUT /directory/me): the card as it is now. */
+  cardUpdated: 'townhall.card.updated',
+} as const;
+
 export interface PutCardReply {
   card: DirectoryCard;
   created: boolean;

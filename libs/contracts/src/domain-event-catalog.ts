@@ -8,6 +8,7 @@ import {
   RecordingViewSchema,
   StageMessageViewSchema,
 } from './engagement.js';
+import { DirectoryCardSchema, DirectoryTopics } from './directory.js';
 import {
   EventTopics,
   EventViewSchema,
@@ -20,7 +21,8 @@ import { LedgerEntryViewSchema, LedgerTopics, TicketTopics, TicketViewSchema } f
 import { WaitlistEntryViewSchema, WaitlistTopics } from './waitlist.js';
 
 /** The service that announces a domain event: its CloudEvent `source`. */
-export type DomainEventSource = 'townhall/events' | 'townhall/engagement' | 'townhall/ticketing';
+export type DomainEventSource =
+  'townhall/events' | 'townhall/engagement' | 'townhall/ticketing' | 'townhall/directory';
 
 /** What a consumer of one domain event type needs to know (docs/protocol/domain-events.md). */
 export interface DomainEventSpec {
@@ -173,6 +175,15 @@ const engagementEvents = {
   ),
 } satisfies Record<string, DomainEventSpec>;
 
+const directoryEvents = {
+  [DirectoryTopics.cardUpdated]: {
+    data: DirectoryCardSchema,
+    source: 'townhall/directory',
+    subject: "The card's agentId",
+    summary: 'An agent made or replaced its directory card (the card as it is now)',
+  },
+} satisfies Record<string, DomainEventSpec>;
+
 const ticketingEvents = {
   [TicketTopics.issued]: {
     data: TicketViewSchema,
@@ -239,6 +250,7 @@ export const domainEventCatalog = {
   ...engagementEvents,
   ...ticketingEvents,
   ...waitlistEvents,
+  ...directoryEvents,
 } as const;
 
 export type DomainEventType = keyof typeof domainEventCatalog;

@@ -157,10 +157,14 @@ export class Topology {
   /**
    * Starts one more gateway process, a replica of the first: the same environment (the same
    * PUBLIC_BASE_URL, so requests signed for `baseUrl` verify there too, and the same Redis and
-   * NATS) plus `env`, on ports of its own. Resolves with its URL once it is ready; stop() ends it.
+   * NATS) plus `env`, on ports of its own. Resolves with its URL (and its probe port's: /metrics)
+   * once it is ready; stop() ends it.
    */
-  async startGateway(env: Record<string, string> = {}): Promise<{ url: string; process: AppProcess }> {
+  async startGateway(
+    env: Record<string, string> = {},
+  ): Promise<{ url: string; probeUrl: string; process: AppProcess }> {
     const port = await freePort();
+    const probe = await freePort();
     const url = `http://127.0.0.1:${port}`;
     const gateway = AppProcess.start(APPS.gateway, {
       ...GATEWAY_DEFAULTS,
@@ -169,7 +173,7 @@ export class Topology {
       REDIS_URL: this.redisUrl,
       ...env,
       PORT: String(port),
-      PROBE_PORT: String(await freePort()),
+      PROBE_PORT: String(probe),
     });
     this.extraGateways.push(gateway);
     try {
@@ -178,7 +182,7 @@ export class Topology {
       const logs = gateway.logs.slice(-30).join('\n');
       throw new Error(`${error instanceof Error ? error.message : String(error)}\n${logs}`, { cause: error });
     }
-    return { url, process: gateway };
+    return { url, probeUrl: `http://127.0.0.1:${probe}`, process: gateway };
   }
 
   client(key?: AgentKey): AgentClient {

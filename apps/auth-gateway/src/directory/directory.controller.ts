@@ -1,7 +1,8 @@
-import { Body, Controller, Inject, Req, Res } from '@nestjs/common';
+import { Body, Controller, Inject, Optional, Req, Res } from '@nestjs/common';
 import { Directory, type CardInput, type DirectoryCard, DirectoryCardSchema } from '@townhall/contracts';
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { CARD_READS, type CardReads } from '../read-cache/card-reads.js';
 import { metaOf } from '../request-context.js';
 import { Route } from '../routes/route.decorator.js';
 
@@ -11,7 +12,10 @@ import { Route } from '../routes/route.decorator.js';
  */
 @Controller()
 export class DirectoryController {
-  constructor(@Inject(SERVICE_CLIENT) private readonly services: ServiceClient) {}
+  constructor(
+    @Inject(SERVICE_CLIENT) private readonly services: ServiceClient,
+    @Optional() @Inject(CARD_READS) private readonly cards?: CardReads,
+  ) {}
 
   /** Creates (201) or replaces (200) the caller's own card. */
   @Route({
@@ -33,6 +37,8 @@ export class DirectoryController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<DirectoryCard> {
     const { card, created } = await this.services.send(Directory.putCard, body, metaOf(request));
+    // Read your own write at once, before the directory's domain event has come round.
+    this.cards?.changed(card.agentId);
     reply.code(created ? 201 : 200);
     return card;
   }

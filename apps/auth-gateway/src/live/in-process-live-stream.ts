@@ -15,9 +15,10 @@ export function startInProcessLiveStream(
 ): LiveStream {
   const hub = new LiveHub();
   hub.startAt(log.lastSeq);
-  const unfollow = log.follow((event) =>
-    hub.receive(event.seq, () => decodeLiveMessage(event.seq, event.subject, event.payload)),
-  );
+  const unfollow = log.follow((event) => {
+    hub.see(event.subject, () => event.payload);
+    hub.receive(event.seq, () => decodeLiveMessage(event.seq, event.subject, event.payload));
+  });
   const history = {
     span: async () => ({ first: log.firstSeq, last: log.lastSeq }),
     async *replay(eventId: string, after: number, upTo: number): AsyncGenerator<LiveMessage> {

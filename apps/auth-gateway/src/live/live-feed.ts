@@ -90,6 +90,7 @@ export class LiveFeed {
     this.failures = 0;
     logger.info({ from }, 'live stream is following the TOWNHALL stream');
     for await (const message of messages) {
+      hub.see(message.subject, () => message.string());
       hub.receive(message.seq, () => decodeLiveMessage(message.seq, message.subject, message.string()));
     }
     if (!this.stopped) throw new Error('the live stream consumer ended');

@@ -21,6 +21,24 @@ class Recorder implements LiveListener {
 }
 
 describe('LiveHub', () => {
+  it('hands the subject of each domain event of an observed topic to its observers, parsing no other', () => {
+    const hub = new LiveHub();
+    const seen: string[] = [];
+    hub.observeTopic('townhall.card.', (subject) => seen.push(subject));
+    let parsed = 0;
+    const payload = (value: unknown) => () => {
+      parsed += 1;
+      return typeof value === 'string' ? value : JSON.stringify(value);
+    };
+    hub.see('townhall.card.updated', payload({ type: 'townhall.card.updated', subject: 'agent-a' }));
+    hub.see('townhall.question.submitted', payload({ subject: 'e1' }));
+    hub.see('townhall.card.updated', payload('not json'));
+    hub.see('townhall.card.updated', payload({ subject: 7 }));
+    hub.see('townhall.card.updated', payload(null));
+    expect(seen).toEqual(['agent-a']);
+    expect(parsed).toBe(4);
+  });
+
   it('refuses subscribers until the feed has told it where the stream is', () => {
     expect(() => new LiveHub().subscribe('e1', new Recorder())).toThrow(
       expect.objectContaining({ code: 'dependency.unavailable' }),

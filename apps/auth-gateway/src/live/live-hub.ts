@@ -24,6 +24,8 @@ export class LiveHub {
   private readonly listeners = new Map<string, Set<LiveListener>>();
   /** Told of every message, whatever event it is about (the read cache). */
   private readonly observers: Array<(message: LiveMessage) => void> = [];
+  /** Told of the subject of each domain event of a topic the live stream leaves out (a card's change). */
+  private readonly topicObservers: Array<{ prefix: string; observer: (subject: string) => void }> = [];
   private seq: number | undefined;
   private closing = false;
 
@@ -59,6 +61,24 @@ export class LiveHub {
     for (const listener of listeners) listener.deliver(message);
   }
 
+  /**
+   * Every message of the stream, as the feed reads it, before `receive`: the domain events of an
+   * observed topic (`observeTopic`) are parsed and their subject handed to its observers; the
+   * rest cost a prefix test.
+   */
+  see(natsSubject: string, payload: () => string): void {
+    for (const { prefix, observer } of this.topicObservers) {
+      if (!natsSubject.startsWith(prefix)) continue;
+      const subject = subjectOf(payload());
+      if (subject !== undefined) observer(subject);
+    }
+  }
+
+  /** Calls `observer` with the CloudEvent subject of every domain event whose type starts with `prefix`. */
+  observeTopic(prefix: string, observer: (subject: string) => void): void {
+    this.topicObservers.push({ prefix, observer });
+  }
+
   /** Calls `observer` with every message from now on, in stream order (synchronously, so it must be quick). */
   observe(observer: (message: LiveMessage) => void): void {
     this.observers.push(observer);
@@ -89,5 +109,15 @@ export class LiveHub {
   disconnectAll(): void {
     this.closing = true;
     for (const set of [...this.listeners.values()]) for (const listener of [...set]) listener.disconnect();
+  }
+}
+
+/** A CloudEvent's `subject`, or undefined for a payload that is not one. */
+function subjectOf(payload: string): string | undefined {
+  try {
+    const subject = (JSON.parse(payload) as { subject?: unknown } | null)?.subject;
+    return typeof subject === 'string' ? subject : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -38,8 +38,8 @@ export function redactedStageFrame(message: LiveMessage): string {
   return sseMessage({ id: String(message.seq), event: message.type, data: JSON.stringify(event) });
 }
 
-// Ledger entries are per agent and private; series changes are about a series, not an event.
-const PRIVATE_OR_OFF_TOPIC = /^townhall\.(ledger|series)\./;
+// Ledger entries are per agent and private; series and card changes are not about an event.
+const PRIVATE_OR_OFF_TOPIC = /^townhall\.(ledger|series|card)\./;
 
 /** Whether a domain event of this type may appear on an event's public live stream. */
 export function isLiveTopic(type: string): boolean {

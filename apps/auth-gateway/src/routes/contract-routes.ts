@@ -1,4 +1,4 @@
-import { Controller, Inject, Req, type Type } from '@nestjs/common';
+import { Controller, Inject, Optional, Req, type Type } from '@nestjs/common';
 import {
   DomainError,
   fieldOfParam,
@@ -10,6 +10,7 @@ import {
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { CARD_READS, type CardReads } from '../read-cache/card-reads.js';
 import { isAboutOneEvent } from '../read-cache/cached-event-reads.js';
 import { metaOf } from '../request-context.js';
 import { defaultStatus, type GatewayRoute } from './gateway-route.js';
@@ -26,12 +27,17 @@ export function contractRoutes(group: RouteGroup): Type {
   const tag = tagOfGroup(group);
   @Controller()
   class ContractRoutes {
-    constructor(@Inject(SERVICE_CLIENT) readonly services: ServiceClient) {}
+    constructor(
+      @Inject(SERVICE_CLIENT) readonly services: ServiceClient,
+      @Optional() @Inject(CARD_READS) readonly cards?: CardReads,
+    ) {}
   }
   Object.defineProperty(ContractRoutes, 'name', { value: `${tag}RoutesController` });
   for (const route of Object.values(group)) {
     const handler = function (this: ContractRoutes, request: FastifyRequest): Promise<unknown> {
-      return forward(this.services, route, inputOf(route, request), metaOf(request));
+      const input = inputOf(route, request);
+      const ask = () => forward(this.services, route, input, metaOf(request));
+      return this.cards?.covers(route) ? this.cards.read(input['agentId'], ask) : ask();
     };
     Object.defineProperty(ContractRoutes.prototype, route.name, {
       value: handler,

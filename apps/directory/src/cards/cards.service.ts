@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import {
+  DirectoryTopics,
   DomainError,
   type DirectoryCard,
   type DirectoryCardList,
   type PutCardReply,
 } from '@townhall/contracts';
-import { preparedStatement, sqlState } from '@townhall/platform/service';
-import { DataSource } from 'typeorm';
+import { OutboxWriter, preparedStatement, sqlState } from '@townhall/platform/service';
+import { DataSource, type EntityManager } from 'typeorm';
 import { CARD_COLUMNS, toCard, type CardRow } from './card-row.js';
 
 export interface CardFields {
@@ -36,34 +37,20 @@ export class CardsService {
     `SELECT ${CARD_COLUMNS} FROM directory.cards WHERE lower(handle) = lower($1)`,
   );
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly outbox: OutboxWriter,
+  ) {}
 
   /**
    * PUT semantics: the caller's card becomes exactly what was sent (omitted fields are
    * cleared). One statement, so a concurrent PUT for the same handle by another agent
-   * fails on the unique index instead of racing a read.
+   * fails on the unique index instead of racing a read; announced (`townhall.card.updated`)
+   * in its transaction.
    */
   async put(agentId: string, fields: CardFields): Promise<PutCardReply> {
     try {
-      const rows: Array<CardRow & { created: boolean }> = await this.dataSource.query(
-        `INSERT INTO directory.cards AS c (agent_id, handle, display_name, bio, avatar_url, links)
-         VALUES ($1, $2, $3, $4, $5, $6::jsonb)
-         ON CONFLICT (agent_id) DO UPDATE SET
-           handle = EXCLUDED.handle, display_name = EXCLUDED.display_name, bio = EXCLUDED.bio,
-           avatar_url = EXCLUDED.avatar_url, links = EXCLUDED.links, updated_at = now()
-         RETURNING ${CARD_COLUMNS}, (xmax = 0) AS created`,
-        [
-          agentId,
-          fields.handle,
-          fields.displayName ?? null,
-          fields.bio ?? null,
-          fields.avatarUrl ?? null,
-          JSON.stringify(fields.links ?? []),
-        ],
-      );
-      const row = rows[0];
-      if (!row) throw new Error('upsert returned no row');
-      return { card: toCard(row), created: row.created };
+      return await this.outbox.run((manager) => this.write(manager, agentId, fields));
     } catch (error) {
       const { code, constraint } = sqlState(error);
       if (code === '23505' && constraint === 'cards_handle_key') {
@@ -71,6 +58,32 @@ export class CardsService {
       }
       throw error;
     }
+  }
+
+  private async write(manager: EntityManager, agentId: string, fields: CardFields): Promise<PutCardReply> {
+    const rows: Array<CardRow & { created: boolean }> = await manager.query(
+      `INSERT INTO directory.cards AS c (agent_id, handle, display_name, bio, avatar_url, links)
+       VALUES ($1, $2, $3, $4, $5, $6::jsonb)
+       ON CONFLICT (agent_id) DO UPDATE SET
+         handle = EXCLUDED.handle, display_name = EXCLUDED.display_name, bio = EXCLUDED.bio,
+         avatar_url = EXCLUDED.avatar_url, links = EXCLUDED.links, updated_at = now()
+       RETURNING ${CARD_COLUMNS}, (xmax = 0) AS created`,
+      [
+        agentId,
+        fields.handle,
+        fields.displayName ?? null,
+        fields.bio ?? null,
+        fields.avatarUrl ?? null,
+        JSON.stringify(fields.links ?? []),
+      ],
+    );
+    const row = rows[0];
+    if (!row) throw new Error('upsert returned no row');
+    const card = toCard(row);
+    await this.outbox.announce(manager, [
+      { type: DirectoryTopics.cardUpdated, subject: agentId, data: card },
+    ]);
+    return { card, created: row.created };
   }
 
   async get(agentId: string): Promise<DirectoryCard> {

@@ -103,6 +103,21 @@ describe('audienceOf: who may receive a domain event', () => {
     });
   });
 
+  it('a directory card: its own agent only', async () => {
+    const card = {
+      agentId: HOLDER,
+      handle: 'holder',
+      displayName: null,
+      bio: null,
+      avatarUrl: null,
+      links: [],
+    };
+    expect(await audience(event('townhall.card.updated', HOLDER, card))).toEqual({
+      eventId: null,
+      agents: [HOLDER],
+    });
+  });
+
   it('a series: its host', async () => {
     expect(await audience(event('townhall.series.created', SERIES, { id: SERIES, hostId: HOST }))).toEqual({
       eventId: null,

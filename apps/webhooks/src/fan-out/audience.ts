@@ -26,7 +26,8 @@ const NOBODY: Audience = { eventId: null, agents: [] };
  *   holderId), waitlist entries (`townhall.waitlist.*`, agentId) and ledger entries (`townhall.ledger.*`, agentId; nobody
  *   else, not even the event's host, sees another agent's ledger);
  * - a ticket holder: the lifecycle (`townhall.event.*`) of the events it holds a live ticket for;
- * - the host of a series: its series events.
+ * - the host of a series: its series events;
+ * - an agent: its own directory card's changes (`townhall.card.*`).
  * Nobody else, and nobody at all for an event whose `visibility` this code does not know.
  */
 export async function audienceOf(event: CloudEvent, facts: AudienceFacts): Promise<Audience> {
@@ -70,6 +71,9 @@ export async function audienceOf(event: CloudEvent, facts: AudienceFacts): Promi
     case 'ledger':
       // Money is private to its agent: the entry's own agent only.
       return audience(text(data['eventId']) ?? null, undefined, list(text(data['agentId'])), event);
+    case 'card':
+      // An agent's directory card: its own changes, to itself (anyone may read the card itself).
+      return audience(null, undefined, list(text(data['agentId']) ?? event.subject), event);
     default: {
       // Everything else happens in one event (stage, questions, polls, moderation, recordings):
       // for its host.

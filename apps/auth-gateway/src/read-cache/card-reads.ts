@@ -1,0 +1,90 @@
+import { Directory, type HttpRoute } from '@townhall/contracts';
+import { metricsRegistry } from '@townhall/platform';
+import { LRUCache } from 'lru-cache';
+import { Counter } from 'prom-client';
+
+/** The injection token of the gateway's CardReads (absent without a live stream: nothing would invalidate it). */
+export const CARD_READS = Symbol('CardReads');
+
+/** What announces a card's change on the stream (the directory's `townhall.card.*`). */
+export const CARD_TOPICS = 'townhall.card.';
+
+const cardReadRequests = new Counter({
+  name: 'townhall_card_cache_requests_total',
+  help: 'Signed directory card reads by what the gateway cache did: hit (served from memory), miss (asked the directory)',
+  labelNames: ['outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+export interface CardReadsOptions {
+  /** The longest a card is served, whatever happened (READ_CACHE_MAX_AGE_MS). */
+  maxAgeMs: number;
+  /** Cards kept at most; the least recently read go first. Default 50,000. */
+  maxEntries?: number;
+  now?: () => number;
+}
+
+interface Kept {
+  card: unknown;
+  storedAt: number;
+}
+
+/**
+ * Signed `GET /directory/{agentId}` answered from memory: a read then costs the gateway its
+ * signature check, its nonce and this lookup, and no message to the directory. A card is never
+ * served once a change of it is known here: the directory's `townhall.card.updated` (the live
+ * feed, in stream order) and every successful `PUT /directory/me` through this gateway (read your
+ * own write at once) mark it changed, and a reply whose read began before that mark is not kept.
+ * Whatever no event reaches (a feed that is down) is bounded by `maxAgeMs`. A missing card (404)
+ * is not kept.
+ */
+export class CardReads {
+  private clock = 0;
+  /** The clock of each agent's last change; an agent forgotten here may have changed up to `forgotten`. */
+  private readonly changedAt: LRUCache<string, number>;
+  private forgotten = 0;
+  private readonly cards: LRUCache<string, Kept>;
+  private readonly maxAgeMs: number;
+  private readonly now: () => number;
+
+  constructor(options: CardReadsOptions) {
+    const maxEntries = options.maxEntries ?? 50_000;
+    this.maxAgeMs = options.maxAgeMs;
+    this.now = options.now ?? Date.now;
+    this.cards = new LRUCache<string, Kept>({ max: maxEntries });
+    this.changedAt = new LRUCache<string, number>({
+      max: maxEntries * 4,
+      dispose: (clock) => {
+        if (clock > this.forgotten) this.forgotten = clock;
+      },
+    });
+  }
+
+  /** Whether `route` is the one read this serves. */
+  covers(route: HttpRoute): boolean {
+    return route.contract === Directory.getCard;
+  }
+
+  /** The agent's card changed: it is asked for again, and no read begun before now is kept. */
+  changed(agentId: string): void {
+    this.clock += 1;
+    this.changedAt.set(agentId, this.clock);
+    this.cards.delete(agentId);
+  }
+
+  /** The card from memory, or from `ask` (the directory), kept if nothing changed it meanwhile. */
+  async read(agentId: unknown, ask: () => Promise<unknown>): Promise<unknown> {
+    if (typeof agentId !== 'string') return ask();
+    const kept = this.cards.get(agentId);
+    if (kept && this.now() - kept.storedAt <= this.maxAgeMs) {
+      cardReadRequests.inc({ outcome: 'hit' });
+      return kept.card;
+    }
+    cardReadRequests.inc({ outcome: 'miss' });
+    const ticket = this.clock;
+    const card = await ask();
+    if ((this.changedAt.get(agentId) ?? this.forgotten) <= ticket)
+      this.cards.set(agentId, { card, storedAt: this.now() });
+    return card;
+  }
+}

@@ -164,7 +164,8 @@ async function settle(timeoutMs = 120_000) {
         await db.query(
           `SELECT (SELECT count(*) FROM events.outbox WHERE published_at IS NULL)
                 + (SELECT count(*) FROM ticketing.outbox WHERE published_at IS NULL)
-                + (SELECT count(*) FROM engagement.outbox WHERE published_at IS NULL)::int AS pending`,
+                + (SELECT count(*) FROM engagement.outbox WHERE published_at IS NULL)
+                + (SELECT count(*) FROM directory.outbox WHERE published_at IS NULL)::int AS pending`,
         )
       ).rows;
       let behind = 0;
@@ -337,33 +338,49 @@ try {
   // 3. Signed question posts to one live event: attendees (free RSVP), 5 each (the per-minute limit).
   const ASKERS = Number(process.env.BENCH_ASKERS ?? 1200);
   const amaStart = new Date(Date.now() + 3_600_000);
-  const ama = await host.events.create({
-    title: 'Bench: AMA',
-    startsAt: amaStart.toISOString(),
-    endsAt: new Date(amaStart.getTime() + 3_600_000).toISOString(),
-    timezone: 'UTC',
-    capacity: 100_000,
-  });
-  await host.events.start(ama.id);
-  const askers = Array.from({ length: ASKERS }, () => new AgentClient({ baseUrl: audience }));
-  for (let i = 0; i < askers.length; i += 100)
-    await Promise.all(askers.slice(i, i + 100).map((a) => a.tickets.rsvp(ama.id)));
-  let questionReport;
-  if (ONLY.has('questions')) {
-    questionReport = await measure(
-      `signed question posts to one live event, ${ASKERS} attendees x 5, ${CONNECTIONS} connections`,
+  /** A live event with ASKERS attendees, each holding a free ticket. */
+  const liveWithAskers = async (title) => {
+    const event = await host.events.create({
+      title,
+      startsAt: amaStart.toISOString(),
+      endsAt: new Date(amaStart.getTime() + 3_600_000).toISOString(),
+      timezone: 'UTC',
+      capacity: 100_000,
+    });
+    await host.events.start(event.id);
+    const attendees = Array.from({ length: ASKERS }, () => new AgentClient({ baseUrl: audience }));
+    for (let i = 0; i < attendees.length; i += 100)
+      await Promise.all(attendees.slice(i, i + 100).map((a) => a.tickets.rsvp(event.id)));
+    return { event, attendees };
+  };
+  /** Each attendee posts 5 questions to the event, signed, from CONNECTIONS connections. */
+  const postQuestions = (scenario, { event, attendees }, body) =>
+    measure(
+      `${scenario}, ${ASKERS} attendees x 5, ${CONNECTIONS} connections`,
       {
         url: audience,
         audience,
         method: 'POST',
-        target: `/events/${ama.id}/questions`,
-        body: JSON.stringify({ body: 'How does the outbox keep the stream and the database in step?' }),
+        target: `/events/${event.id}/questions`,
+        body: JSON.stringify({ body }),
         connections: CONNECTIONS,
-        signers: askers.map((asker) => ({ secretKeyHex: hex(asker.key), agentId: asker.agentId, count: 5 })),
+        signers: attendees.map((asker) => ({
+          secretKeyHex: hex(asker.key),
+          agentId: asker.agentId,
+          count: 5,
+        })),
       },
       labels,
     );
-  }
+  const live = await liveWithAskers('Bench: AMA');
+  const ama = live.event;
+  let questionReport;
+  if (ONLY.has('questions'))
+    questionReport = await postQuestions(
+      'signed question posts to one live event',
+      live,
+      'How does the outbox keep the stream and the database in step?',
+    );
 
   // 3b. The same posts to another live event, with 20 webhook subscriptions on another topic
   // (townhall.series.*, which no post announces): the fan-out's in-memory filter at work.
@@ -374,29 +391,10 @@ try {
         url: `http://127.0.0.1:9/bench-${i}`,
         types: ['townhall.series.*'],
       });
-    const other = await host.events.create({
-      title: 'Bench: AMA with webhook subscribers elsewhere',
-      startsAt: amaStart.toISOString(),
-      endsAt: new Date(amaStart.getTime() + 3_600_000).toISOString(),
-      timezone: 'UTC',
-      capacity: 100_000,
-    });
-    await host.events.start(other.id);
-    const others = Array.from({ length: ASKERS }, () => new AgentClient({ baseUrl: audience }));
-    for (let i = 0; i < others.length; i += 100)
-      await Promise.all(others.slice(i, i + 100).map((a) => a.tickets.rsvp(other.id)));
-    subscribedReport = await measure(
-      `signed question posts, 20 webhook subscriptions on townhall.series.*, ${ASKERS} attendees x 5, ${CONNECTIONS} connections`,
-      {
-        url: audience,
-        audience,
-        method: 'POST',
-        target: `/events/${other.id}/questions`,
-        body: JSON.stringify({ body: 'Does a subscription to another topic cost this post anything?' }),
-        connections: CONNECTIONS,
-        signers: others.map((asker) => ({ secretKeyHex: hex(asker.key), agentId: asker.agentId, count: 5 })),
-      },
-      labels,
+    subscribedReport = await postQuestions(
+      'signed question posts, 20 webhook subscriptions on townhall.series.*',
+      await liveWithAskers('Bench: AMA with webhook subscribers elsewhere'),
+      'Does a subscription to another topic cost this post anything?',
     );
   }
 

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { generateAgentKey } from '@townhall/auth';
 import { Webhooks, type CloudEvent } from '@townhall/contracts';
+import { domainEvent as announced } from '@townhall/platform/service';
 import { WebhookReceiver } from '@townhall/testing';
 import { ServiceHarness } from '@townhall/testing/service';
 import { SUBSCRIPTIONS_CHANNEL } from '../src/subscriptions/subscription-index.js';
@@ -12,18 +13,9 @@ import { webhooks as webhooksService, WebhookSigner } from '../src/service.js';
 
 const agent = () => generateAgentKey().agentId;
 
-function domainEvent(type: string, subject: string, data: unknown): CloudEvent {
-  return {
-    specversion: '1.0',
-    id: randomUUID(),
-    source: 'townhall/test',
-    type,
-    time: new Date().toISOString(),
-    subject,
-    datacontenttype: 'application/json',
-    data,
-  };
-}
+/** A domain event of another service, as the stream hands it over. */
+const domainEvent = (type: string, subject: string, data: unknown): CloudEvent =>
+  announced({ source: 'townhall/test', type, subject, data });
 
 describe('webhooks service: the fan-out when nobody listens', () => {
   let service: ServiceHarness;

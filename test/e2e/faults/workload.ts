@@ -307,7 +307,7 @@ export async function expectWhole(topology: Topology, stage: Stage, writes: Writ
       'every outbox published',
       async () => {
         const { rows } = await db.query<{ schema: string; pending: number; claimed: number; total: number }>(
-          ['events', 'ticketing', 'engagement']
+          ['events', 'ticketing', 'engagement', 'directory']
             .map(
               (schema) =>
                 `SELECT '${schema}' AS schema, count(*) FILTER (WHERE published_at IS NULL)::int AS pending,

@@ -21,6 +21,9 @@ const MAX_IN_FLIGHT = 5_000;
 const system = await benchSystem({
   port: PORT,
   name: 'soak',
+  // Twenty minutes of upvotes on a few hot questions: without vacuum (this machine's shared
+  // PostgreSQL has autovacuum off) their dead row versions alone would wear the run down.
+  privatePostgres: true,
   // Questions per agent per minute are not what a soak is about: 200 askers post for 20 minutes.
   env: { QUESTIONS_PER_MINUTE: '1000000', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn' },
 });

@@ -1,9 +1,11 @@
 // The distributed topology for `npm run bench` and `npm run soak`: a database and (unless
 // BENCH_SHARED_NATS=1) a nats-server of the run's own, every service and the gateway as separate
 // processes, each ready before the run starts. `stop()` ends them all and drops the database.
+// `privatePostgres`: a PostgreSQL cluster of the run's own too (initdb defaults, autovacuum on),
+// for a run long enough that vacuum matters: this machine's shared server runs without it.
 import { createWriteStream, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { PrivateNatsServer } from '@townhall/testing';
+import { PrivateNatsServer, PrivatePostgresServer } from '@townhall/testing';
 import {
   GATEWAY,
   SERVICES,
@@ -19,10 +21,11 @@ import {
  * throttled, while every limiter still runs) and its lifecycle. `prepare()` creates the database
  * and migrates; `start(nodeArgs)` launches the apps and waits for them.
  */
-export async function benchSystem({ port, name, env: extra = {} }) {
+export async function benchSystem({ port, name, env: extra = {}, privatePostgres = false }) {
   const audience = `http://127.0.0.1:${port}`;
   const database = `townhall_${name}_${randomBytes(4).toString('hex')}`;
-  const databaseUrl = new URL(process.env.DATABASE_URL ?? LOCAL_DEFAULTS.DATABASE_URL);
+  const postgres = privatePostgres ? await PrivatePostgresServer.start() : undefined;
+  const databaseUrl = new URL(postgres?.adminUrl ?? process.env.DATABASE_URL ?? LOCAL_DEFAULTS.DATABASE_URL);
   databaseUrl.pathname = `/${database}`;
   // Durable consumers then start empty instead of catching up on whatever earlier runs left.
   const nats = process.env.BENCH_SHARED_NATS ? undefined : await PrivateNatsServer.start();
@@ -78,6 +81,7 @@ export async function benchSystem({ port, name, env: extra = {} }) {
       await admin.connect();
       await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
       await admin.end();
+      await postgres?.destroy();
     },
   };
 }

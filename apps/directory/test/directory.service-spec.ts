@@ -1,6 +1,7 @@
 // The directory service on its own (the service tier: libs/testing/src/service.ts).
 import { generateAgentKey } from '@townhall/auth';
 import { Directory, DomainError, type CardInput } from '@townhall/contracts';
+import { waitFor } from '@townhall/testing';
 import { refusalOf, ServiceHarness } from '@townhall/testing/service';
 import { directory as directoryService } from '../src/service.js';
 
@@ -133,9 +134,7 @@ describe('directory service: what it announces', () => {
     await expect(
       refusalOf(directory.send(Directory.putCard, { handle: 'announced_a' }, bob)),
     ).resolves.toMatchObject({ code: 'directory.handle_taken' });
-    const deadline = Date.now() + 5_000;
-    while (announced(alice).length < 2 && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor('both announcements', async () => (announced(alice).length >= 2 ? true : undefined));
     expect(announced(alice).map((event) => event.data)).toEqual([made.card, replaced.card]);
     expect(announced(alice).map((event) => event.source)).toEqual([
       'townhall/directory',

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { generateAgentKey } from '@townhall/auth';
 import { Webhooks, type CloudEvent } from '@townhall/contracts';
 import { domainEvent as announced } from '@townhall/platform/service';
-import { WebhookReceiver } from '@townhall/testing';
+import { waitFor, WebhookReceiver } from '@townhall/testing';
 import { ServiceHarness } from '@townhall/testing/service';
 import { SUBSCRIPTIONS_CHANNEL } from '../src/subscriptions/subscription-index.js';
 import { webhooks as webhooksService, WebhookSigner } from '../src/service.js';
@@ -39,13 +39,8 @@ describe('webhooks service: the fan-out when nobody listens', () => {
   const deliveries = async () =>
     (await service.query<{ n: string }>('SELECT count(*) AS n FROM webhooks.deliveries'))[0]!.n;
   /** Until `probe` holds (a notice takes milliseconds; this allows seconds). */
-  const eventually = async (what: string, probe: () => Promise<boolean>) => {
-    const deadline = Date.now() + 10_000;
-    while (!(await probe())) {
-      if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  };
+  const eventually = (what: string, probe: () => Promise<boolean>) =>
+    waitFor(what, async () => ((await probe()) ? true : undefined), 10_000);
 
   beforeAll(async () => {
     [service, receiver] = await Promise.all([

@@ -2,6 +2,7 @@ import { Directory, type HttpRoute } from '@townhall/contracts';
 import { metricsRegistry } from '@townhall/platform';
 import { LRUCache } from 'lru-cache';
 import { Counter } from 'prom-client';
+import { ChangeClock } from './change-clock.js';
 
 /** The injection token of the gateway's CardReads (absent without a live stream: nothing would invalidate it). */
 export const CARD_READS = Symbol('CardReads');
@@ -39,10 +40,7 @@ interface Kept {
  * is not kept.
  */
 export class CardReads {
-  private clock = 0;
-  /** The clock of each agent's last change; an agent forgotten here may have changed up to `forgotten`. */
-  private readonly changedAt: LRUCache<string, number>;
-  private forgotten = 0;
+  private readonly changes: ChangeClock;
   private readonly cards: LRUCache<string, Kept>;
   private readonly maxAgeMs: number;
   private readonly now: () => number;
@@ -52,12 +50,7 @@ export class CardReads {
     this.maxAgeMs = options.maxAgeMs;
     this.now = options.now ?? Date.now;
     this.cards = new LRUCache<string, Kept>({ max: maxEntries });
-    this.changedAt = new LRUCache<string, number>({
-      max: maxEntries * 4,
-      dispose: (clock) => {
-        if (clock > this.forgotten) this.forgotten = clock;
-      },
-    });
+    this.changes = new ChangeClock(maxEntries * 4);
   }
 
   /** Whether `route` is the one read this serves. */
@@ -67,8 +60,7 @@ export class CardReads {
 
   /** The agent's card changed: it is asked for again, and no read begun before now is kept. */
   changed(agentId: string): void {
-    this.clock += 1;
-    this.changedAt.set(agentId, this.clock);
+    this.changes.changed(agentId);
     this.cards.delete(agentId);
   }
 
@@ -81,10 +73,9 @@ export class CardReads {
       return kept.card;
     }
     cardReadRequests.inc({ outcome: 'miss' });
-    const ticket = this.clock;
+    const ticket = this.changes.ticket();
     const card = await ask();
-    if ((this.changedAt.get(agentId) ?? this.forgotten) <= ticket)
-      this.cards.set(agentId, { card, storedAt: this.now() });
+    if (!this.changes.changedSince(agentId, ticket)) this.cards.set(agentId, { card, storedAt: this.now() });
     return card;
   }
 }

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { entityTagOf } from '../entity-tag.js';
+import { ChangeClock } from './change-clock.js';
 
 /** One cached public reply: the body exactly as sent, its type and its strong ETag. */
 export interface CachedReply {
@@ -34,11 +35,7 @@ export interface EventReadCacheOptions {
  * is neither stored nor served. Only the owning services hold state; this holds bytes they sent.
  */
 export class EventReadCache {
-  private clock = 0;
-  /** Changes are ordered by the clock: an event's entry is the clock of its last change. */
-  private readonly changedAt: LRUCache<string, number>;
-  /** The last change of any event `changedAt` forgot: an unknown event may have changed then. */
-  private forgotten = 0;
+  private readonly changes: ChangeClock;
   private readonly replies: LRUCache<string, CachedReply>;
   private readonly maxAgeMs: number;
   private readonly now: () => number;
@@ -52,24 +49,19 @@ export class EventReadCache {
       maxSize: options.maxBytes ?? 64 * 1024 * 1024,
       sizeCalculation: (reply) => Math.max(1, reply.body.length),
     });
-    this.changedAt = new LRUCache<string, number>({
-      max: maxEntries * 4,
-      dispose: (clock) => {
-        if (clock > this.forgotten) this.forgotten = clock;
-      },
-    });
+    this.changes = new ChangeClock(maxEntries * 4);
   }
 
   /** Taken before a read is sent to a service: its reply may be stored only if nothing changed since. */
   ticket(): number {
-    return this.clock;
+    return this.changes.ticket();
   }
 
   /** The fresh reply for `key` (method and URL) of `eventId`, if any. */
   get(eventId: string, key: string): CachedReply | undefined {
     const reply = this.replies.get(key);
     if (!reply) return undefined;
-    if (reply.ticket < this.lastChange(eventId) || this.now() - reply.storedAt >= this.maxAgeMs) {
+    if (this.changes.changedSince(eventId, reply.ticket) || this.now() - reply.storedAt >= this.maxAgeMs) {
       this.replies.delete(key);
       return undefined;
     }
@@ -79,22 +71,17 @@ export class EventReadCache {
   /** Keeps a reply whose read began at `ticket`, unless its event changed since; answers its ETag. */
   store(eventId: string, key: string, ticket: number, body: string, contentType: string): string {
     const etag = entityTagOf(body);
-    if (ticket >= this.lastChange(eventId))
+    if (!this.changes.changedSince(eventId, ticket))
       this.replies.set(key, { body, contentType, etag, storedAt: this.now(), ticket });
     return etag;
   }
 
   /** Something about `eventId` changed: no reply read before now is served again. */
   changed(eventId: string): void {
-    this.clock += 1;
-    this.changedAt.set(eventId, this.clock);
+    this.changes.changed(eventId);
   }
 
   get size(): number {
     return this.replies.size;
-  }
-
-  private lastChange(eventId: string): number {
-    return this.changedAt.get(eventId) ?? this.forgotten;
   }
 }

@@ -52,17 +52,13 @@ export class WebhookFanOut {
       return;
     }
     fanOutEvents.inc({ path: 'recorded' }, taken.length);
+    const takenIds = new Set(taken.map((event) => event.id));
     const recorded = await this.dataSource.transaction(async (manager) => {
-      const fresh = await claimEventsOnce(
-        manager,
-        WEBHOOKS_SCHEMA,
-        FAN_OUT_CONSUMER,
-        taken.map((event) => event.id),
-      );
+      const fresh = await claimEventsOnce(manager, WEBHOOKS_SCHEMA, FAN_OUT_CONSUMER, [...takenIds]);
       let deliveries = 0;
       // In stream order: a ticket's projection is current for the event that follows it.
       for (const event of events) {
-        const mayDeliver = taken.includes(event);
+        const mayDeliver = takenIds.has(event.id);
         if (mayDeliver && !fresh.delete(event.id)) continue;
         await applyProjections(manager, projectionsOf([event]));
         if (mayDeliver) deliveries += await fanOut(manager, event);

@@ -75,9 +75,9 @@ export class SubscriptionIndex implements OnApplicationBootstrap, OnApplicationS
     await manager.query(`SELECT pg_notify($1, '')`, [SUBSCRIPTIONS_CHANNEL]);
   }
 
-  /** After a change made here: read the set again (other replicas do on the NOTIFY). */
+  /** After a change made here: read the set again, where no NOTIFY will say so (one replica alone). */
   refresh(): void {
-    void this.read();
+    if (!this.notices) void this.read();
   }
 
   private forget(): void {

@@ -1,4 +1,5 @@
-// `npm run bench`: boots the distributed topology (every service and the gateway as separate
+// `npm run bench`: first standalone mode alone (bench/standalone.mjs: `npm start` on a new data
+// folder to ready, its resident memory after a workload, a restart); then it boots the distributed topology (every service and the gateway as separate
 // processes on the real NATS, Redis and Postgres) and drives the hot paths from separate load
 // processes: signed reads, paid RSVPs on one hot event, question posts to one live event, public
 // reads of that event's questions, its watch page, and the SSE fan-out to 10,000 subscribers. Each scenario is
@@ -14,17 +15,22 @@ import { join } from 'node:path';
 import { AgentClient, generateAgentKey } from '@townhall/sdk';
 import { encodePaymentHeader, signLedgerPayment } from '@townhall/x402';
 import { GATEWAY, ROOT } from '../tools/launcher.mjs';
+import { measureStandalone } from './standalone.mjs';
 import { benchSystem, rssOf } from './system.mjs';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 /** BENCH_ONLY=questions,public runs only those scenarios (e.g. to profile one of them). */
-const SCENARIOS = ['reads', 'paid', 'questions', 'subscribed', 'public', 'watch', 'fanout'];
+const SCENARIOS = ['standalone', 'reads', 'paid', 'questions', 'subscribed', 'public', 'watch', 'fanout'];
 const ONLY = new Set((process.env.BENCH_ONLY ?? SCENARIOS.join(',')).split(',').map((name) => name.trim()));
 const unknown = [...ONLY].filter((name) => !SCENARIOS.includes(name));
 if (unknown.length > 0)
   throw new Error(`BENCH_ONLY: unknown ${unknown.join(', ')}; choose from ${SCENARIOS.join(', ')}`);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const PORT = Number(process.env.BENCH_PORT ?? 3990);
+// Standalone first, alone on the machine: `npm start` on a new data folder, its memory, a restart.
+const standaloneReport = ONLY.has('standalone')
+  ? await measureStandalone({ port: PORT, probePort: PORT + 1 })
+  : undefined;
 // The SSE fan-out opens 1,000 streams from the load generator's one address: past the per-address cap.
 // The webhook subscriptions of the 'subscribed' scenario point at 127.0.0.1 (nothing is sent to them).
 const system = await benchSystem({
@@ -497,6 +503,7 @@ try {
           hotRowUpdatesPerSecond: { before: Math.round(before.hotRow), after: Math.round(after.hotRow) },
         },
         scenarios: [
+          standaloneReport,
           readReport,
           paidReport,
           questionReport,
@@ -532,6 +539,15 @@ try {
         `${fanoutReport.latencyMs.p50} / ${fanoutReport.latencyMs.p99} ms | | p99 < 250 ms | ` +
         `${fanoutReport.deliveries === fanoutReport.expected && fanoutReport.latencyMs.p99 < 250 ? 'yes' : 'NO'} | gateway RSS ${fanoutReport.gatewayRssMb} MB, gateway CPU ${fanoutReport.gatewayCpuMicrosecondsPerDelivery} us per delivery |`,
     );
+  if (standaloneReport) {
+    const { firstStartMs, restartMs, rssMbAfterWorkload } = standaloneReport;
+    console.log(
+      `| standalone first start (npm start, new data folder) | | ${firstStartMs} ms | | < 4,000 ms | ${firstStartMs < 4000 ? 'yes' : 'NO'} | restart ${restartMs} ms |`,
+    );
+    console.log(
+      `| standalone resident memory after a workload | | | | < 500 MB | ${rssMbAfterWorkload < 500 ? 'yes' : 'NO'} | ${rssMbAfterWorkload} MB |`,
+    );
+  }
   // What the webhooks service costs a write that no subscription takes: its share of the CPU all
   // apps and servers spent per request (the load generator aside).
   for (const [name, report] of rows.filter(([, report]) => report.method !== 'GET')) {

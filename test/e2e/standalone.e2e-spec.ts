@@ -98,7 +98,7 @@ describe('standalone: npm start on a laptop with only Node.js', () => {
     expect(banner).toContain(`API        ${url}`);
     expect(banner).toContain(`${url}/docs`);
     expect(banner).toContain(`PGlite in ${join(dataDir, 'pgdata')}`);
-    // First start creates the database (initdb) and applies every migration.
+    // First start copies the migrated template (made by `npm install`: pglite-template.ts).
     expect(townhall.bootSeconds).toBeLessThan(20);
 
     // Only one process may own a data folder.

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { DOMAIN_SERVICES } from './standalone.js';
+import { DOMAIN_SERVICES } from './domain-services.js';
 
 describe('the domain services standalone mode composes', () => {
   it('are the ones package.json names, in its order, each with a schema of its own', () => {

@@ -6,9 +6,6 @@ import {
   openNonces,
   startGateway,
 } from '@townhall/auth-gateway/embedded';
-import { directory } from '@townhall/directory/service';
-import { engagement } from '@townhall/engagement/service';
-import { events } from '@townhall/events/service';
 import {
   InProcessBroker,
   InProcessEventLog,
@@ -16,27 +13,14 @@ import {
   loadConfig,
   openNatsTransport,
   startService,
-  type AnyDomainService,
   type Logger,
   type ReadinessCheck,
   type ServiceTransport,
   type StartedService,
 } from '@townhall/platform/service';
-import { ticketing } from '@townhall/ticketing/service';
-import { webhooks, WebhookSigner } from '@townhall/webhooks/service';
+import { WebhookSigner } from '@townhall/webhooks/service';
+import { DOMAIN_SERVICES } from './domain-services.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.js';
-
-/**
- * The domain services, in the order they start (the list package.json "townhall.services" names
- * for the launcher and the tests; domain-services.spec.ts holds them equal).
- */
-export const DOMAIN_SERVICES: readonly AnyDomainService[] = [
-  directory,
-  events,
-  ticketing,
-  engagement,
-  webhooks,
-];
 
 export interface StandaloneOptions {
   env: NodeJS.ProcessEnv;
@@ -86,8 +70,14 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
   };
   try {
     let database: EmbeddedPostgres | undefined;
-    if (!env['DATABASE_URL']) {
-      database = await startEmbeddedPostgres(options.pgdata);
+    if (env['DATABASE_URL']) {
+      for (const service of DOMAIN_SERVICES) await service.migrate(env['DATABASE_URL']);
+    } else {
+      database = await startEmbeddedPostgres({
+        dataDir: options.pgdata,
+        services: DOMAIN_SERVICES,
+        logger,
+      });
       stops.push(() => database!.stop());
       env['DATABASE_URL'] = database.url;
       // PGlite is one session running one statement at a time: more connections per service
@@ -95,7 +85,6 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
       env['DATABASE_POOL_SIZE'] = '1';
     }
     const databaseUrl = env['DATABASE_URL'];
-    for (const service of DOMAIN_SERVICES) await service.migrate(databaseUrl);
 
     const natsUrl = env['NATS_URL'];
     const broker = new InProcessBroker();

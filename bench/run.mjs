@@ -36,7 +36,12 @@ const standaloneReport = ONLY.has('standalone')
 const system = await benchSystem({
   port: PORT,
   name: 'bench',
-  env: { LIVE_STREAMS_PER_CLIENT: '10000', WEBHOOK_ALLOW_PRIVATE: 'true' },
+  env: {
+    LIVE_STREAMS_PER_CLIENT: '10000',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    // BENCH_GATEWAY_WORKERS=2 runs the gateway as a primary and two workers (GATEWAY_WORKERS).
+    GATEWAY_WORKERS: process.env.BENCH_GATEWAY_WORKERS ?? '1',
+  },
 });
 const { audience, env } = system;
 
@@ -112,8 +117,10 @@ function cpuSnapshot(labels) {
       const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const seconds = (Number(fields[11]) + Number(fields[12])) / ticks;
+      // An app's own children (the gateway's workers, GATEWAY_WORKERS) count as the app.
       const label =
         labels.get(Number(pid)) ??
+        labels.get(Number(fields[1])) ??
         (['nats-server', 'redis-server', 'postgres'].includes(comm) ? comm : undefined);
       if (label) snapshot.set(label, (snapshot.get(label) ?? 0) + seconds);
     } catch {

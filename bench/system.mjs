@@ -86,9 +86,18 @@ export async function benchSystem({ port, name, env: extra = {}, privatePostgres
   };
 }
 
-/** Resident memory of a process now and at its peak, in MB. */
+/** Resident memory of a process and its children (a gateway's workers) now and at their peaks, in MB. */
 export function rssOf(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-  return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean);
+  return children
+    .map(rssOf)
+    .reduce((sum, child) => ({ rssMb: sum.rssMb + child.rssMb, peakMb: sum.peakMb + child.peakMb }), {
+      rssMb: kb('VmRSS') / 1024,
+      peakMb: kb('VmHWM') / 1024,
+    });
 }

@@ -75,6 +75,11 @@ function isProxyAddress(entry: string): boolean {
 export const GatewayConfigSchema = BaseConfigSchema.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
+  /**
+   * Gateway processes on this machine sharing PORT (gateway-workers.ts): 1 is this process alone;
+   * more, and this process forks that many workers and only keeps PROBE_PORT. Distributed mode only.
+   */
+  GATEWAY_WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   /** The operators' port: /healthz, /readyz and Prometheus /metrics, never exposed outside. */
   PROBE_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** The audience line of every signing string; never derived from the Host header. */

@@ -10,6 +10,11 @@ export type ReadinessCheck = () => Promise<void>;
 export async function startProbeServer(
   port: number,
   checks: Record<string, ReadinessCheck>,
+  /** What /metrics serves; default this process's registry. */
+  metrics: () => Promise<{ contentType: string; body: string }> = async () => ({
+    contentType: metricsRegistry.contentType,
+    body: await metricsRegistry.metrics(),
+  }),
 ): Promise<Server> {
   const server = createServer((request, response) => {
     const send = (status: number, body: unknown) => {
@@ -17,8 +22,8 @@ export async function startProbeServer(
     };
     if (request.url === '/healthz') return send(200, { status: 'ok' });
     if (request.url === '/metrics') {
-      void metricsRegistry.metrics().then(
-        (body) => response.writeHead(200, { 'content-type': metricsRegistry.contentType }).end(body),
+      void metrics().then(
+        ({ contentType, body }) => response.writeHead(200, { 'content-type': contentType }).end(body),
         () => send(500, { status: 'metrics_failed' }),
       );
       return;

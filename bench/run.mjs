@@ -159,6 +159,12 @@ function runLoad(options, onStart = () => {}) {
 }
 
 /**
+ * Durable consumers paused by their gate, which settle() does not wait for: the webhooks fan-out
+ * pulls nothing until the first subscription (the 'subscribed' scenario makes some).
+ */
+const pausedDurables = new Set(['webhooks-fan-out']);
+
+/**
  * Waits until the work a load left behind is done: every outbox published, every durable consumer
  * of the TOWNHALL stream caught up. The CPU a request costs includes its domain events' effects.
  */
@@ -183,7 +189,8 @@ async function settle(timeoutMs = 120_000) {
       ).rows;
       let behind = 0;
       for await (const consumer of jsm.consumers.list('TOWNHALL'))
-        if (consumer.config.durable_name) behind += consumer.num_pending + consumer.num_ack_pending;
+        if (consumer.config.durable_name && !pausedDurables.has(consumer.config.durable_name))
+          behind += consumer.num_pending + consumer.num_ack_pending;
       if (Number(pending) === 0 && behind === 0) return;
       if (Date.now() > deadline)
         throw new Error(`not settled: ${pending} in outboxes, ${behind} in consumers`);
@@ -404,9 +411,13 @@ try {
         url: `http://127.0.0.1:9/bench-${i}`,
         types: ['townhall.series.*'],
       });
+    // The fan-out's gate is open now: it takes up the stream so far, before the measured load.
+    pausedDurables.delete('webhooks-fan-out');
+    const askers = await liveWithAskers('Bench: AMA with webhook subscribers elsewhere');
+    await settle();
     subscribedReport = await postQuestions(
       'signed question posts, 20 webhook subscriptions on townhall.series.*',
-      await liveWithAskers('Bench: AMA with webhook subscribers elsewhere'),
+      askers,
       'Does a subscription to another topic cost this post anything?',
     );
   }

@@ -6,7 +6,15 @@
 // verifies only the symmetric `v1` (HMAC) scheme, not `v1a` (Ed25519), so it cannot serve here.
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { CloudEvent, EventFieldsInput, WebhookKey, WebhookView } from '@townhall/contracts';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import {
+  TOWNHALL_STREAM,
+  type CloudEvent,
+  type EventFieldsInput,
+  type WebhookKey,
+  type WebhookView,
+} from '@townhall/contracts';
 import { AgentClient, verifyWebhook } from '@townhall/sdk';
 import {
   freePort,
@@ -108,6 +116,36 @@ describe('webhooks, end to end on the distributed topology', () => {
   afterAll(async () => {
     await topology?.stop();
     await receiver?.stop();
+  });
+
+  // First in this topology: no subscription exists yet.
+  it('pulls no domain event while nobody subscribes, then knows what happened meanwhile', async () => {
+    const [host, holder] = [topology.client(), topology.client()];
+    const event = await host.events.create(anEvent('Before any subscription'));
+    await holder.tickets.rsvp(event.id);
+    await host.events.start(event.id);
+    const nc = await connect({ servers: topology.natsUrl });
+    try {
+      const jsm = await jetstreamManager(nc);
+      const stream = await jsm.streams.info(TOWNHALL_STREAM);
+      expect(stream.state.messages).toBeGreaterThanOrEqual(3);
+      // The fan-out's durable keeps its place at the start: NATS delivered it nothing.
+      const paused = await jsm.consumers.info(TOWNHALL_STREAM, 'webhooks-fan-out');
+      expect(paused.delivered.consumer_seq).toBe(0);
+      expect(paused.num_pending).toBe(stream.state.messages);
+    } finally {
+      await nc.close();
+    }
+
+    // The first subscription opens it: the ticket bought meanwhile makes its holder part of the
+    // event's audience (the fan-out's projection of tickets, caught up from the stream first).
+    await pause(1_100); // past the second of grace a new subscription gives earlier events
+    await subscribe(holder, '/first-subscriber', ['townhall.event.*', 'townhall.ticket.*']);
+    await host.events.end(event.id);
+    const [delivery] = await receiver.waitFor(1, '/first-subscriber');
+    expect(eventOf(delivery!).type).toBe('townhall.event.ended');
+    await pause(500);
+    expect(typesOf(receiver.at('/first-subscriber'))).toEqual(['townhall.event.ended']);
   });
 
   it('delivers to each agent what it may see, signed, and no agent receives another host’s events', async () => {

@@ -22,6 +22,7 @@ import {
   domainEvent,
   ensureTownhallStream,
   outboxMigrationSql,
+  type ConsumerGate,
   type DomainEventPublisher,
   type OutboxRelayOptions,
 } from '../src/outbox/index.js';
@@ -469,9 +470,76 @@ describe('transactional outbox and JetStream relay', () => {
     expect(batches.flat()).toEqual(Array.from({ length: 20 }, (_, n) => n));
     expect(batches.length).toBeLessThanOrEqual(3);
   });
+
+  it('behind a closed gate pulls nothing, and once it opens takes up every event since, in order', async () => {
+    const schema = await newOutbox('gate');
+    const durable = `outboxtest_${RUN}_gate`;
+    const gate = new TestGate(false);
+    const handled: number[] = [];
+    const consumer = await consumeDomainEvents({
+      nc,
+      durable,
+      subjects: [`${SUBJECT_ROOT}.gate.>`],
+      logger: silent,
+      gate,
+      handle: async (event) => void handled.push((event.data as { n: number }).n),
+      handleBatch: async (batch) =>
+        void handled.push(...batch.map((event) => (event.data as { n: number }).n)),
+    });
+    cleanups.push(() => deleteDurable(nc, durable));
+    cleanups.push(() => consumer.stop());
+    const relay = newRelay(schema);
+    const publish = async (from: number, to: number) => {
+      for (let n = from; n < to; n += 1) await commit(schema, [testEvent('gate', n)]);
+      while ((await relay.relayOnce()) > 0);
+    };
+    await publish(0, 10);
+    await sleep(300);
+    // Closed from the start: nothing handled, nothing even delivered by NATS.
+    expect(handled).toEqual([]);
+    let info = await jsm.consumers.info(TOWNHALL_STREAM, durable);
+    expect(info.delivered.consumer_seq).toBe(0);
+    expect(info.num_pending).toBe(10);
+
+    gate.set(true);
+    await waitFor('the first 10', async () => handled.length === 10);
+    await publish(10, 15);
+    await waitFor('5 more while open', async () => handled.length === 15);
+
+    // Closed again: what is published meanwhile waits in the stream, and comes once it opens.
+    gate.set(false);
+    await sleep(100);
+    await publish(15, 40);
+    await sleep(300);
+    expect(handled).toHaveLength(15);
+    info = await jsm.consumers.info(TOWNHALL_STREAM, durable);
+    expect(info.num_pending).toBe(25);
+    gate.set(true);
+    await waitFor('all 40', async () => handled.length === 40);
+    await sleep(200);
+    expect(handled).toEqual(Array.from({ length: 40 }, (_, n) => n));
+    // A stop while closed, and one while open, both end at once.
+    gate.set(false);
+    await consumer.stop();
+  });
 });
 
 // ---- fixtures ----
+
+/** A gate a test opens and closes. */
+class TestGate implements ConsumerGate {
+  private readonly listeners = new Set<(isOpen: boolean) => void>();
+  constructor(public isOpen: boolean) {}
+  set(isOpen: boolean): void {
+    if (isOpen === this.isOpen) return;
+    this.isOpen = isOpen;
+    for (const listener of this.listeners) listener(isOpen);
+  }
+  onGateChange(listener: (isOpen: boolean) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}
 
 /** A schema of its own per test, so that no relay sees another test's rows. */
 async function newOutbox(name: string): Promise<string> {

@@ -40,9 +40,15 @@ export class WebhookFanOut {
   /**
    * Every domain event, on one durable consumer (one subject: NATS 2.9 filters one per consumer),
    * in batches gathered for up to FAN_OUT_GATHER_MS: a delivery is that much later, and a busy
-   * stream costs one pass per batch instead of per event.
+   * stream costs one pass per batch instead of per event. Paused while there is no subscription
+   * at all (the SubscriptionIndex is its gate): no write then costs this service anything.
    */
-  @OnDomainEvent('townhall.>', { durable: FAN_OUT_CONSUMER, batch: true, gatherMs: FAN_OUT_GATHER_MS })
+  @OnDomainEvent('townhall.>', {
+    durable: FAN_OUT_CONSUMER,
+    batch: true,
+    gatherMs: FAN_OUT_GATHER_MS,
+    gate: SubscriptionIndex,
+  })
   async recordDeliveries(events: CloudEvent[]): Promise<void> {
     const taken = events.filter((event) => this.index.mayTake(event.type));
     fanOutEvents.inc({ path: 'passed' }, events.length - taken.length);

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { webhookWildcardOf } from '@townhall/contracts';
-import { DatabaseNotices, queryRows } from '@townhall/platform/service';
+import { DatabaseNotices, queryRows, type ConsumerGate } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
 import { LOGGER, SETTINGS, type Logger, type WebhooksSettings } from '../tokens.js';
 
@@ -17,10 +17,17 @@ export const SUBSCRIPTIONS_CHANNEL = 'webhooks_subscriptions';
  * Postgres NOTIFY at its commit (`WEBHOOK_LISTEN`), and the set is read again then. Deletions
  * read it again too (until then a type too many only costs work). While the listener is down,
  * and before the first read, the set is unknown and every event takes the database path.
+ *
+ * It is also the fan-out consumer's gate (ConsumerGate): with no subscription at all, the
+ * consumer pulls nothing, so no domain event reaches this service; the first subscription opens
+ * it, and the consumer takes up every event since from its place in the stream (the projections
+ * first, then deliveries for what happened after the subscription was made).
  */
 @Injectable()
-export class SubscriptionIndex implements OnApplicationBootstrap, OnApplicationShutdown {
+export class SubscriptionIndex implements OnApplicationBootstrap, OnApplicationShutdown, ConsumerGate {
   private types: Set<string> | undefined;
+  private readonly gateListeners = new Set<(isOpen: boolean) => void>();
+  private wasOpen = true;
   /** Reads started, and the latest whose answer was kept: an older read never overwrites a newer. */
   private readsStarted = 0;
   private readKept = 0;
@@ -57,6 +64,16 @@ export class SubscriptionIndex implements OnApplicationBootstrap, OnApplicationS
     await this.notices?.stop();
   }
 
+  /** Whether some subscription may exist (true while unknown): the fan-out consumer pulls then. */
+  get isOpen(): boolean {
+    return this.types === undefined || this.types.size > 0;
+  }
+
+  onGateChange(listener: (isOpen: boolean) => void): () => void {
+    this.gateListeners.add(listener);
+    return () => this.gateListeners.delete(listener);
+  }
+
   /** Whether some subscription may take a domain event of `type` (true while unknown). */
   mayTake(type: string): boolean {
     return this.types === undefined || this.types.has(type) || this.types.has(webhookWildcardOf(type));
@@ -65,6 +82,7 @@ export class SubscriptionIndex implements OnApplicationBootstrap, OnApplicationS
   /** In the transaction of a new subscription: its types count from now, and the others hear of it. */
   async adding(manager: EntityManager, types: readonly string[]): Promise<void> {
     for (const type of types) this.types?.add(type);
+    this.gateMayHaveChanged();
     // A read that began before this commits would bring the set back without them.
     this.readKept = this.readsStarted;
     await this.changed(manager);
@@ -82,8 +100,16 @@ export class SubscriptionIndex implements OnApplicationBootstrap, OnApplicationS
 
   private forget(): void {
     this.types = undefined;
+    this.gateMayHaveChanged();
     // Reads already started may not bring it back: they ran before what the listener missed.
     this.readKept = this.readsStarted;
+  }
+
+  private gateMayHaveChanged(): void {
+    const isOpen = this.isOpen;
+    if (isOpen === this.wasOpen) return;
+    this.wasOpen = isOpen;
+    for (const listener of this.gateListeners) listener(isOpen);
   }
 
   private read(): Promise<void> {
@@ -101,6 +127,7 @@ export class SubscriptionIndex implements OnApplicationBootstrap, OnApplicationS
       if (started <= this.readKept) return;
       this.readKept = started;
       this.types = new Set(rows.map((row) => row.type));
+      this.gateMayHaveChanged();
     } catch (error) {
       // Unknown until the next notice or change: every event takes the database path meanwhile.
       this.logger.warn({ err: error }, 'Could not read the webhook subscription types');

@@ -1,3 +1,4 @@
+import type { ConsumerGate } from '../outbox/consumer-gate.js';
 /** A method run every `every` milliseconds on each replica (@Periodic). */
 export interface PeriodicDeclaration {
   kind: 'periodic';
@@ -17,7 +18,12 @@ export interface ConsumerDeclaration {
   batch: boolean;
   /** How long a batch waits for more events after its first (OnDomainEventOptions.gatherMs). */
   gatherMs: number;
+  /** The provider whose gate pauses the consumer (OnDomainEventOptions.gate). */
+  gate?: GateProvider | undefined;
 }
+
+/** A provider class whose instance is a ConsumerGate (resolved from the service's app). */
+export type GateProvider = abstract new (...args: never[]) => ConsumerGate;
 
 export type HandlerDeclaration = PeriodicDeclaration | ConsumerDeclaration;
 

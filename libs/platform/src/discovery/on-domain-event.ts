@@ -1,5 +1,5 @@
 import type { CloudEvent } from '@townhall/contracts';
-import { recordDeclaration } from './handler-declarations.js';
+import { recordDeclaration, type GateProvider } from './handler-declarations.js';
 
 export interface OnDomainEventOptions {
   /**
@@ -20,6 +20,13 @@ export interface OnDomainEventOptions {
    * events on a busy stream: for a consumer whose effect nobody waits for (counts, webhooks).
    */
   gatherMs?: number;
+  /**
+   * A provider of the service that is a ConsumerGate: while it is closed, the consumer pulls
+   * nothing (NATS delivers it nothing; JetStream keeps its place), and once it opens, it takes up
+   * every event since, in order. For a consumer that only matters while something wants its work
+   * (webhooks without any subscription). Standalone mode's in-process consumers ignore it.
+   */
+  gate?: GateProvider;
 }
 
 type OneAtATime = (event: CloudEvent) => Promise<void>;
@@ -55,5 +62,6 @@ export function OnDomainEvent(topic: string, options: OnDomainEventOptions) {
       durable: options.durable,
       batch: options.batch ?? false,
       gatherMs: options.gatherMs ?? 0,
+      gate: options.gate,
     });
 }

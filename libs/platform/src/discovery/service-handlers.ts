@@ -2,6 +2,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { domainEventCatalog, type CloudEvent } from '@townhall/contracts';
 import type { Logger } from '../logger.js';
+import type { ConsumerGate } from '../outbox/consumer-gate.js';
 import { subjectMatches, type Subscription } from '../outbox/consumer.js';
 import { PeriodicJob } from '../periodic-job.js';
 import {
@@ -69,7 +70,7 @@ export function discoverHandlers(
       const takenBy = durables.get(declaration.durable);
       const consumer = takenBy
         ? `the durable ${declaration.durable} is taken by ${takenBy}`
-        : consumerOf(declaration, call, service.name);
+        : consumerOf(declaration, call, service.name, app);
       if (typeof consumer === 'string') problems.push(`${label}: ${consumer}`);
       else handlers.subscriptions.push(consumer);
       durables.set(declaration.durable, takenBy ?? label);
@@ -85,9 +86,10 @@ const MAX_GATHER_MS = 1_000;
 
 /** The consumer, or what is wrong with it. */
 function consumerOf(
-  { topic, durable, batch, gatherMs }: ConsumerDeclaration,
+  { topic, durable, batch, gatherMs, gate: gateProvider }: ConsumerDeclaration,
   call: Call,
   service: string,
+  app: INestApplicationContext,
 ): Subscription | string {
   if (!DOMAIN_EVENT_TYPES.some((type) => subjectMatches(topic, type)))
     return `${topic} is no domain event that @townhall/contracts declares (domainEventCatalog)`;
@@ -95,7 +97,15 @@ function consumerOf(
   if (!durable.startsWith(`${service}-`) || !DURABLE_NAME.test(durable))
     return `the durable ${durable} must be named ${service}-<what it keeps> (letters, digits, - and _)`;
   const handle = async (event: CloudEvent) => void (await call(batch ? [event] : event));
-  if (!batch) return { durable, subjects: [topic], handle };
+  let gate: ConsumerGate | undefined;
+  if (gateProvider) {
+    try {
+      gate = app.get(gateProvider, { strict: false });
+    } catch {
+      return `its gate ${gateProvider.name} is no provider of ${service}`;
+    }
+  }
+  if (!batch) return { durable, subjects: [topic], handle, ...(gate && { gate }) };
   if (!Number.isInteger(gatherMs) || gatherMs < 0 || gatherMs > MAX_GATHER_MS)
     return `gatherMs must be an integer from 0 to ${MAX_GATHER_MS}`;
   return {
@@ -104,6 +114,7 @@ function consumerOf(
     handle,
     handleBatch: async (events) => void (await call(events)),
     ...(gatherMs > 0 && { gatherMs }),
+    ...(gate && { gate }),
   };
 }
 

@@ -8,12 +8,14 @@ import {
   jetstreamManager,
   type ConsumerConfig,
   type JetStreamManager,
+  type ConsumerMessages,
   type JsMsg,
 } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
 import { isUuid, TOWNHALL_STREAM, TOWNHALL_SUBJECTS, type CloudEvent } from '@townhall/contracts';
 import { databaseFaultOf } from '../database-faults.js';
 import type { Logger } from '../logger.js';
+import type { ConsumerGate } from './consumer-gate.js';
 
 export interface DomainEventConsumerOptions {
   nc: NatsConnection;
@@ -29,6 +31,8 @@ export interface DomainEventConsumerOptions {
   gatherMs?: number | undefined;
   /** How long JetStream waits before redelivering an event whose handler threw. Default 5 s. */
   retryDelayMs?: number;
+  /** While closed, nothing is pulled (ConsumerGate); the durable keeps its place. Default: always open. */
+  gate?: ConsumerGate | undefined;
 }
 
 export interface DomainEventConsumer {
@@ -71,11 +75,8 @@ export async function consumeDomainEvents(options: DomainEventConsumerOptions): 
     ...filter.config,
   });
   const consumer = await jetstream(options.nc).consumers.get(TOWNHALL_STREAM, durable);
-  // Without a batch handler, one message buffered at a time: replicas share the work, and a stop
-  // strands at most one. With one, up to a batch: what has arrived is handled in one go.
   const handleBatch = options.handleBatch;
   const gatherMs = handleBatch ? (options.gatherMs ?? 0) : 0;
-  const messages = await consumer.consume({ max_messages: handleBatch ? CONSUMER_BATCH : 1 });
 
   /** The message's event, or undefined when it is not for this consumer (acked or terminated here). */
   const eventOf = (message: JsMsg): CloudEvent | undefined => {
@@ -135,46 +136,88 @@ export async function consumeDomainEvents(options: DomainEventConsumerOptions): 
     for (const { message, event } of batch) await handleOne(message, event);
   };
 
-  const loop = (async () => {
-    const iterator = messages[Symbol.asyncIterator]();
-    // A next() that lost a race stays pending for the following round: no message is ever lost.
-    let ahead: Promise<IteratorResult<JsMsg>> | undefined;
-    const next = () => (ahead ??= iterator.next());
-    const nothingYet = (waitMs: number) =>
-      new Promise<typeof NOTHING_YET>((resolve) => {
-        if (waitMs <= 0) setImmediate(() => resolve(NOTHING_YET));
-        else setTimeout(() => resolve(NOTHING_YET), waitMs);
-      });
-    for (;;) {
-      const first = await next();
-      ahead = undefined;
-      if (first.done) return;
-      const batch: Array<{ message: JsMsg; event: CloudEvent }> = [];
-      let message: JsMsg | undefined = first.value;
-      let done = false;
-      const gatherUntil = performance.now() + gatherMs;
-      while (message) {
-        const event = eventOf(message);
-        if (event) batch.push({ message, event });
-        message = undefined;
-        if (!handleBatch || batch.length >= CONSUMER_BATCH) break;
-        // Whatever has already arrived joins the batch, and with gatherMs what arrives until then.
-        const more = await Promise.race([next(), nothingYet(gatherUntil - performance.now())]);
-        if (more === NOTHING_YET) break;
+  /** Handles what `messages` yields until they are stopped (what is buffered then is handled first). */
+  const run = (messages: ConsumerMessages): Promise<void> =>
+    (async () => {
+      const iterator = messages[Symbol.asyncIterator]();
+      // A next() that lost a race stays pending for the following round: no message is ever lost.
+      let ahead: Promise<IteratorResult<JsMsg>> | undefined;
+      const next = () => (ahead ??= iterator.next());
+      const nothingYet = (waitMs: number) =>
+        new Promise<typeof NOTHING_YET>((resolve) => {
+          if (waitMs <= 0) setImmediate(() => resolve(NOTHING_YET));
+          else setTimeout(() => resolve(NOTHING_YET), waitMs);
+        });
+      for (;;) {
+        const first = await next();
         ahead = undefined;
-        if (more.done) done = true;
-        else message = more.value;
+        if (first.done) return;
+        const batch: Array<{ message: JsMsg; event: CloudEvent }> = [];
+        let message: JsMsg | undefined = first.value;
+        let done = false;
+        const gatherUntil = performance.now() + gatherMs;
+        while (message) {
+          const event = eventOf(message);
+          if (event) batch.push({ message, event });
+          message = undefined;
+          if (!handleBatch || batch.length >= CONSUMER_BATCH) break;
+          // Whatever has already arrived joins the batch, and with gatherMs what arrives until then.
+          const more = await Promise.race([next(), nothingYet(gatherUntil - performance.now())]);
+          if (more === NOTHING_YET) break;
+          ahead = undefined;
+          if (more.done) done = true;
+          else message = more.value;
+        }
+        if (batch.length > 0) await handleMany(batch);
+        if (done) return;
       }
-      if (batch.length > 0) await handleMany(batch);
-      if (done) return;
-    }
-  })().catch((error: unknown) => {
-    logger.error({ err: error, durable }, 'domain event consumer stopped on an error');
+    })().catch((error: unknown) => {
+      logger.error({ err: error, durable }, 'domain event consumer stopped on an error');
+    });
+
+  // Without a batch handler, one message buffered at a time: replicas share the work, and a stop
+  // strands at most one. With one, up to a batch: what has arrived is handled in one go.
+  let pulling: { messages: ConsumerMessages; done: Promise<void> } | undefined;
+  const pull = async () => {
+    if (pulling) return;
+    const messages = await consumer.consume({ max_messages: handleBatch ? CONSUMER_BATCH : 1 });
+    pulling = { messages, done: run(messages) };
+  };
+  const pause = async () => {
+    const current = pulling;
+    pulling = undefined;
+    if (!current) return;
+    current.messages.stop();
+    await current.done;
+  };
+  // Gate changes in the order they happen, one at a time.
+  let changes: Promise<void> = Promise.resolve();
+  const follow = (open: boolean) => {
+    changes = changes
+      .then(() => (open ? pull() : pause()))
+      .catch((error: unknown) =>
+        logger.error({ err: error, durable }, 'domain event consumer could not follow its gate'),
+      );
+    return changes;
+  };
+  const { gate } = options;
+  // The first pull at start: a consumer that cannot start fails the service's start.
+  if (gate?.isOpen ?? true) await pull();
+  const unfollow = gate?.onGateChange((open) => {
+    logger.info(
+      { durable, open },
+      open ? 'consumer gate opened: pulling again' : 'consumer gate closed: pausing',
+    );
+    void follow(open);
   });
+  // A change during the first pull is followed now.
+  if (gate && gate.isOpen !== (pulling !== undefined)) void follow(gate.isOpen);
+
   return {
     async stop() {
-      messages.stop();
-      await loop;
+      unfollow?.();
+      await changes;
+      await pause();
     },
   };
 }
@@ -291,6 +334,8 @@ export interface Subscription {
   handleBatch?: (events: CloudEvent[]) => Promise<void>;
   /** With `handleBatch`: how long a batch waits for more events after its first (default 0). */
   gatherMs?: number;
+  /** While closed, the consumer pulls nothing (NATS only: in-process consumers ignore it). */
+  gate?: ConsumerGate;
 }
 
 /** Starts one durable consumer per subscription; `stop()` stops them all. */
@@ -300,13 +345,14 @@ export async function consumeSubscriptions(
   subscriptions: Subscription[],
 ): Promise<{ stop(): Promise<void> }> {
   const consumers = await Promise.all(
-    subscriptions.map(({ durable, subjects, handle, handleBatch, gatherMs }) =>
+    subscriptions.map(({ durable, subjects, handle, handleBatch, gatherMs, gate }) =>
       consumeDomainEvents({
         nc,
         durable,
         subjects,
         logger,
         handle,
+        gate,
         ...(handleBatch && { handleBatch, gatherMs }),
       }),
     ),

@@ -25,4 +25,5 @@ export {
   type DomainEventConsumer,
   type DomainEventConsumerOptions,
 } from './consumer.js';
+export type { ConsumerGate } from './consumer-gate.js';
 export * from './outbox-writer.js';

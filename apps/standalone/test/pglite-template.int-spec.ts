@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { createLogger, createSchemaDataSource, type AnyDomainService } from '@townhall/platform/service';
 import { DOMAIN_SERVICES } from '../src/domain-services.js';
@@ -135,17 +136,17 @@ describe('the PGlite template a new standalone database begins from', () => {
     expect(templateKey([...DOMAIN_SERVICES])).not.toBe(key);
   });
 
-  it('replaces an older key’s template, and two first starts at once leave one whole template', async () => {
+  it('replaces an older key’s template, and two keeping it at once leave one whole template', async () => {
     const other = mkdtempSync(join(tmpdir(), 'townhall-template-race-'));
+    // Two migrated databases (in one process here; two first starts would be two processes).
+    const dump = pgliteTemplate(DOMAIN_SERVICES, cacheDir).dump()!;
+    const [a, b] = [await PGlite.create({ loadDataDir: dump }), await PGlite.create({ loadDataDir: dump })];
     try {
       writeFileSync(join(other, 'pglite-template-0000.tar'), 'an older template');
-      const both = await Promise.all(
-        [undefined, undefined].map((dataDir) =>
-          startEmbeddedPostgres({ dataDir, services: DOMAIN_SERVICES, logger, cacheDir: other }),
-        ),
-      );
-      open.push(...both);
       const template = pgliteTemplate(DOMAIN_SERVICES, other);
+      await Promise.all(
+        [template.keep(a), template.keep(b)].map((kept) => kept.catch(() => 'lost the race')),
+      );
       expect(template.exists()).toBe(true);
       expect(readdirSync(other).sort()).toEqual([
         `pglite-template-${template.key}`,
@@ -160,7 +161,8 @@ describe('the PGlite template a new standalone database begins from', () => {
       open.push(copy);
       expect(await schemaOf(copy.url)).toEqual(fromInitdb);
     } finally {
-      for (const database of open.splice(0)) await database.stop();
+      await a.close();
+      await b.close();
       rmSync(other, { recursive: true, force: true });
     }
   }, 120_000);

@@ -1,7 +1,9 @@
 // Compiles every app and lib (src/**/*.ts, tests excluded) to <project>/dist with SWC, then bundles
 // the programs that run in browsers (tools/browser-programs.mjs: esbuild, <project>/dist/browser/).
 // One process, no type-checking (that is `npm run typecheck`): a full build takes about a second.
-// `node tools/build.mjs apps/cli libs/sdk` builds only those projects.
+// `node tools/build.mjs apps/cli libs/sdk` builds only those projects. A full build whose inputs
+// (every project's sources, the lockfile, the build's own tools) are those of the last one leaves
+// dist/ as it is: `npm start` then touches nothing that running processes load.
 import {
   copyFileSync,
   readFileSync,
@@ -12,6 +14,7 @@ import {
   existsSync,
   statSync,
 } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { join, dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { transformFile } from '@swc/core';
@@ -46,6 +49,7 @@ const projects = ['apps', 'libs'].flatMap((group) =>
     : [],
 );
 
+const allProjects = [...projects];
 const only = process.argv.slice(2).map((arg) => join(root, arg).replace(/\/+$/, ''));
 if (only.length > 0) {
   const unknown = only.filter((dir) => !projects.includes(dir));
@@ -55,6 +59,30 @@ if (only.length > 0) {
 }
 
 const started = Date.now();
+// What every output depends on: browser programs bundle other projects' sources and npm packages.
+const inputs = createHash('sha256');
+for (const file of [
+  '.swcrc',
+  'package-lock.json',
+  'tools/build.mjs',
+  'tools/browser-programs.mjs',
+  'tsconfig.base.json',
+])
+  inputs.update(`${file}\0`).update(readFileSync(join(root, file)));
+for (const project of allProjects)
+  for (const file of readdirSync(join(project, 'src'), { recursive: true }).sort()) {
+    const path = join(project, 'src', String(file));
+    if (statSync(path).isFile()) inputs.update(`${relative(root, path)}\0`).update(readFileSync(path));
+  }
+const stamp = inputs.digest('hex');
+const stampFile = (project) => join(project, 'dist', '.build-stamp');
+const stampOf = (project) => (existsSync(stampFile(project)) ? readFileSync(stampFile(project), 'utf8') : '');
+if (only.length === 0 && projects.every((project) => stampOf(project) === stamp)) {
+  console.log(
+    `up to date: ${projects.length} projects, nothing changed since the last build (${Date.now() - started} ms)`,
+  );
+  process.exit(0);
+}
 let files = 0;
 await Promise.all(
   projects.map(async (project) => {
@@ -83,6 +111,7 @@ await Promise.all(
   }),
 );
 const bundles = await bundleBrowserPrograms(projects);
+for (const project of projects) writeFileSync(stampFile(project), stamp);
 console.log(
   `built ${files} files and ${bundles} browser programs in ${projects.length} projects in ${Date.now() - started} ms`,
 );

@@ -161,7 +161,15 @@ describe('.dockerignore', () => {
         /^(apps|libs)\/[^/]+\/(package\.json|src\/.*\.ts)$/.test(path) && !/\.(spec|test)\.ts$/.test(path),
     );
     expect(needed.length).toBeGreaterThan(50);
-    needed.push('package.json', 'package-lock.json', '.swcrc', 'tools/build.mjs', 'docker/healthcheck.mjs');
+    needed.push(
+      'package.json',
+      'package-lock.json',
+      '.swcrc',
+      'tsconfig.base.json',
+      'tools/build.mjs',
+      'tools/browser-programs.mjs',
+      'docker/healthcheck.mjs',
+    );
     expect(needed.filter((path) => dockerIgnored(patterns, path))).toEqual([]);
   });
 });

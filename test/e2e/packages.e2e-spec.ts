@@ -12,11 +12,18 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { jest } from '@jest/globals';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { freePort, REPO_ROOT, StandaloneProcess } from '@townhall/testing';
 
 const run = promisify(execFile);
+/**
+ * How long one step may take. CI runs this file at the lowest CPU priority beside the end-to-end
+ * tier (.ci/run), where it gets the cores only while that tier waits: slow is expected, a hang is not.
+ */
+const SLOW_MS = 150_000;
+jest.setTimeout(SLOW_MS);
 
 /**
  * The published form of the SDK and the CLI, as a stranger gets it: `tools/pack.mjs` makes the
@@ -37,7 +44,7 @@ describe('the published packages, installed outside the workspace', () => {
     run(file, args, {
       cwd,
       env: { PATH: process.env['PATH'] ?? '', HOME: home, ...env },
-      timeout: 60_000,
+      timeout: SLOW_MS,
       maxBuffer: 16 * 1024 * 1024,
     });
   const townhall = (...args: string[]) =>
@@ -54,7 +61,7 @@ describe('the published packages, installed outside the workspace', () => {
     await Promise.all([
       run(process.execPath, ['tools/pack.mjs', '--out', join(work, 'tarballs')], {
         cwd: REPO_ROOT,
-        timeout: 120_000,
+        timeout: 2 * SLOW_MS,
       }),
       // It sells in USDC on a local Solana, for the stranger's SDK to pay there.
       StandaloneProcess.start(
@@ -64,6 +71,7 @@ describe('the published packages, installed outside the workspace', () => {
           SOLANA_LOCAL_RPC_PORT: String(rpcPort),
         },
         port,
+        { startTimeoutMs: SLOW_MS },
       ).then((started) => (standalone = started)),
     ]);
     for (const file of readdirSync(join(work, 'tarballs')).filter((name) => name.endsWith('.tgz')))
@@ -88,7 +96,7 @@ describe('the published packages, installed outside the workspace', () => {
     await sh('npm', ['install', '--offline', '--no-audit', '--no-fund'], {
       HOME: process.env['HOME'] ?? home,
     });
-  }, 180_000);
+  }, 4 * SLOW_MS);
 
   afterAll(async () => {
     await standalone?.stop();

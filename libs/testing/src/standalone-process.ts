@@ -21,7 +21,7 @@ export class StandaloneProcess {
   static async start(
     env: Record<string, string> = {},
     port = 0,
-    { dataDir }: { dataDir?: string } = {},
+    { dataDir, startTimeoutMs = 40_000 }: { dataDir?: string; startTimeoutMs?: number } = {},
   ): Promise<StandaloneProcess> {
     const storage = dataDir === undefined ? ['--ephemeral'] : ['--data-dir', dataDir];
     const child = spawn(
@@ -36,7 +36,10 @@ export class StandaloneProcess {
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const running = new StandaloneProcess(child, exited);
     running.baseUrl = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no start within 40 s:\n${running.output}`)), 40_000);
+      const timer = setTimeout(
+        () => reject(new Error(`no start within ${startTimeoutMs / 1000} s:\n${running.output}`)),
+        startTimeoutMs,
+      );
       const collect = (chunk: Buffer) => {
         running.output += chunk.toString();
         const match = /API\s+http:\/\/localhost:(\d+)/.exec(running.output);

@@ -1,32 +1,9 @@
-import { readFileSync } from 'node:fs';
 import type { EventView } from '@townhall/contracts';
 import { AgentClient } from '@townhall/sdk';
-import { LiveReader, Topology, waitFor, type AppProcess } from '@townhall/testing';
+import { childrenOf, isAlive, LiveReader, Topology, waitFor, type AppProcess } from '@townhall/testing';
 
 const HOUR = 3_600_000;
 const READERS = 8;
-
-/** The pids of a process's children (Linux). */
-function childrenOf(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    return [];
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('GATEWAY_WORKERS: one gateway as several worker processes on one port', () => {
   let topology: Topology;
@@ -123,6 +100,6 @@ describe('GATEWAY_WORKERS: one gateway as several worker processes on one port',
     const workers = childrenOf(primary);
     expect(workers).toHaveLength(2);
     expect(await gateway.process.stop()).toBe(0);
-    for (const worker of workers) expect(isRunning(worker)).toBe(false);
+    for (const worker of workers) expect(isAlive(worker)).toBe(false);
   }, 60_000);
 });

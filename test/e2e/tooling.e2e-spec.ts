@@ -7,6 +7,7 @@ import {
   APPS,
   createTestDatabase,
   freePort,
+  isAlive,
   PrivateNatsServer,
   problemOf,
   REDIS_URL,
@@ -128,15 +129,6 @@ function commandLineOf(pid: number): string {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
   } catch {
     return '';
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 
@@ -264,7 +256,7 @@ describe('npm run start:distributed (tools/start.mjs): a probe port per app, and
   });
   afterAll(async () => {
     if (launcher?.running) await launcher.stop(5_000);
-    for (const pid of children.filter(alive)) process.kill(pid, 'SIGKILL');
+    for (const pid of children.filter(isAlive)) process.kill(pid, 'SIGKILL');
     await database.drop();
     await nats.destroy();
   });
@@ -340,8 +332,8 @@ describe('npm run start:distributed (tools/start.mjs): a probe port per app, and
       'stderr',
     );
     const [, restarted] = await launcher.waitForOutput(/ticketing restarted \(pid (\d+)\)/, 10_000, 'stderr');
-    expect(alive(Number(restarted))).toBe(true);
-    expect(children.filter((pid) => pid !== ticketing).every(alive)).toBe(true);
+    expect(isAlive(Number(restarted))).toBe(true);
+    expect(children.filter((pid) => pid !== ticketing).every(isAlive)).toBe(true);
     expect((await get(`http://127.0.0.1:${port}/events/${event.id}`)).status).toBe(200); // served meanwhile
     const ticketingProbe = rows.find(([name]) => name === 'ticketing')![1] as number;
     await waitFor('ticketing ready again', async () =>
@@ -352,7 +344,7 @@ describe('npm run start:distributed (tools/start.mjs): a probe port per app, and
 
     expect(await launcher.stop()).toBe(0);
     expect(launcher.stdout).toContain(`SIGTERM: stopping ${apps.join(', ')}`);
-    expect(children.filter(alive)).toEqual([]);
+    expect(children.filter(isAlive)).toEqual([]);
     await expect(fetch(`http://127.0.0.1:${probeBase}/healthz`)).rejects.toThrow();
   });
 });

@@ -16,3 +16,4 @@ export * from './live-reader.js';
 export * from './webhook-receiver.js';
 export * from './scripted-services.js';
 export * from './views.js';
+export * from './processes.js';

@@ -5,7 +5,7 @@
 // for a run long enough that vacuum matters: this machine's shared server runs without it.
 import { createWriteStream, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { PrivateNatsServer, PrivatePostgresServer } from '@townhall/testing';
+import { childrenOf, PrivateNatsServer, PrivatePostgresServer } from '@townhall/testing';
 import {
   GATEWAY,
   SERVICES,
@@ -90,11 +90,7 @@ export async function benchSystem({ port, name, env: extra = {}, privatePostgres
 export function rssOf(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-    .trim()
-    .split(/\s+/)
-    .filter(Boolean);
-  return children
+  return childrenOf(pid)
     .map(rssOf)
     .reduce((sum, child) => ({ rssMb: sum.rssMb + child.rssMb, peakMb: sum.peakMb + child.peakMb }), {
       rssMb: kb('VmRSS') / 1024,

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import type { AnyDomainService, Logger } from '@townhall/platform/service';
 import { PGliteServer } from './pglite-server.js';
-import { pgliteTemplate } from './pglite-template.js';
+import { pgliteTemplate, type PgliteTemplate } from './pglite-template.js';
 
 export interface EmbeddedPostgres {
   /** A postgres:// URL the `pg` driver (and psql) connect to. */
@@ -38,10 +38,14 @@ export async function startEmbeddedPostgres(options: {
   cacheDir?: string;
 }): Promise<EmbeddedPostgres> {
   const { dataDir, services, logger } = options;
-  const isNew = dataDir === undefined || !existsSync(dataDir);
-  const template = isNew ? pgliteTemplate(services, options.cacheDir) : undefined;
-  const dump = dataDir === undefined ? template?.dump() : undefined;
-  const fromTemplate = dataDir === undefined ? dump !== undefined : !isNew || template!.copyTo(dataDir);
+  let dump: Blob | undefined;
+  // The template this database becomes once migrated: a new one that found none to begin from.
+  let toKeep: PgliteTemplate | undefined;
+  if (dataDir === undefined || !existsSync(dataDir)) {
+    const template = pgliteTemplate(services, options.cacheDir);
+    const found = dataDir === undefined ? (dump = template.dump()) !== undefined : template.copyTo(dataDir);
+    if (!found) toKeep = template;
+  }
   const db = await PGlite.create({
     ...(dataDir !== undefined && { dataDir }),
     ...(dump && { loadDataDir: dump }),
@@ -56,8 +60,8 @@ export async function startEmbeddedPostgres(options: {
     const url = `postgres://postgres@127.0.0.1:${await server.listen()}/postgres`;
     // From a template or an earlier start, only what is newer than it; from initdb, everything.
     for (const service of services) await service.migrate(url);
-    if (!fromTemplate)
-      await template!.keep(db).catch((error: unknown) => {
+    if (toKeep)
+      await toKeep.keep(db).catch((error: unknown) => {
         logger.warn({ err: error }, 'could not keep the migrated database as the template');
       });
     return { url, stop };

@@ -35,8 +35,16 @@ export async function ensureDatabase(url) {
   await client.connect();
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (!rowCount) await client.query(`CREATE DATABASE "${name.replaceAll('"', '""')}"`);
-    return !rowCount;
+    if (rowCount) return false;
+    try {
+      await client.query(`CREATE DATABASE "${name.replaceAll('"', '""')}"`);
+    } catch (error) {
+      // Another launcher (a second replica) created it at the same moment: 42P04, or the
+      // catalog's unique index when both inserted at once.
+      if (error?.code === '42P04' || error?.code === '23505') return false;
+      throw error;
+    }
+    return true;
   } finally {
     await client.end();
   }

@@ -9,8 +9,8 @@ import { schemaErrors, UnknownFieldChecker, type KubernetesObject } from './kube
 import { alertRules, parsePromql, PROMETHEUS_RULE_FILE } from './promql.js';
 
 const OVERLAYS = {
-  staging: { namespace: 'townhall-staging', env: 'staging' },
-  production: { namespace: 'townhall-production', env: 'production' },
+  staging: { namespace: 'townhall-staging', env: 'staging', natsServers: 1, streamReplicas: '1' },
+  production: { namespace: 'townhall-production', env: 'production', natsServers: 3, streamReplicas: '3' },
 } as const;
 type Overlay = keyof typeof OVERLAYS;
 
@@ -301,7 +301,11 @@ describe.each(Object.keys(OVERLAYS) as Overlay[])('k8s/overlays/%s', (overlay) =
     const config = configOf(objects());
     expect(config['TOWNHALL_ENV']).toBe(expected.env);
     expect(config['PUBLIC_BASE_URL']).toMatch(/^https:\/\/[^/]+$/);
-    expect(config['NATS_URL']).toMatch(/^nats:\/\//);
+    // Production: the three nodes of the NATS cluster (k8s/README.md "NATS"), the stream on all three.
+    const natsServers = config['NATS_URL']!.split(',');
+    expect(natsServers).toHaveLength(expected.natsServers);
+    for (const server of natsServers) expect(server).toMatch(/^nats:\/\/[a-z0-9.-]+:4222$/);
+    expect(config['NATS_STREAM_REPLICAS']).toBe(expected.streamReplicas);
     // Every variable set (ConfigMap keys, container env) is one an app's config schema reads.
     const schemas = [
       ...ALL_APPS.map((app) => `apps/${app}/src/config.ts`),

@@ -2,6 +2,7 @@ import { connect } from '@nats-io/transport-node';
 import { SignatureVerifier } from '@townhall/auth';
 import {
   NATS_RECONNECT,
+  natsServers,
   NatsServiceClient,
   type InProcessBroker,
   type InProcessEventLog,
@@ -44,7 +45,7 @@ export async function natsGatewayTransport(
   logger: Logger,
 ): Promise<GatewayTransport> {
   const nats = await connect({
-    servers: natsUrl,
+    servers: natsServers(natsUrl),
     name: 'auth-gateway',
     ...NATS_RECONNECT,
     waitOnFirstConnect: true,

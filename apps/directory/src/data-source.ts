@@ -2,6 +2,7 @@ import { createSchemaDataSource, type PoolSettings } from '@townhall/platform/se
 import type { DataSource } from 'typeorm';
 import { CreateCards1763700000000 } from './migrations/1763700000000-create-cards.js';
 import { CardEvents1766200000000 } from './migrations/1766200000000-card-events.js';
+import { OutboxClaims1767000000000 } from './migrations/1767000000000-outbox-claims.js';
 
 export const DIRECTORY_SCHEMA = 'directory';
 
@@ -10,7 +11,7 @@ export function createDirectoryDataSource(url: string, pool: PoolSettings = {}):
     url,
     schema: DIRECTORY_SCHEMA,
     entities: [],
-    migrations: [CreateCards1763700000000, CardEvents1766200000000],
+    migrations: [CreateCards1763700000000, CardEvents1766200000000, OutboxClaims1767000000000],
     pool,
   });
 }

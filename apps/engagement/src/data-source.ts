@@ -8,6 +8,7 @@ import type { DataSource } from 'typeorm';
 import { CreateEngagement1764000000000 } from './migrations/1764000000000-create-engagement.js';
 import { EventStanding1764200000000 } from './migrations/1764200000000-event-standing.js';
 import { Moderation1764500000000 } from './migrations/1764500000000-moderation.js';
+import { OutboxClaims1767000000000 } from './migrations/1767000000000-outbox-claims.js';
 
 export const ENGAGEMENT_SCHEMA = 'engagement';
 
@@ -16,7 +17,12 @@ export function createEngagementDataSource(url: string, pool: PoolSettings = {})
     url,
     schema: ENGAGEMENT_SCHEMA,
     entities: [],
-    migrations: [CreateEngagement1764000000000, EventStanding1764200000000, Moderation1764500000000],
+    migrations: [
+      CreateEngagement1764000000000,
+      EventStanding1764200000000,
+      Moderation1764500000000,
+      OutboxClaims1767000000000,
+    ],
     // The functions, one file each (db/functions/<name>.sql), applied after the migrations.
     functions: [
       outboxAnnounceFunction(ENGAGEMENT_SCHEMA),

@@ -6,6 +6,7 @@ import { OfferMinutes1764610000000 } from './migrations/1764610000000-offer-minu
 import { SeriesSearch1764650000000 } from './migrations/1764650000000-series-search.js';
 import { RecordingPublished1766000000000 } from './migrations/1766000000000-recording-published.js';
 import { EventReminders1766100000000 } from './migrations/1766100000000-event-reminders.js';
+import { OutboxClaims1767000000000 } from './migrations/1767000000000-outbox-claims.js';
 
 export const EVENTS_SCHEMA = 'events';
 
@@ -21,6 +22,7 @@ export function createEventsDataSource(url: string, pool: PoolSettings = {}): Da
       SeriesSearch1764650000000,
       RecordingPublished1766000000000,
       EventReminders1766100000000,
+      OutboxClaims1767000000000,
     ],
     pool,
   });

@@ -91,7 +91,11 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
     const eventLog = new InProcessEventLog();
     const transportFor = (name: string): Promise<ServiceTransport> =>
       natsUrl
-        ? openNatsTransport(name, natsUrl, logger.child({ app: name }))
+        ? openNatsTransport(
+            name,
+            { url: natsUrl, streamReplicas: gatewayConfig.NATS_STREAM_REPLICAS },
+            logger.child({ app: name }),
+          )
         : Promise.resolve(inProcessTransport(broker, eventLog));
 
     const child = (app: string) => logger.child({ app });

@@ -11,6 +11,7 @@ import { Purchase1764300000000 } from './migrations/1764300000000-purchase.js';
 import { Settlements1764400000000 } from './migrations/1764400000000-settlements.js';
 import { Waitlist1764610000000 } from './migrations/1764610000000-waitlist.js';
 import { ChainPayments1765100000000 } from './migrations/1765100000000-chain-payments.js';
+import { OutboxClaims1767000000000 } from './migrations/1767000000000-outbox-claims.js';
 
 export const TICKETING_SCHEMA = 'ticketing';
 
@@ -26,6 +27,7 @@ export function createTicketingDataSource(url: string, pool: PoolSettings = {}):
       Settlements1764400000000,
       Waitlist1764610000000,
       ChainPayments1765100000000,
+      OutboxClaims1767000000000,
     ],
     // The functions, one file each (db/functions/<name>.sql), applied after the migrations.
     functions: [

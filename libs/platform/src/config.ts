@@ -7,11 +7,35 @@ export const DEFAULT_POOL_WAIT_MS = 2_000;
 export const BaseConfigSchema = z.object({
   TOWNHALL_ENV: z.enum(['production', 'staging', 'development']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** Required in distributed mode (each app's main.ts); standalone runs without it. */
-  NATS_URL: z.string().min(1).optional(),
+  /**
+   * Required in distributed mode (each app's main.ts); standalone runs without it. One server, or
+   * a cluster's servers comma-separated (`natsServers`): the client connects to one of them and
+   * fails over to the others, and learns the rest of the cluster from the server it reaches.
+   */
+  NATS_URL: z
+    .string()
+    .min(1)
+    .refine((value) => natsServers(value).length > 0, 'must name at least one NATS server')
+    .optional(),
+  /**
+   * Replicas of the TOWNHALL stream (and so of every durable consumer on it, which follow the
+   * stream's): 1 on a single NATS server, 3 on a JetStream cluster of 3 or more nodes.
+   */
+  NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   /** Milliseconds the gateway waits for a service to answer before a 504. */
   SERVICE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
 });
+
+/**
+ * The servers of NATS_URL: comma-separated, each trimmed, empty entries dropped. The NATS client
+ * takes a list; given the whole string as one server it would try only one of them.
+ */
+export function natsServers(natsUrl: string): string[] {
+  return natsUrl
+    .split(',')
+    .map((server) => server.trim())
+    .filter((server) => server !== '');
+}
 
 export const DatabaseConfigSchema = z.object({
   DATABASE_URL: z.string().min(1).optional(),

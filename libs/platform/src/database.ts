@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { DEFAULT_POOL_WAIT_MS, required } from './config.js';
@@ -83,11 +84,24 @@ export function createSchemaDataSource(options: SchemaDataSourceOptions): Schema
     poolSize: options.pool?.size ?? 10,
     driver: guardedPg,
     extra: {
-      application_name: `townhall-${options.schema}`,
+      // One name per process and schema, on each of its connections: Postgres then knows which
+      // processes are alive (pg_stat_activity), and the outbox relay takes over the claims of
+      // one that is gone (connectionHolder).
+      application_name: `townhall-${options.schema}/${randomBytes(6).toString('hex')}`,
       connectionTimeoutMillis: options.pool?.waitMs ?? DEFAULT_POOL_WAIT_MS,
     },
   };
   return new SchemaDataSource(dataSourceOptions, options.functions ?? []);
+}
+
+/**
+ * The name this DataSource's connections give Postgres (their application_name) when it is one
+ * process's own (createSchemaDataSource): listed in pg_stat_activity while the process has a
+ * connection open, gone within moments of its end, a crash included.
+ */
+export function connectionHolder(dataSource: DataSource): string | undefined {
+  const name = (dataSource.options as { extra?: { application_name?: unknown } }).extra?.application_name;
+  return typeof name === 'string' && name.includes('/') ? name : undefined;
 }
 
 /** A service's DataSource, from its factory and its validated configuration, initialised. */
@@ -113,7 +127,17 @@ export async function migrateSchema(dataSource: DataSource): Promise<string[]> {
   if (!schema) throw new Error('A service DataSource must name its schema');
   const initialised = dataSource.isInitialized;
   if (!initialised) await dataSource.initialize();
+  // Replicas started together (two launchers, a Job and an app's first start) each migrate: one
+  // at a time per schema, under a session advisory lock, so the second finds nothing left to do
+  // instead of failing on the first one's half-applied step. The lock is held by a connection of
+  // its own, outside the pool (which may have one connection only), and ends with it.
+  const { url } = dataSource.options as { url?: string };
+  const lock = new pg.Client({ connectionString: url, application_name: `townhall-${schema}-migrate` });
+  lock.on('error', () => undefined);
+  const key = [`townhall.migrate:${schema}`];
   try {
+    await lock.connect();
+    await lock.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', key);
     await dataSource.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
     const applied = await dataSource.runMigrations({ transaction: 'each' });
     const functions =
@@ -122,6 +146,9 @@ export async function migrateSchema(dataSource: DataSource): Promise<string[]> {
         : [];
     return [...applied.map((migration) => migration.name), ...functions];
   } finally {
+    // Said, not only left to the connection's end: PGlite's connections share one session.
+    await lock.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', key).catch(() => undefined);
+    await lock.end().catch(() => undefined);
     if (!initialised) await dataSource.destroy();
   }
 }

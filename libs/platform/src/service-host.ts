@@ -254,6 +254,7 @@ export function domainService<Config extends ServiceConfig>(
 export interface ServiceConfig {
   LOG_LEVEL: LevelWithSilent;
   NATS_URL?: string | undefined;
+  NATS_STREAM_REPLICAS: number;
   DATABASE_URL?: string | undefined;
   PROBE_PORT?: number | undefined;
 }
@@ -269,10 +270,18 @@ export async function runServiceMain<Config extends ServiceConfig>(
 ): Promise<void> {
   const logger = createLogger(service.name, config.LOG_LEVEL);
   const definition = await service.define(config, logger);
-  await runService(definition, await openNatsTransport(service.name, config.NATS_URL, logger), {
-    logger,
-    probePort: config.PROBE_PORT,
-  });
+  await runService(
+    definition,
+    await openNatsTransport(
+      service.name,
+      { url: config.NATS_URL, streamReplicas: config.NATS_STREAM_REPLICAS },
+      logger,
+    ),
+    {
+      logger,
+      probePort: config.PROBE_PORT,
+    },
+  );
 }
 
 /** A service's `migrate.ts`: the explicit migrate command (`npm run migrate`, the Kubernetes Job). */

@@ -11,7 +11,7 @@ import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
 import { TOWNHALL_STREAM, type CloudEvent } from '@townhall/contracts';
 import { pino, type Logger } from 'pino';
 import type { DataSource, EntityManager } from 'typeorm';
-import { createSchemaDataSource } from '../src/database.js';
+import { connectionHolder, createSchemaDataSource } from '../src/database.js';
 import {
   JetStreamPublisher,
   OutboxRelay,
@@ -161,6 +161,62 @@ describe('transactional outbox and JetStream relay', () => {
     die(new Error('the first relay process is gone'));
     expect(await firstPass).toBe(0);
     expect(await outboxRows(schema)).toEqual([{ id: event.id, published: true }]);
+  });
+
+  it("takes over at once the batch of a relay whose process is gone, well within that relay's lease", async () => {
+    const schema = await newOutbox('takeover');
+    const events = Array.from({ length: 3 }, (_, n) => testEvent('takeover', n));
+    await commit(schema, events);
+    // The first relay's process: a DataSource of its own (its own application_name), which claims
+    // the batch, publishes one event and never returns from the second, then loses its connections
+    // as a killed process does.
+    const doomed = createSchemaDataSource({
+      url: database.url,
+      schema: 'outbox',
+      entities: [],
+      migrations: [],
+    });
+    await doomed.initialize();
+    const real = new JetStreamPublisher(nc);
+    let published = 0;
+    const stuck = new Promise<never>(() => undefined);
+    const first = new OutboxRelay({
+      dataSource: doomed,
+      schema,
+      logger: silent,
+      leaseMs: 60_000,
+      publisher: {
+        async publish(outgoing) {
+          if (published === 1) return stuck;
+          await real.publish(outgoing);
+          published += 1;
+        },
+      },
+    });
+    void first.relayOnce();
+    await waitFor('the first relay to publish one event', () => published === 1);
+    const claims = await dataSource.query<Array<{ claimed_by: string }>>(
+      `SELECT DISTINCT claimed_by FROM ${schema}.outbox WHERE published_at IS NULL`,
+    );
+    expect(claims).toEqual([{ claimed_by: connectionHolder(doomed) }]);
+
+    // While that process lives, its claim holds: another relay takes nothing.
+    const other = newRelay(schema, { leaseMs: 60_000 });
+    expect(await other.relayOnce()).toBe(0);
+    await doomed.destroy();
+    await waitFor('Postgres to see the first process gone', async () => {
+      const rows = await dataSource.query<unknown[]>(
+        'SELECT 1 FROM pg_stat_activity WHERE application_name = $1',
+        [connectionHolder(doomed)],
+      );
+      return rows.length === 0;
+    });
+    const started = performance.now();
+    expect(await other.relayOnce()).toBe(3);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(await unpublished(schema)).toBe(0);
+    // The event the first relay had published is one message in the stream, not two.
+    expect(await storedMessages(`${SUBJECT_ROOT}.takeover.>`)).toBe(3);
   });
 
   it('settles a batch the database dropped after publishing on the next pass, not when the lease ends', async () => {

@@ -92,6 +92,26 @@ describe('the repeatable step: every function applied after the migrations, by c
     expect(after[0]!.applied_at.getTime()).toBeGreaterThan(before[0]!.applied_at.getTime());
   });
 
+  it('lets replicas migrate at once: one applies every step, the others find nothing left to do', async () => {
+    const fixture = schemaWith([]);
+    const { schema } = fixture;
+    const functions = [bump(schema, 1), twice(schema)];
+    // Four at once, each with a pool of one connection (the lock has a connection of its own).
+    const results = await Promise.all([1, 2, 3, 4].map(() => fixture.migrate(functions)));
+    const applied = results.filter((names) => names.length > 0);
+    expect(applied).toEqual([
+      ['CreateCounters1700000000000', `function ${schema}.bump`, `function ${schema}.twice`],
+    ]);
+    const [row] = await fixture.query<{ n: number }>(`SELECT ${schema}.bump(1) AS n`);
+    expect(row!.n).toBe(1);
+    // The lock went with the migrations: nobody holds it now.
+    const held = await fixture.query(
+      `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objid::bigint = (hashtextextended($1, 0) & 4294967295)`,
+      [`townhall.migrate:${schema}`],
+    );
+    expect(held).toEqual([]);
+  });
+
   it('ends each function with the signature of its definition: a change or a rollback drops the one before', async () => {
     const fixture = schemaWith([]);
     const { schema } = fixture;

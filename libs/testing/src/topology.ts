@@ -33,6 +33,8 @@ const GATEWAY_DEFAULTS = { RATE_LIMIT_WRITES_PER_SECOND: '0', RATE_LIMIT_READS_P
 export interface TopologyOptions {
   /** Use the machine's NATS (NATS_URL) instead of a nats-server of the topology's own. */
   sharedNats?: boolean;
+  /** Use this NATS instead (a NatsCluster's `url`: its servers, comma-separated). */
+  natsUrl?: string;
   redisUrl?: string;
   /** Environment for every app. */
   env?: Record<string, string>;
@@ -84,8 +86,8 @@ export class Topology {
       : await createMigratedDatabase((url) => migrateAll({ DATABASE_URL: url }), options.postgresAdminUrl);
     // By default a nats-server of its own: durable consumers, the TOWNHALL stream and every
     // subject belong to this topology alone, so no test sees another's domain events.
-    const nats = options.sharedNats ? undefined : await PrivateNatsServer.start();
-    const natsUrl = nats?.url ?? NATS_URL;
+    const nats = options.sharedNats || options.natsUrl ? undefined : await PrivateNatsServer.start();
+    const natsUrl = options.natsUrl ?? nats?.url ?? NATS_URL;
     const started: AppProcess[] = [];
     try {
       const port = await freePort();
@@ -185,6 +187,25 @@ export class Topology {
     return { url, probeUrl: `http://127.0.0.1:${probe}`, process: gateway };
   }
 
+  /**
+   * A second replica set: one more process of every service and one more gateway, with the same
+   * environment (database, NATS, Redis, PUBLIC_BASE_URL), as a second launcher of
+   * `npm run start:distributed` or a second pod of each Deployment would be. Resolves once all are
+   * ready; stop() ends them with the rest.
+   */
+  async startReplicaSet(): Promise<{ url: string; processes: AppProcess[] }> {
+    const services = await Promise.all(
+      APPS.services.map((service) =>
+        startService(service, { ...this.serviceEnv, ...this.ownEnv[service] }, this.replicas),
+      ),
+    );
+    const gateway = await this.startGateway();
+    return { url: gateway.url, processes: [...services, gateway.process] };
+  }
+
+  /** Services started by startReplicaSet(). */
+  private readonly replicas: AppProcess[] = [];
+
   client(key?: AgentKey): AgentClient {
     return new AgentClient({ baseUrl: this.baseUrl, ...(key ? { key } : {}) });
   }
@@ -194,6 +215,7 @@ export class Topology {
       this.gateway.stop(),
       ...this.extraGateways.map((gateway) => gateway.stop()),
       ...this.services.map((service) => service.stop()),
+      ...this.replicas.map((service) => service.stop()),
     ]);
     await this.database.drop();
     await this.natsServer?.destroy();

@@ -4,6 +4,7 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { TOWNHALL_STREAM, type EventFieldsInput } from '@townhall/contracts';
+import { natsServers } from '@townhall/platform';
 import { TownhallError, type AgentClient } from '@townhall/sdk';
 import { waitFor, type Topology } from '@townhall/testing';
 import pg from 'pg';
@@ -329,25 +330,55 @@ export async function expectWhole(topology: Topology, stage: Stage, writes: Writ
     await waitFor(
       'the projections to converge',
       async () => {
-        const { rows } = await db.query<Record<string, number>>(
-          `SELECT
-             (SELECT count(*) FROM ticketing.tickets WHERE event_id = $1 AND status = 'active')::int AS tickets,
-             (SELECT COALESCE(sum(value::int), 0) FROM events.events, jsonb_each_text(tickets_sold) WHERE id = $1)::int AS tickets_sold,
-             (SELECT count(*) FROM engagement.attendance WHERE event_id = $1 AND cancelled_at IS NULL)::int AS attendance,
-             (SELECT count(*) FROM engagement.questions WHERE event_id = $1)::int AS questions,
-             (SELECT question_count FROM events.events WHERE id = $1) AS question_count`,
-          [stage.eventId],
-        );
-        const state = rows[0]!;
-        const converged =
-          state['tickets_sold'] === state['tickets'] &&
-          state['attendance'] === state['tickets'] &&
-          state['question_count'] === state['questions'];
-        if (!converged) throw new Error(JSON.stringify(state));
+        const state = await projectionsOf(db, stage.eventId);
+        if (!converged(state)) throw new Error(JSON.stringify(state));
         return true;
       },
       30_000,
     );
+  } finally {
+    await db.end();
+  }
+}
+
+/** The owners' counts and the projections' for one event. */
+async function projectionsOf(db: pg.Client, eventId: string): Promise<Record<string, number>> {
+  const { rows } = await db.query<Record<string, number>>(
+    `SELECT
+       (SELECT count(*) FROM ticketing.tickets WHERE event_id = $1 AND status = 'active')::int AS tickets,
+       (SELECT COALESCE(sum(value::int), 0) FROM events.events, jsonb_each_text(tickets_sold) WHERE id = $1)::int AS tickets_sold,
+       (SELECT count(*) FROM engagement.attendance WHERE event_id = $1 AND cancelled_at IS NULL)::int AS attendance,
+       (SELECT count(*) FROM engagement.questions WHERE event_id = $1)::int AS questions,
+       (SELECT question_count FROM events.events WHERE id = $1) AS question_count`,
+    [eventId],
+  );
+  return rows[0]!;
+}
+
+function converged(state: Record<string, number>): boolean {
+  return (
+    state['tickets_sold'] === state['tickets'] &&
+    state['attendance'] === state['tickets'] &&
+    state['question_count'] === state['questions']
+  );
+}
+
+/**
+ * Milliseconds from `since` until the derived views (the events service's ticketsSold and
+ * question count, engagement's attendance) agree with their owners' rows, polled every 100 ms for
+ * up to 60 s: how long a fault held them up.
+ */
+export async function convergenceMs(topology: Topology, stage: Stage, since: number): Promise<number> {
+  const db = new pg.Client({ connectionString: topology.database.url });
+  await db.connect();
+  try {
+    let last: Record<string, number> = {};
+    for (;;) {
+      last = await projectionsOf(db, stage.eventId);
+      if (converged(last)) return Date.now() - since;
+      if (Date.now() - since > 60_000) throw new Error(`the views did not converge: ${JSON.stringify(last)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   } finally {
     await db.end();
   }
@@ -395,7 +426,7 @@ export async function expectTicketingWhole(
 
 /** How many messages the TOWNHALL stream holds. */
 async function streamMessages(natsUrl: string): Promise<number> {
-  const nc = await connect({ servers: natsUrl });
+  const nc = await connect({ servers: natsServers(natsUrl) });
   try {
     const info = await (await jetstreamManager(nc)).streams.info(TOWNHALL_STREAM);
     return info.state.messages;

@@ -40,14 +40,26 @@ export interface DomainEventConsumer {
   stop(): Promise<void>;
 }
 
-const ACK_WAIT_MS = 30_000;
+/**
+ * How long an event delivered to a consumer that went silent (its process killed, its replica set
+ * lost) waits before JetStream gives it to another replica: a bound on how long a crash holds up
+ * the views. A handler that takes longer says it is still working (WORKING_EVERY_MS).
+ */
+const ACK_WAIT_MS = 6_000;
+/**
+ * How long one pull waits on the server. The client takes half of it as the heartbeat it expects
+ * while a pull is open, and pulls again after two missed ones: so a consumer whose NATS node
+ * died (its open pull with it) pulls from the node that took over within about this long, rather
+ * than after the client's default 30 s.
+ */
+const PULL_EXPIRES_MS = 5_000;
 /** How soon an event whose handler met a database fault is redelivered. */
 const DATABASE_RETRY_DELAY_MS = 1_000;
 const NOTHING_YET = Symbol('nothing yet');
 /** The most events a batch handler is given at once (and a batch consumer buffers). */
 export const CONSUMER_BATCH = 100;
 // A handler slower than the ack wait would see its event redelivered while it still runs.
-const WORKING_EVERY_MS = 10_000;
+const WORKING_EVERY_MS = 2_000;
 
 /**
  * A durable JetStream pull consumer on TOWNHALL (created or updated: explicit ack, deliver all,
@@ -180,7 +192,10 @@ export async function consumeDomainEvents(options: DomainEventConsumerOptions): 
   let pulling: { messages: ConsumerMessages; done: Promise<void> } | undefined;
   const pull = async () => {
     if (pulling) return;
-    const messages = await consumer.consume({ max_messages: handleBatch ? CONSUMER_BATCH : 1 });
+    const messages = await consumer.consume({
+      max_messages: handleBatch ? CONSUMER_BATCH : 1,
+      expires: PULL_EXPIRES_MS,
+    });
     pulling = { messages, done: run(messages) };
   };
   const pause = async () => {

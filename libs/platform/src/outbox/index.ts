@@ -9,6 +9,7 @@ export {
   claimEventsOnce,
 } from './outbox.js';
 export { outboxTablesV1 } from './outbox-tables-v1.js';
+export { outboxTablesV2 } from './outbox-tables-v2.js';
 export {
   JetStreamPublisher,
   ensureTownhallStream,

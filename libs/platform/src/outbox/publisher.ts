@@ -7,6 +7,7 @@ import {
   jetstream,
   jetstreamManager,
   type JetStreamClient,
+  type JetStreamManager,
   type StreamConfig,
 } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
@@ -57,43 +58,64 @@ const DAY_MS = 24 * 60 * 60 * 1_000;
 /**
  * The TOWNHALL stream: on disk, kept 30 days so that a consumer that was down catches up; the
  * 2-minute duplicate window is what makes the relay's republish after a crash harmless, so it
- * must stay well above the relay's lease (30 s).
+ * must stay well above the relay's lease (30 s). `num_replicas` is NATS_STREAM_REPLICAS: on a
+ * JetStream cluster, 3 keeps every acknowledged event on a majority of nodes, so that losing
+ * one node (or its disk) loses nothing. The durable consumers follow the stream's replicas.
  */
-const TOWNHALL_STREAM_CONFIG = {
-  name: TOWNHALL_STREAM,
-  subjects: [TOWNHALL_SUBJECTS],
-  storage: StorageType.File,
-  retention: RetentionPolicy.Limits,
-  discard: DiscardPolicy.Old,
-  max_age: nanos(30 * DAY_MS),
-  duplicate_window: nanos(2 * 60 * 1_000),
-  max_msgs: -1,
-  max_bytes: -1,
-  num_replicas: 1,
-} satisfies Partial<StreamConfig>;
+function townhallStreamConfig(replicas: number) {
+  return {
+    name: TOWNHALL_STREAM,
+    subjects: [TOWNHALL_SUBJECTS],
+    storage: StorageType.File,
+    retention: RetentionPolicy.Limits,
+    discard: DiscardPolicy.Old,
+    max_age: nanos(30 * DAY_MS),
+    duplicate_window: nanos(2 * 60 * 1_000),
+    max_msgs: -1,
+    max_bytes: -1,
+    num_replicas: replicas,
+  } satisfies Partial<StreamConfig>;
+}
 
 /**
- * Creates the TOWNHALL stream (subjects townhall.>, file storage, limits retention, max_age 30 days,
- * duplicate_window 2 minutes) if it does not exist; leaves an existing one as it is.
+ * Creates the TOWNHALL stream (subjects townhall.>, file storage, limits retention, max_age 30
+ * days, duplicate_window 2 minutes, `replicas` replicas) if it does not exist. An existing one is
+ * left as it is but for its replicas, which are set to `replicas` (JetStream moves the data; a
+ * cluster with too few nodes refuses, and the start fails saying so).
  */
-export async function ensureTownhallStream(nc: NatsConnection): Promise<void> {
+export async function ensureTownhallStream(nc: NatsConnection, replicas = 1): Promise<void> {
   const jsm = await jetstreamManager(nc);
-  if (await streamExists(jsm.streams.info.bind(jsm.streams))) return;
+  const existing = await streamConfig(jsm);
+  if (existing) {
+    if (existing.num_replicas !== replicas) await scaleStream(jsm, existing, replicas);
+    return;
+  }
   try {
-    await jsm.streams.add(TOWNHALL_STREAM_CONFIG);
+    await jsm.streams.add(townhallStreamConfig(replicas));
   } catch (error) {
     // Another replica starting at the same moment may have created it first.
-    if (await streamExists(jsm.streams.info.bind(jsm.streams))) return;
+    if (await streamConfig(jsm)) return;
     throw error;
   }
 }
 
-async function streamExists(info: (stream: string) => Promise<unknown>): Promise<boolean> {
+async function scaleStream(jsm: JetStreamManager, existing: StreamConfig, replicas: number): Promise<void> {
   try {
-    await info(TOWNHALL_STREAM);
-    return true;
+    await jsm.streams.update(TOWNHALL_STREAM, { ...existing, num_replicas: replicas });
   } catch (error) {
-    if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound) return false;
+    throw new Error(
+      `The ${TOWNHALL_STREAM} stream has ${existing.num_replicas} replica(s) and NATS_STREAM_REPLICAS asks for ${replicas}: JetStream refused the change (${String(error)})`,
+      { cause: error },
+    );
+  }
+}
+
+async function streamConfig(jsm: JetStreamManager): Promise<StreamConfig | undefined> {
+  try {
+    return (await jsm.streams.info(TOWNHALL_STREAM)).config;
+  } catch (error) {
+    if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound)
+      return undefined;
     throw error;
   }
 }

@@ -5,6 +5,7 @@ import { domainEventsPublished } from '../observability/metrics.js';
 import { quoteSchema } from './outbox.js';
 import type { DomainEventPublisher } from './publisher.js';
 import { databaseFaultOf } from '../database-faults.js';
+import { connectionHolder } from '../database.js';
 
 export interface OutboxRelayOptions {
   dataSource: DataSource;
@@ -15,7 +16,11 @@ export interface OutboxRelayOptions {
   pollIntervalMs?: number;
   /** Events claimed per pass. Default 100. */
   batchSize?: number;
-  /** How long a claimed batch is reserved for this relay before another may take it. Default 30 s. */
+  /**
+   * How long a claimed batch is reserved for this relay before another may take it, if its holder
+   * still has a connection to Postgres. Default 30 s. A claim whose holder has none left (its
+   * process crashed or was killed) is taken over at once.
+   */
   leaseMs?: number;
   /** Published rows older than this are deleted. Default 24 h. */
   retentionMs?: number;
@@ -46,8 +51,13 @@ const LEASE_USABLE_SHARE = 0.8;
  * Relays committed outbox rows to JetStream, at least once. No database transaction stays open
  * while publishing: a batch is claimed by one autocommit UPDATE (a lease, so that replicas share
  * the work through SKIP LOCKED), published in seq order, then marked by another autocommit UPDATE.
- * A crash between publish and mark republishes after the lease; JetStream's duplicate window drops
- * the copy (same Nats-Msg-Id) and consumers dedupe on the event id anyway.
+ * Each claim names its holder (`claimed_by`: the process's application_name, connectionHolder).
+ * A crash between claim and mark leaves a claim whose holder is no longer in pg_stat_activity:
+ * the next pass of any relay of the schema (another replica's, or the restarted process's) takes
+ * it at once, rather than after the lease. What the crashed relay had published already is
+ * published again; JetStream's duplicate window drops the copy (same Nats-Msg-Id) and consumers
+ * dedupe on the event id anyway. Should a live holder's pool ever have no connection open at that
+ * moment, the worst is the same harmless republish.
  */
 export class OutboxRelay {
   private readonly table: string;
@@ -55,6 +65,8 @@ export class OutboxRelay {
   private readonly batchSize: number;
   private readonly leaseMs: number;
   private readonly retentionMs: number;
+  /** This process's name in pg_stat_activity; claims without one only expire. */
+  private readonly holder: string | null;
   // Each pass chains on the previous one: never two passes at once in this relay.
   private tail: Promise<unknown> = Promise.resolve();
   private running = false;
@@ -72,6 +84,7 @@ export class OutboxRelay {
     this.batchSize = options.batchSize ?? 100;
     this.leaseMs = options.leaseMs ?? 30_000;
     this.retentionMs = options.retentionMs ?? 24 * 60 * 60 * 1_000;
+    this.holder = connectionHolder(options.dataSource) ?? null;
   }
 
   /** Polls every pollIntervalMs until stop(). */
@@ -173,7 +186,8 @@ export class OutboxRelay {
     this.owed = batch;
     if (batch.published.length > 0) {
       await this.options.dataSource.query(
-        `UPDATE ${this.table} SET published_at = now(), claimed_until = NULL WHERE id = ANY($1::uuid[])`,
+        `UPDATE ${this.table} SET published_at = now(), claimed_until = NULL, claimed_by = NULL
+          WHERE id = ANY($1::uuid[])`,
         [batch.published],
       );
       domainEventsPublished.inc({ service: this.options.schema }, batch.published.length);
@@ -189,20 +203,25 @@ export class OutboxRelay {
   /** One autocommit statement: the lease is the claim, no transaction outlives it. */
   private async claim(): Promise<ClaimedRow[]> {
     // The CTE returns rows in seq order (UPDATE ... RETURNING alone has no order) and makes the
-    // driver hand back plain rows.
+    // driver hand back plain rows. pg_stat_activity is read only for a row still under someone's
+    // lease (OR evaluates in order), that is, almost never.
     return this.options.dataSource.query(
       `WITH claimed AS (
          UPDATE ${this.table}
-            SET claimed_until = now() + $2::double precision * interval '1 millisecond'
+            SET claimed_until = now() + $2::double precision * interval '1 millisecond',
+                claimed_by = $3
           WHERE id IN (
             SELECT id FROM ${this.table}
-             WHERE published_at IS NULL AND (claimed_until IS NULL OR claimed_until < now())
+             WHERE published_at IS NULL
+               AND (claimed_until IS NULL OR claimed_until < now()
+                    OR claimed_by NOT IN (SELECT application_name FROM pg_stat_activity
+                                           WHERE application_name IS NOT NULL))
              ORDER BY seq
              LIMIT $1
              FOR UPDATE SKIP LOCKED)
          RETURNING id, seq, payload, claimed_until::text AS claimed_until)
        SELECT id, seq, payload, claimed_until FROM claimed ORDER BY seq`,
-      [this.batchSize, this.leaseMs],
+      [this.batchSize, this.leaseMs, this.holder],
     );
   }
 
@@ -212,7 +231,7 @@ export class OutboxRelay {
   private async release(rows: ClaimedRow[]): Promise<void> {
     const claimedUntil = rows[0]?.claimed_until;
     await this.options.dataSource.query(
-      `UPDATE ${this.table} SET claimed_until = NULL
+      `UPDATE ${this.table} SET claimed_until = NULL, claimed_by = NULL
         WHERE id = ANY($1::uuid[]) AND published_at IS NULL AND claimed_until = $2::timestamptz`,
       [rows.map((row) => row.id), claimedUntil],
     );

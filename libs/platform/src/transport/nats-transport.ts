@@ -2,6 +2,7 @@ import { connect } from '@nats-io/transport-node';
 import { consumeSubscriptions } from '../outbox/consumer.js';
 import { ensureTownhallStream, JetStreamPublisher } from '../outbox/publisher.js';
 import { NATS_RECONNECT, NatsServiceClient } from '../nats-service-client.js';
+import { natsServers } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { ServiceTransport } from './service-transport.js';
 import { DrainingNatsServer } from './draining-nats-server.js';
@@ -9,28 +10,36 @@ import { DrainingNatsServer } from './draining-nats-server.js';
 // How long a stopping service waits for the requests it is still handling to reply.
 const SHUTDOWN_GRACE_MS = 2_000;
 
+/** Where a service finds NATS: NATS_URL (one server or a cluster's) and NATS_STREAM_REPLICAS. */
+export interface NatsSettings {
+  url: string;
+  streamReplicas: number;
+}
+
 /**
  * A service's transport in distributed mode: a NATS connection of its own for requests to
- * other services, JetStream publishing and durable consumers (the TOWNHALL stream ensured),
- * and Nest's NATS transport, in the service's queue group, for the requests it serves.
+ * other services, JetStream publishing and durable consumers (the TOWNHALL stream ensured with
+ * its replicas), and Nest's NATS transport, in the service's queue group, for the requests it
+ * serves. Both connections know every server of the list and fail over among them.
  */
 export async function openNatsTransport(
   name: string,
-  natsUrl: string,
+  settings: NatsSettings,
   logger?: Logger,
 ): Promise<ServiceTransport> {
+  const servers = natsServers(settings.url);
   const nats = await connect({
-    servers: natsUrl,
+    servers,
     name: `${name}-events`,
     ...NATS_RECONNECT,
     waitOnFirstConnect: true,
     noAsyncTraces: true,
   });
-  await ensureTownhallStream(nats);
+  await ensureTownhallStream(nats, settings.streamReplicas);
   return {
     microservice: (queue) => ({
       strategy: new DrainingNatsServer({
-        servers: natsUrl,
+        servers,
         queue,
         name: queue,
         ...NATS_RECONNECT,

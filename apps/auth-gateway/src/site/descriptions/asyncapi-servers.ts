@@ -1,4 +1,5 @@
 import { TOWNHALL_STREAM, TOWNHALL_SUBJECTS } from '@townhall/contracts';
+import { natsServers as natsServerList } from '@townhall/platform';
 
 type Json = Record<string, unknown>;
 
@@ -9,9 +10,8 @@ type Json = Record<string, unknown>;
 export function natsServers(natsUrl: string | undefined): Record<string, Json> {
   const hosts = [
     ...new Set(
-      (natsUrl ?? '')
-        .split(',')
-        .map((url) => hostOf(url.trim()))
+      natsServerList(natsUrl ?? '')
+        .map((url) => hostOf(url))
         .filter((host): host is string => host !== undefined),
     ),
   ];

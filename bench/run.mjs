@@ -20,7 +20,17 @@ import { benchSystem, rssOf } from './system.mjs';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 /** BENCH_ONLY=questions,public runs only those scenarios (e.g. to profile one of them). */
-const SCENARIOS = ['standalone', 'reads', 'paid', 'questions', 'subscribed', 'public', 'watch', 'fanout'];
+const SCENARIOS = [
+  'standalone',
+  'reads',
+  'paid',
+  'questions',
+  'subscribed',
+  'public',
+  'watch',
+  'fanout',
+  'traced',
+];
 const ONLY = new Set((process.env.BENCH_ONLY ?? SCENARIOS.join(',')).split(',').map((name) => name.trim()));
 const unknown = [...ONLY].filter((name) => !SCENARIOS.includes(name));
 if (unknown.length > 0)
@@ -374,7 +384,7 @@ try {
     return { event, attendees };
   };
   /** Each attendee posts 5 questions to the event, signed, from CONNECTIONS connections. */
-  const postQuestions = (scenario, { event, attendees }, body) =>
+  const postQuestions = (scenario, { event, attendees }, body, questionLabels = labels) =>
     measure(
       `${scenario}, ${ASKERS} attendees x 5, ${CONNECTIONS} connections`,
       {
@@ -390,7 +400,7 @@ try {
           count: 5,
         })),
       },
-      labels,
+      questionLabels,
     );
   const live = await liveWithAskers('Bench: AMA');
   const ama = live.event;
@@ -497,6 +507,39 @@ try {
     };
   }
 
+  // 7. Tracing's cost: every app started again with OTEL_EXPORTER_OTLP_ENDPOINT (a collector in
+  // this process that takes each export and drops it), then the question posts again, to another
+  // live event with attendees of its own: rate and CPU per post, traced against untraced.
+  let tracedReport;
+  if (ONLY.has('traced') && questionReport) {
+    const collector = await startDiscardingCollector();
+    try {
+      const restarted = await system.restart(
+        { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: '1000' },
+        profileArgs,
+      );
+      const tracedLabels = new Map(restarted.map((c) => [c.child.pid, c.name]));
+      const askers = await liveWithAskers('Bench: traced AMA');
+      await settle();
+      const traced = await postQuestions(
+        'signed question posts, traced (OTLP/HTTP to a collector)',
+        askers,
+        'What does a trace cost?',
+        tracedLabels,
+      );
+      const cpuOf = (report) =>
+        Object.values(report.cpuMicrosecondsPerRequest).reduce((sum, us) => sum + us, 0);
+      tracedReport = {
+        ...traced,
+        spansExported: collector.spans(),
+        rateChange: Number((traced.okPerSecond / questionReport.okPerSecond - 1).toFixed(3)),
+        cpuChange: Number((cpuOf(traced) / cpuOf(questionReport) - 1).toFixed(3)),
+      };
+    } finally {
+      await collector.stop();
+    }
+  }
+
   const after = await bounds();
   const verify = (before.verify + after.verify) / 2;
   const hotRow = (before.hotRow + after.hotRow) / 2;
@@ -529,6 +572,7 @@ try {
           publicReport,
           watchReport,
           fanoutReport,
+          tracedReport,
         ].filter(Boolean),
       },
       null,
@@ -556,6 +600,12 @@ try {
       `| SSE fan-out | ${fanoutReport.subscribers} subscribers, ${fanoutReport.deliveries}/${fanoutReport.expected} delivered | ` +
         `${fanoutReport.latencyMs.p50} / ${fanoutReport.latencyMs.p99} ms | | p99 < 250 ms | ` +
         `${fanoutReport.deliveries === fanoutReport.expected && fanoutReport.latencyMs.p99 < 250 ? 'yes' : 'NO'} | gateway RSS ${fanoutReport.gatewayRssMb} MB, gateway CPU ${fanoutReport.gatewayCpuMicrosecondsPerDelivery} us per delivery |`,
+    );
+  if (tracedReport)
+    console.log(
+      `| question post, traced | ${tracedReport.okPerSecond}/s (${signed(tracedReport.rateChange)} against untraced) | ` +
+        `${tracedReport.latencyMs.p50} / ${tracedReport.latencyMs.p99} ms | | within 3% | ` +
+        `${Math.abs(tracedReport.rateChange) <= 0.03 ? 'yes' : 'NO'} | CPU per post ${signed(tracedReport.cpuChange)}, ${tracedReport.spansExported} spans exported |`,
     );
   if (standaloneReport) {
     const { firstStartMs, restartMs, rssMbAfterWorkload } = standaloneReport;
@@ -585,4 +635,34 @@ try {
   }
 } finally {
   await system.stop();
+}
+
+/** "+1.2%" */
+function signed(share) {
+  return `${share >= 0 ? '+' : ''}${(share * 100).toFixed(1)}%`;
+}
+
+/**
+ * An OTLP/HTTP collector that counts the spans of each export and drops them: a tracing backend
+ * whose own cost stays out of the measurement (it parses nothing: it counts `"startTimeUnixNano"`,
+ * one per span).
+ */
+async function startDiscardingCollector() {
+  const { createServer } = await import('node:http');
+  let spans = 0;
+  const server = createServer((request, response) => {
+    let tail = '';
+    request.on('data', (chunk) => {
+      const text = tail + chunk.toString('latin1');
+      spans += text.split('"startTimeUnixNano"').length - 1;
+      tail = text.slice(-18);
+    });
+    request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    spans: () => spans,
+    stop: () => new Promise((resolve) => server.close(resolve)),
+  };
 }

@@ -73,6 +73,12 @@ export async function benchSystem({ port, name, env: extra = {}, privatePostgres
       await waitUntilReady(`${audience}/readyz`);
       return launched.children;
     },
+    /** Stops every app and launches them again with `extra` added to their environment (same database and NATS). */
+    async restart(extra, nodeArgs = () => []) {
+      await launched?.stop();
+      Object.assign(env, extra);
+      return this.start(nodeArgs);
+    },
     async stop() {
       await launched?.stop();
       await nats?.destroy();

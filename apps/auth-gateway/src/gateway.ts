@@ -20,6 +20,7 @@ import { ProblemFilter } from './problem/problem.filter.js';
 import { installRateLimits } from './rate-limit/rate-limited-requests.js';
 import { installCachedEventReads } from './read-cache/cached-event-reads.js';
 import type { RateLimitOptions } from './rate-limit/rate-limits.js';
+import { installRequestTracing } from './request-tracing.js';
 import { requestIdFrom } from './request-context.js';
 import { siteOf } from './site/site.js';
 
@@ -99,6 +100,7 @@ export async function createGateway(deps: GatewayDependencies): Promise<NestFast
   });
   const fastify = app.getHttpAdapter().getInstance();
 
+  installRequestTracing(fastify);
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

@@ -1,3 +1,4 @@
+import './tracing.js';
 import 'reflect-metadata';
 import cluster from 'node:cluster';
 import {

@@ -1,3 +1,4 @@
+import './tracing.js';
 import 'reflect-metadata';
 import { loadConfigOrExit, runServiceMain } from '@townhall/platform/service';
 import { EngagementConfigSchema, engagement } from './service.js';

@@ -1,4 +1,5 @@
 /* eslint-disable no-console -- the standalone entry point talks to a person at a terminal */
+import './tracing.js';
 import 'reflect-metadata';
 import type { Server } from 'node:http';
 import { createServer } from 'node:net';
@@ -31,6 +32,8 @@ Options:
                        its JSON-RPC is on 127.0.0.1:8899 (SOLANA_LOCAL_RPC_PORT), and
                        its state is kept in the data folder
                        (same as X402_FACILITATOR=solana-local; default: the ledger)
+  --traces             print every OpenTelemetry span on standard output (to send
+                       them to a collector instead: OTEL_EXPORTER_OTLP_ENDPOINT)
   -h, --help           this text
 
 DATABASE_URL, NATS_URL and REDIS_URL switch the matching part to a real server.`;
@@ -45,6 +48,7 @@ try {
       port: { type: 'string' },
       'probe-port': { type: 'string' },
       'solana-local': { type: 'boolean', default: false },
+      traces: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,

@@ -27,6 +27,12 @@ export interface CloudEvent<T = unknown> {
    * see (a report, a question held for review). Absent: public, on the event's live stream.
    */
   visibility?: DomainEventVisibility;
+  /**
+   * CloudEvents Distributed Tracing extension: the W3C Trace Context of the write that made the
+   * event, present while the deployment traces (OpenTelemetry); consumers continue that trace.
+   */
+  traceparent?: string;
+  tracestate?: string;
   data: T;
 }
 
@@ -52,6 +58,13 @@ export const CloudEventSchema = reply(
       .describe(
         'On NATS only: `staff` marks what only moderators and the host may see; never on the live stream',
       ),
+    traceparent: z
+      .string()
+      .optional()
+      .describe(
+        'Distributed Tracing extension: the W3C traceparent of the write that made it, while the deployment traces',
+      ),
+    tracestate: z.string().optional().describe('Distributed Tracing extension: the W3C tracestate, if any'),
     data: z.unknown().describe('The resource after the change, e.g. the Event or the StageMessage'),
   }),
   'CloudEvent',

@@ -1,9 +1,10 @@
 import type { Logger } from './logger.js';
+import { stopTracing } from './observability/tracing.js';
 
 /**
  * On SIGTERM or SIGINT, runs `stop` once (the app's own order: stop taking work, finish
- * what is in flight, then close connections), flushes the logs and exits: 0 if the stop
- * was clean, 1 if it threw.
+ * what is in flight, then close connections), exports the spans still buffered, flushes the logs
+ * and exits: 0 if the stop was clean, 1 if it threw.
  */
 export function stopGracefullyOnSignal(name: string, logger: Logger, stop: () => Promise<void>): void {
   let stopping = false;
@@ -19,6 +20,7 @@ export function stopGracefullyOnSignal(name: string, logger: Logger, stop: () =>
       logger.error({ err: error }, `${name} did not stop cleanly`);
       code = 1;
     }
+    await stopTracing();
     logger.flush();
     process.exit(code);
   };

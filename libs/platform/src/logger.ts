@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import { pino, type Logger, type LevelWithSilent } from 'pino';
+import { isTracing, traceLogFields } from './observability/tracing.js';
 
 export type { Logger } from 'pino';
 
@@ -7,7 +8,8 @@ export type { Logger } from 'pino';
  * JSON logs on stdout, one line per event, every line naming the app. Lines are
  * buffered (up to 4 KiB or 100 ms) rather than written one syscall each: on the hot path
  * a write per request line costs more than the request's own work. Buffered lines are
- * flushed on exit; a hard crash loses at most the last 100 ms.
+ * flushed on exit; a hard crash loses at most the last 100 ms. While the process traces, each
+ * line written within a span names it (`trace_id`, `span_id`).
  */
 export function createLogger(app: string, level: LevelWithSilent = 'info'): Logger {
   const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
@@ -19,6 +21,7 @@ export function createLogger(app: string, level: LevelWithSilent = 'info'): Logg
       level,
       base: { app },
       timestamp: pino.stdTimeFunctions.isoTime,
+      ...(isTracing() ? { mixin: traceLogFields } : {}),
     },
     destination,
   );

@@ -10,6 +10,7 @@ import {
 import type { z } from 'zod';
 import type { Logger } from './logger.js';
 import { MeasuredServiceClient } from './service-client.js';
+import { injectTraceHeaders, inSpan, isTracing, SpanKind } from './observability/tracing.js';
 
 /** The reply packet a Nest NATS microservice sends (see @nestjs/microservices ServerNats). */
 interface NestReplyPacket {
@@ -76,18 +77,31 @@ export class NatsServiceClient extends MeasuredServiceClient {
       throw new DomainError('service.unavailable', `The message bus is not connected (${contract.pattern})`);
     }
     const packet = JSON.stringify({ pattern: contract.pattern, data: { meta, data }, id: randomUUID() });
-    const headers = natsHeaders();
-    headers.set(REQUEST_ID_HEADER, meta.requestId);
-    let reply: NestReplyPacket;
-    try {
-      const message = await this.connection.request(contract.pattern, packet, {
-        timeout: this.timeoutMs,
-        headers,
-      });
-      reply = message.json<NestReplyPacket>();
-    } catch (error) {
-      throw toTransportError(error, contract.pattern);
-    }
+    const send = async (): Promise<NestReplyPacket> => {
+      const headers = natsHeaders();
+      headers.set(REQUEST_ID_HEADER, meta.requestId);
+      // The request's span, for the service's handler to continue (W3C traceparent).
+      injectTraceHeaders((name, value) => headers.set(name, value));
+      try {
+        const message = await this.connection.request(contract.pattern, packet, {
+          timeout: this.timeoutMs,
+          headers,
+        });
+        return message.json<NestReplyPacket>();
+      } catch (error) {
+        throw toTransportError(error, contract.pattern);
+      }
+    };
+    const reply = isTracing()
+      ? await inSpan(
+          `${contract.pattern} request`,
+          {
+            kind: SpanKind.CLIENT,
+            attributes: { 'messaging.system': 'nats', 'messaging.destination.name': contract.pattern },
+          },
+          send,
+        )
+      : await send();
     if (reply.err !== undefined && reply.err !== null) throw DomainError.fromRemote(reply.err);
     return reply.response as ReplyOf<C>;
   }

@@ -15,6 +15,7 @@ export * from './standalone-process.js';
 export * from './failover-proxy.js';
 export * from './live-reader.js';
 export * from './webhook-receiver.js';
+export * from './otlp-receiver.js';
 export * from './scripted-services.js';
 export * from './views.js';
 export * from './processes.js';

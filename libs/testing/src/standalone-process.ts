@@ -6,7 +6,8 @@ import { REPO_ROOT } from './app-process.js';
  * embedded (no DATABASE_URL, NATS_URL or REDIS_URL from the test machine), `--ephemeral --port 0`,
  * its own process stopped by pid. `env` is laid over that laptop environment. `port` fixes the port
  * instead (a test that must know the audience, `http://127.0.0.1:<port>`, before the start).
- * `dataDir` keeps its data there (`--data-dir`) instead, so that a restart finds it again.
+ * `dataDir` keeps its data there (`--data-dir`) instead, so that a restart finds it again; `args`
+ * are more options of its command line (`--traces`).
  */
 export class StandaloneProcess {
   private output = '';
@@ -21,12 +22,16 @@ export class StandaloneProcess {
   static async start(
     env: Record<string, string> = {},
     port = 0,
-    { dataDir, startTimeoutMs = 40_000 }: { dataDir?: string; startTimeoutMs?: number } = {},
+    {
+      dataDir,
+      startTimeoutMs = 40_000,
+      args = [],
+    }: { dataDir?: string; startTimeoutMs?: number; args?: string[] } = {},
   ): Promise<StandaloneProcess> {
     const storage = dataDir === undefined ? ['--ephemeral'] : ['--data-dir', dataDir];
     const child = spawn(
       process.execPath,
-      ['apps/standalone/dist/main.js', ...storage, '--port', String(port)],
+      ['apps/standalone/dist/main.js', ...storage, '--port', String(port), ...args],
       {
         cwd: REPO_ROOT,
         env: { ...laptopEnv(), ...env },

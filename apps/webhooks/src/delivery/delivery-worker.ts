@@ -2,6 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShut
 import { queryRows } from '@townhall/platform/service';
 import { DataSource } from 'typeorm';
 import { WebhookSigner } from '../signing/webhook-signer.js';
+import { traceHeadersOf } from './trace-headers.js';
 import { LOGGER, RESOLVER, SETTINGS, type Logger, type WebhooksSettings } from '../tokens.js';
 import { webhookAttemptDuration, webhookAttempts } from '../webhooks-metrics.js';
 import { DestinationRefused, resolveDestination, type Resolver } from './destination.js';
@@ -182,8 +183,11 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     const deadline = Date.now() + timeoutMs;
     try {
       const destination = await resolveDestination(delivery.url, destinations, this.resolve, timeoutMs);
-      const headers = this.signer.headers(delivery.message_id, delivery.body);
-      return await postPinned(destination, { ...headers }, delivery.body, Math.max(1, deadline - Date.now()));
+      const headers = {
+        ...this.signer.headers(delivery.message_id, delivery.body),
+        ...traceHeadersOf(delivery.body),
+      };
+      return await postPinned(destination, headers, delivery.body, Math.max(1, deadline - Date.now()));
     } catch (error) {
       if (error instanceof DestinationRefused) return { status: null, error: `refused: ${error.message}` };
       return { status: null, error: error instanceof Error ? error.message : String(error) };

@@ -1,2 +1,3 @@
 export * from './metrics.js';
 export * from './message-interceptor.js';
+export * from './tracing.js';

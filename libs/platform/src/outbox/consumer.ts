@@ -15,6 +15,7 @@ import { nanos, type NatsConnection } from '@nats-io/transport-node';
 import { isUuid, TOWNHALL_STREAM, TOWNHALL_SUBJECTS, type CloudEvent } from '@townhall/contracts';
 import { databaseFaultOf } from '../database-faults.js';
 import type { Logger } from '../logger.js';
+import { contextOf, inSpan, isTracing, openSpan, SpanKind } from '../observability/tracing.js';
 import type { ConsumerGate } from './consumer-gate.js';
 
 export interface DomainEventConsumerOptions {
@@ -110,7 +111,17 @@ export async function consumeDomainEvents(options: DomainEventConsumerOptions): 
   const handleOne = async (message: JsMsg, event: CloudEvent): Promise<void> => {
     const keepAlive = setInterval(() => message.working(), WORKING_EVERY_MS);
     try {
-      await options.handle(event);
+      if (!isTracing()) await options.handle(event);
+      else
+        await inSpan(
+          `${event.type} process`,
+          {
+            kind: SpanKind.CONSUMER,
+            parent: contextOf(event),
+            attributes: consumerAttributes(durable, event),
+          },
+          () => options.handle(event),
+        );
       message.ack();
     } catch (error) {
       logger.warn(
@@ -133,17 +144,38 @@ export async function consumeDomainEvents(options: DomainEventConsumerOptions): 
       return;
     }
     const keepAlive = setInterval(() => batch.forEach(({ message }) => message.working()), WORKING_EVERY_MS);
+    // Traced, each event's handling is a span in its own write's trace, and the batch's work (its
+    // statements) a span linked to them all.
+    const spans = (isTracing() ? batch : []).flatMap(
+      ({ event }) =>
+        openSpan(`${event.type} process`, {
+          kind: SpanKind.CONSUMER,
+          parent: contextOf(event),
+          attributes: consumerAttributes(durable, event),
+        }) ?? [],
+    );
+    let failure: unknown;
     try {
-      await handleBatch(batch.map(({ event }) => event));
+      await inSpan(
+        `${durable} batch`,
+        {
+          kind: SpanKind.CONSUMER,
+          links: spans.map(({ span }) => ({ context: span.spanContext() })),
+          attributes: { 'messaging.batch.message_count': batch.length },
+        },
+        () => handleBatch(batch.map(({ event }) => event)),
+      );
       for (const { message } of batch) message.ack();
       return;
     } catch (error) {
+      failure = error;
       logger.warn(
         { err: error, durable, events: batch.length },
         'domain event batch failed; handling each alone',
       );
     } finally {
       clearInterval(keepAlive);
+      for (const { end } of spans) end(failure);
     }
     for (const { message, event } of batch) await handleOne(message, event);
   };
@@ -313,6 +345,14 @@ async function durableExists(jsm: JetStreamManager, durable: string): Promise<bo
     if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.ConsumerNotFound) return false;
     throw error;
   }
+}
+
+function consumerAttributes(durable: string, event: CloudEvent): Record<string, string> {
+  return {
+    'messaging.system': 'nats',
+    'messaging.consumer.group.name': durable,
+    'messaging.message.id': event.id,
+  };
 }
 
 function parseCloudEvent(message: JsMsg): CloudEvent | undefined {

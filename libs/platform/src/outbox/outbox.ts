@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CloudEvent, DomainEventVisibility } from '@townhall/contracts';
 import type { EntityManager } from 'typeorm';
 import type { SqlFunction } from '../sql-functions.js';
+import { activeTraceCarrier } from '../observability/tracing.js';
 import { outboxTablesV1 } from './outbox-tables-v1.js';
 import { outboxTablesV2 } from './outbox-tables-v2.js';
 
@@ -70,6 +71,8 @@ export function domainEvent<T>(input: {
     subject: input.subject,
     datacontenttype: 'application/json',
     ...(input.visibility ? { visibility: input.visibility } : {}),
+    // The write's span (CloudEvents Distributed Tracing extension), while the process traces.
+    ...activeTraceCarrier(),
     data: input.data,
   };
 }

@@ -6,6 +6,7 @@ import { quoteSchema } from './outbox.js';
 import type { DomainEventPublisher } from './publisher.js';
 import { databaseFaultOf } from '../database-faults.js';
 import { connectionHolder } from '../database.js';
+import { contextOf, inSpan, isTracing, outsideAnyTrace, SpanKind } from '../observability/tracing.js';
 
 export interface OutboxRelayOptions {
   dataSource: DataSource;
@@ -128,7 +129,9 @@ export class OutboxRelay {
 
   private schedule(delayMs: number): void {
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.tick(), delayMs);
+    // Woken by a commit, a pass is still no part of that request's trace (each publish is a span
+    // of its own event's trace instead).
+    this.timer = setTimeout(() => void outsideAnyTrace(() => this.tick()), delayMs);
     // The relay is background work: it must not be what keeps a process alive.
     this.timer.unref();
   }
@@ -166,7 +169,18 @@ export class OutboxRelay {
     for (const row of batch) {
       if (Date.now() > leaseUsableUntil) break;
       try {
-        await this.options.publisher.publish(row.payload);
+        // Within the trace of the write that made the event (its traceparent), while tracing.
+        if (!isTracing()) await this.options.publisher.publish(row.payload);
+        else
+          await inSpan(
+            `${row.payload.type} publish`,
+            {
+              kind: SpanKind.PRODUCER,
+              parent: contextOf(row.payload),
+              attributes: { 'messaging.system': 'nats', 'messaging.message.id': row.payload.id },
+            },
+            () => this.options.publisher.publish(row.payload),
+          );
         published.push(row.id);
       } catch (error) {
         this.reportFailure(error, row);

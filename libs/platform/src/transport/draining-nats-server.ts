@@ -1,4 +1,5 @@
 import { ServerNats, type NatsOptions } from '@nestjs/microservices';
+import { contextOf, inSpan, isTracing, SpanKind } from '../observability/tracing.js';
 
 /**
  * Nest's NATS server, stopped as long as it needs to be and no longer. Nest's graceful close
@@ -32,7 +33,17 @@ export class DrainingNatsServer extends ServerNats {
   ): Promise<unknown> {
     this.inFlight += 1;
     try {
-      return (await super.handleMessage(channel, message)) as unknown;
+      if (!isTracing()) return (await super.handleMessage(channel, message)) as unknown;
+      // The caller's span (its traceparent header) continues here: the handler, its statements.
+      return await inSpan(
+        `${channel} handle`,
+        {
+          kind: SpanKind.SERVER,
+          parent: contextOf(message.headers),
+          attributes: { 'messaging.system': 'nats', 'messaging.destination.name': channel },
+        },
+        async () => (await super.handleMessage(channel, message)) as unknown,
+      );
     } finally {
       // Nest hands the reply to the connection on the next tick after the handler settles.
       await new Promise((resolve) => process.nextTick(resolve));

@@ -275,7 +275,11 @@ describe.each([
       'past',
     );
     expect((await host.api.events.get(brief.id)).status).toBe('past');
-    const recording = await call(hostMcp, 'recording_get', { eventId: brief.id });
+    // The recording is made by engagement from the event's end (a domain event): a moment later.
+    const recording = await waitFor('the recording', async () => {
+      const result = await call(hostMcp, 'recording_get', { eventId: brief.id });
+      return result.isError ? undefined : result;
+    });
     expect(structured<{ eventId: string }>(recording).eventId).toBe(brief.id);
   });
 

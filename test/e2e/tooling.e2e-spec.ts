@@ -247,6 +247,7 @@ describe('npm run start:distributed (tools/start.mjs): a probe port per app, and
   let database: TestDatabase;
   let nats: PrivateNatsServer;
   let launcher: Command | undefined;
+  let replica: Command | undefined;
   let children: number[] = [];
 
   beforeAll(async () => {
@@ -256,6 +257,7 @@ describe('npm run start:distributed (tools/start.mjs): a probe port per app, and
   });
   afterAll(async () => {
     if (launcher?.running) await launcher.stop(5_000);
+    if (replica?.running) await replica.stop(5_000);
     for (const pid of children.filter(isAlive)) process.kill(pid, 'SIGKILL');
     await database.drop();
     await nats.destroy();
@@ -265,18 +267,26 @@ describe('npm run start:distributed (tools/start.mjs): a probe port per app, and
     const apps = [...APPS.services, APPS.gateway];
     const port = await freePort();
     const probeBase = await freePortRange(apps.length);
-    launcher = Command.start(
-      ['tools/start.mjs', '--distributed'],
-      {
-        DATABASE_URL: database.url,
-        NATS_URL: nats.url,
-        REDIS_URL,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        PROBE_PORT_BASE: String(probeBase),
-      },
-      40_000,
-    );
+    const launch = (gatewayPort: number, probes: number) =>
+      Command.start(
+        ['tools/start.mjs', '--distributed'],
+        {
+          DATABASE_URL: database.url,
+          NATS_URL: nats.url,
+          REDIS_URL,
+          PORT: String(gatewayPort),
+          HOST: '127.0.0.1',
+          PROBE_PORT_BASE: String(probes),
+          // Both replicas name the first's origin: a request signed for it verifies at either.
+          PUBLIC_BASE_URL: `http://localhost:${port}`,
+        },
+        40_000,
+      );
+    // Two launchers at once against the same servers, as two replicas of every app: both migrate
+    // the new database at the same moment (one at a time per schema, under the migrations' lock).
+    const replicaPort = await freePort();
+    launcher = launch(port, probeBase);
+    replica = launch(replicaPort, await freePortRange(apps.length));
     await launcher.waitForOutput(/Townhall starting: gateway on http:\/\/localhost:\d+/);
     const [table] = await launcher.waitForOutput(
       /Probes of each app:.*\n(?: {2}\S+ +http:\/\/localhost:\d+\n)+/,
@@ -321,6 +331,15 @@ describe('npm run start:distributed (tools/start.mjs): a probe port per app, and
     expect(payment.status).toBe(402);
     const [offer] = payment.problem['accepts'] as { resource: string }[];
     expect(offer!.resource.startsWith(`${origin}/`)).toBe(true);
+    // The second launcher's apps are replicas of the first's: its gateway serves what the first wrote.
+    await replica.waitForOutput(/Townhall starting: gateway on http:\/\/localhost:\d+/);
+    await waitFor('the second gateway', async () =>
+      (await get(`http://127.0.0.1:${replicaPort}/readyz`)).status === 200 ? true : undefined,
+    );
+    expect((await get(`http://127.0.0.1:${replicaPort}/events/${event.id}`)).status).toBe(200);
+    const viaReplica = new AgentClient({ baseUrl: `http://127.0.0.1:${replicaPort}`, audience: origin });
+    expect((await problemOf(viaReplica.tickets.rsvp(event.id))).status).toBe(402);
+    expect(await replica.stop()).toBe(0);
 
     // kill -9 of one app: it is started again on its own, the others keep their pids and serve.
     const ticketing = children.find((pid) => commandLineOf(pid).includes('apps/ticketing/dist/main.js'));

@@ -171,6 +171,62 @@ describe('ticketing: the waitlist', () => {
     );
   });
 
+  it('passes each run-out offer on once with three replicas sweeping at once', async () => {
+    await ticketing.startReplica();
+    await ticketing.startReplica();
+    const lines = await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        const event = anEvent(1, paid('300'));
+        const owner = await funded('1000');
+        await rsvp(owner, event.eventId, payment(owner, await fixtures.offerOf(owner, event.eventId)));
+        const waiting = [generateAgentKey(), generateAgentKey()];
+        for (const agent of waiting) await join(agent, event.eventId);
+        await ticketing.send(
+          Inventory.changeCapacity,
+          {
+            eventId: event.eventId,
+            version: 2,
+            capacity: 2,
+            ticketing: { mode: 'single', price: '300', asset: 'USDC' },
+          },
+          host.agentId,
+        );
+        return { eventId: event.eventId, waiting };
+      }),
+    );
+    const ids = lines.map((line) => line.eventId);
+    // Every first offer runs out at once; each replica sweeps every 100 ms.
+    await ticketing.query(
+      `UPDATE ticketing.waitlist SET offer_expires_at = now() - interval '1 second'
+        WHERE status = 'offered' AND event_id = ANY($1::uuid[])`,
+      [ids],
+    );
+    for (const { waiting } of lines) {
+      await waitFor('the offer passed on', async () =>
+        (await mine(waiting[1]!))[0]?.status === 'offered' ? true : undefined,
+      );
+    }
+    for (const { eventId, waiting } of lines) {
+      expect((await mine(waiting[0]!))[0]).toMatchObject({ status: 'expired' });
+      expect(await seats(eventId)).toEqual({ sold: 2, tier_sold: 2, tickets: 1, offers: 1 });
+    }
+    // Announced once each, whichever replica swept it.
+    await waitFor('the offers announced', async () =>
+      lines.every(
+        ({ eventId }) =>
+          published(WaitlistTopics.expired, eventId).length === 1 &&
+          published(WaitlistTopics.offered, eventId).length === 2,
+      )
+        ? true
+        : undefined,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (const { eventId } of lines) {
+      expect(published(WaitlistTopics.expired, eventId)).toHaveLength(1);
+      expect(published(WaitlistTopics.offered, eventId)).toHaveLength(2);
+    }
+  });
+
   it('expires every entry in line when the event is cancelled', async () => {
     const event = anEvent(1);
     await rsvp(generateAgentKey(), event.eventId);

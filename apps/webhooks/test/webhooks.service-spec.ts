@@ -479,3 +479,62 @@ describe('webhooks service, private addresses refused (WEBHOOK_ALLOW_PRIVATE=fal
     expect(receiver.received).toEqual([]);
   });
 });
+
+describe('webhooks service: three replicas', () => {
+  let service: ServiceHarness;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    [service, receiver] = await Promise.all([
+      ServiceHarness.start(webhooksService, {
+        WEBHOOK_SIGNING_KEY: SIGNING_KEY,
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        WEBHOOK_POLL_INTERVAL_MS: '20',
+        WEBHOOK_TIMEOUT_MS: '1000',
+      }),
+      WebhookReceiver.start(),
+    ]);
+    await service.startReplica();
+    await service.startReplica();
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await receiver?.stop();
+  });
+
+  it("delivers each event once, whichever replica's worker takes it, with the write's traceparent", async () => {
+    const host = agent();
+    await service.send(
+      Webhooks.create,
+      { url: receiver.url('/replicas'), types: ['townhall.event.*'] },
+      host,
+    );
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const stream = Array.from({ length: 60 }, (_, index) => {
+      const event = randomUUID();
+      return {
+        ...domainEvent('townhall.event.scheduled', event, eventView(event, host)),
+        ...(index === 0 ? { traceparent } : {}),
+      };
+    });
+    // All at once: three workers polling every 20 ms race for the deliveries.
+    await Promise.all(stream.map((each) => service.deliver(each)));
+    await receiver.waitFor(60, '/replicas');
+    await new Promise((resolve) => setTimeout(resolve, 500)); // nothing more comes
+    const received = receiver.at('/replicas');
+    const ids = received.map((request) => String(request.headers['webhook-id']));
+    expect(ids.sort()).toEqual(stream.map((each) => each.id).sort());
+    // A delivery continues the trace of the write that made its event; the others carry none.
+    const traced = received.filter((request) => request.headers['traceparent'] !== undefined);
+    expect(traced.map((request) => [request.headers['webhook-id'], request.headers['traceparent']])).toEqual([
+      [stream[0]!.id, traceparent],
+    ]);
+    const attempts = await service.query<{ attempts: number }>(
+      `SELECT count(*)::int AS attempts FROM webhooks.attempts a
+         JOIN webhooks.subscriptions s ON s.id = a.subscription_id
+        WHERE s.agent_id = $1`,
+      [host],
+    );
+    expect(attempts[0]!.attempts).toBe(60);
+  });
+});

@@ -48,12 +48,13 @@ export interface DomainEventConsumer {
  */
 const ACK_WAIT_MS = 6_000;
 /**
- * How long one pull waits on the server. The client takes half of it as the heartbeat it expects
- * while a pull is open, and pulls again after two missed ones: so a consumer whose NATS node
- * died (its open pull with it) pulls from the node that took over within about this long, rather
- * than after the client's default 30 s.
+ * How long one pull waits on the server, and the heartbeat the client expects meanwhile: after
+ * two missed heartbeats it pulls again. So a consumer whose pull died with its NATS node (or with
+ * the consumer's leader) pulls from the node that took over within about 2 s, rather than after
+ * the client's default 30 s.
  */
 const PULL_EXPIRES_MS = 5_000;
+const PULL_HEARTBEAT_MS = 1_000;
 /** How soon an event whose handler met a database fault is redelivered. */
 const DATABASE_RETRY_DELAY_MS = 1_000;
 const NOTHING_YET = Symbol('nothing yet');
@@ -227,6 +228,7 @@ export async function consumeDomainEvents(options: DomainEventConsumerOptions): 
     const messages = await consumer.consume({
       max_messages: handleBatch ? CONSUMER_BATCH : 1,
       expires: PULL_EXPIRES_MS,
+      idle_heartbeat: PULL_HEARTBEAT_MS,
     });
     pulling = { messages, done: run(messages) };
   };

@@ -9,6 +9,7 @@ import { DrainingNatsServer } from './draining-nats-server.js';
 
 // How long a stopping service waits for the requests it is still handling to reply.
 const SHUTDOWN_GRACE_MS = 2_000;
+const PUBLISH_TIMEOUT_MS = 2_000;
 
 /** Where a service finds NATS: NATS_URL (one server or a cluster's) and NATS_STREAM_REPLICAS. */
 export interface NatsSettings {
@@ -47,7 +48,9 @@ export async function openNatsTransport(
       }),
     }),
     client: (timeoutMs) => new NatsServiceClient(nats, timeoutMs, logger),
-    publisher: new JetStreamPublisher(nats),
+    // A PubAck takes milliseconds; one that has not come in 2 s (the stream's leader lost, a new
+    // one being elected) is given up, and the relay's next pass publishes again (deduplicated).
+    publisher: new JetStreamPublisher(nats, { timeoutMs: PUBLISH_TIMEOUT_MS }),
     consume: (logger, subscriptions) => consumeSubscriptions(nats, logger, subscriptions),
     readiness: {
       nats: async () => {

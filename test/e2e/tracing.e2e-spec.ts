@@ -53,11 +53,10 @@ describe('tracing: one trace per request, across the bus', () => {
     const rsvp = await traceOf('POST /events/:id/rsvp', (span) =>
       [200, 201].includes(Number(span.attributes['http.response.status_code'])),
     );
-    const rsvpSpans = await settled(rsvp.traceId, (spans) =>
-      ['events', 'engagement'].every((service) =>
-        spans.some((span) => span.service === service && span.name === 'townhall.ticket.issued process'),
-      ),
-    );
+    const rsvpSpans = await settled(rsvp.traceId, 'ticketing', 'townhall.ticket.issued', [
+      'events',
+      'engagement',
+    ]);
     expectChain(rsvpSpans, rsvp, 'ticketing', 'townhall.ticket.issued');
     const processes = new Set(rsvpSpans.map((span) => span.service));
     expect(processes.size).toBeGreaterThanOrEqual(4);
@@ -86,9 +85,7 @@ describe('tracing: one trace per request, across the bus', () => {
     const asked = await traceOf('POST /events/:id/questions', (span) =>
       [200, 201].includes(Number(span.attributes['http.response.status_code'])),
     );
-    const askedSpans = await settled(asked.traceId, (spans) =>
-      spans.some((span) => span.service === 'events' && span.name === 'townhall.question.submitted process'),
-    );
+    const askedSpans = await settled(asked.traceId, 'engagement', 'townhall.question.submitted', ['events']);
     expectChain(askedSpans, asked, 'engagement', 'townhall.question.submitted');
 
     // The logs of a request name its trace.
@@ -113,14 +110,27 @@ describe('tracing: one trace per request, across the bus', () => {
     }
   }
 
-  /** The spans of a trace once `complete` says every process has exported its part. */
+  /**
+   * The spans of a trace once every process has exported its part (each exports on its own
+   * schedule): the gateway's NATS request, the service's handler and its publish of `type`, and
+   * the handling of it by each of `consumers`.
+   */
   async function settled(
     traceId: string,
-    complete: (spans: ReceivedSpan[]) => boolean,
+    service: string,
+    type: string,
+    consumers: string[],
   ): Promise<ReceivedSpan[]> {
     return waitFor(`the whole trace ${traceId}`, async () => {
       const spans = receiver.trace(traceId);
-      return complete(spans) ? spans : undefined;
+      const has = (where: string, kind: number, name?: string) =>
+        spans.some((span) => span.service === where && span.kind === kind && (!name || span.name === name));
+      const complete =
+        has('auth-gateway', CLIENT) &&
+        has(service, SERVER) &&
+        has(service, PRODUCER, `${type} publish`) &&
+        consumers.every((consumer) => has(consumer, CONSUMER, `${type} process`));
+      return complete ? spans : undefined;
     });
   }
 });

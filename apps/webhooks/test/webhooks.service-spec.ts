@@ -480,18 +480,20 @@ describe('webhooks service, private addresses refused (WEBHOOK_ALLOW_PRIVATE=fal
   });
 });
 
+/** Three replicas' delivery workers, each polling every 20 ms, racing for the same deliveries. */
+const REPLICA_ENV = {
+  WEBHOOK_ALLOW_PRIVATE: 'true',
+  WEBHOOK_POLL_INTERVAL_MS: '20',
+  WEBHOOK_TIMEOUT_MS: '1000',
+};
+
 describe('webhooks service: three replicas', () => {
   let service: ServiceHarness;
   let receiver: WebhookReceiver;
 
   beforeAll(async () => {
     [service, receiver] = await Promise.all([
-      ServiceHarness.start(webhooksService, {
-        WEBHOOK_SIGNING_KEY: SIGNING_KEY,
-        WEBHOOK_ALLOW_PRIVATE: 'true',
-        WEBHOOK_POLL_INTERVAL_MS: '20',
-        WEBHOOK_TIMEOUT_MS: '1000',
-      }),
+      ServiceHarness.start(webhooksService, { ...REPLICA_ENV, WEBHOOK_SIGNING_KEY: SIGNING_KEY }),
       WebhookReceiver.start(),
     ]);
     await service.startReplica();

@@ -153,25 +153,17 @@ export interface SpanOptions {
  * ended when it settles; an error marks the span. Without tracing, just runs `work`.
  */
 export function inSpan<T>(name: string, options: SpanOptions, work: () => Promise<T>): Promise<T> {
-  if (!provider) return work();
-  const parent = options.parent ?? context.active();
-  const span = tracer().startSpan(
-    name,
-    {
-      kind: options.kind,
-      ...(options.attributes ? { attributes: options.attributes } : {}),
-      ...(options.links ? { links: options.links } : {}),
-    },
-    parent,
-  );
-  return context.with(trace.setSpan(parent, span), async () => {
+  const opened = openSpan(name, options);
+  if (!opened) return work();
+  return context.with(opened.context, async () => {
+    let failure: unknown;
     try {
       return await work();
     } catch (error) {
-      failed(span, error);
+      failure = error;
       throw error;
     } finally {
-      span.end();
+      opened.end(failure);
     }
   });
 }

@@ -515,14 +515,20 @@ try {
     const collector = await startDiscardingCollector();
     try {
       const restarted = await system.restart(
-        { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: '1000' },
+        {
+          OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+          OTEL_BSP_SCHEDULE_DELAY: '1000',
+          // BENCH_TRACE_RATIO=0.1 samples a tenth of the requests (what a busy deployment runs).
+          OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+          OTEL_TRACES_SAMPLER_ARG: process.env.BENCH_TRACE_RATIO ?? '1',
+        },
         profileArgs,
       );
       const tracedLabels = new Map(restarted.map((c) => [c.child.pid, c.name]));
       const askers = await liveWithAskers('Bench: traced AMA');
       await settle();
       const traced = await postQuestions(
-        'signed question posts, traced (OTLP/HTTP to a collector)',
+        `signed question posts, traced (OTLP/HTTP to a collector, ${process.env.BENCH_TRACE_RATIO ?? '1'} of requests sampled)`,
         askers,
         'What does a trace cost?',
         tracedLabels,

@@ -91,13 +91,22 @@ export function startTracing(service: string, options: TracingOptions = {}): boo
     })
     // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win.
     .merge(resources.detectResources({ detectors: [resources.envDetector] }));
-  const tracerProvider = new sdk.TracerProvider({ resource, spanProcessors: [processor] });
+  const tracerProvider = new sdk.TracerProvider({
+    resource,
+    spanProcessors: [processor],
+    sampler: samplerOf(sdk, env),
+  });
   trace.setGlobalTracerProvider(tracerProvider);
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   // Statements only within a span of ours (a request, a consumer's handling), never the pollers'
   // background statements as traces of their own; and never the values bound to them.
-  const postgres = new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false });
+  const postgres = new PgInstrumentation({
+    requireParentSpan: true,
+    enhancedDatabaseReporting: false,
+    // A pool handing out a connection is not a statement: one span less per statement.
+    ignoreConnectSpans: true,
+  });
   postgres.setTracerProvider(tracerProvider);
   provider = tracerProvider;
   return true;
@@ -246,6 +255,29 @@ function failed(span: Span, error: unknown): void {
     code: SpanStatusCode.ERROR,
     message: error instanceof Error ? error.message : String(error),
   });
+}
+
+/**
+ * OTEL_TRACES_SAMPLER (and OTEL_TRACES_SAMPLER_ARG, a ratio) as the specification names them:
+ * `always_on`, `always_off`, `traceidratio`, and their `parentbased_` forms; by default
+ * `parentbased_always_on`. A service follows its caller's decision (the gateway's, sampled once
+ * per request), so a trace is whole or absent.
+ */
+function samplerOf(
+  sdk: typeof import('@opentelemetry/sdk-trace'),
+  env: NodeJS.ProcessEnv,
+): import('@opentelemetry/sdk-trace').Sampler {
+  const name = (env['OTEL_TRACES_SAMPLER'] ?? 'parentbased_always_on').trim().toLowerCase();
+  const ratio = Number(env['OTEL_TRACES_SAMPLER_ARG'] ?? 1);
+  const root = (kind: string) =>
+    kind === 'always_off'
+      ? new sdk.AlwaysOffSampler()
+      : kind === 'traceidratio'
+        ? new sdk.TraceIdRatioBasedSampler(Number.isFinite(ratio) ? Math.min(1, Math.max(0, ratio)) : 1)
+        : new sdk.AlwaysOnSampler();
+  return name.startsWith('parentbased_')
+    ? new sdk.ParentBasedSampler({ root: root(name.slice('parentbased_'.length)) })
+    : root(name);
 }
 
 function positive(value: string | undefined, fallback: number): number {

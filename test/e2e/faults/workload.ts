@@ -327,15 +327,7 @@ export async function expectWhole(topology: Topology, stage: Stage, writes: Writ
     expect(await streamMessages(topology.natsUrl)).toBe(published);
 
     // The projections converge: every event applied, none twice.
-    await waitFor(
-      'the projections to converge',
-      async () => {
-        const state = await projectionsOf(db, stage.eventId);
-        if (!converged(state)) throw new Error(JSON.stringify(state));
-        return true;
-      },
-      30_000,
-    );
+    await untilConverged(db, stage.eventId, 30_000);
   } finally {
     await db.end();
   }
@@ -372,16 +364,24 @@ export async function convergenceMs(topology: Topology, stage: Stage, since: num
   const db = new pg.Client({ connectionString: topology.database.url });
   await db.connect();
   try {
-    let last: Record<string, number> = {};
-    for (;;) {
-      last = await projectionsOf(db, stage.eventId);
-      if (converged(last)) return Date.now() - since;
-      if (Date.now() - since > 60_000) throw new Error(`the views did not converge: ${JSON.stringify(last)}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await untilConverged(db, stage.eventId, Math.max(0, since + 60_000 - Date.now()));
+    return Date.now() - since;
   } finally {
     await db.end();
   }
+}
+
+/** Polls the projections of one event until they agree with their owners (the timeout names the state). */
+function untilConverged(db: pg.Client, eventId: string, timeoutMs: number): Promise<boolean> {
+  return waitFor(
+    'the projections to converge',
+    async () => {
+      const state = await projectionsOf(db, eventId);
+      if (!converged(state)) throw new Error(JSON.stringify(state));
+      return true;
+    },
+    timeoutMs,
+  );
 }
 
 /**

@@ -23,8 +23,9 @@ const shared = {
 export default {
   // The pages load the browser programs bundled into dist/browser/; the unit tests run without a build.
   globalSetup: '<rootDir>/tools/browser-programs.mjs',
-  // Per-project testTimeout is ignored by jest 30; e2e tests boot real processes.
-  testTimeout: 60_000,
+  // Per-project testTimeout is ignored by jest 30; e2e tests boot real processes, which on a
+  // loaded CI machine (files run beside each other at a lower priority, .ci/run) can take minutes.
+  testTimeout: 300_000,
   reporters: ['default', '<rootDir>/tools/jest-summary-reporter.mjs'],
   projects: [
     {
@@ -62,7 +63,7 @@ export default {
       ...shared,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
-      testTimeout: 60_000,
+      testTimeout: 300_000,
     },
     {
       ...shared,

@@ -44,12 +44,35 @@ export async function benchSystem({ port, name, env: extra = {}, privatePostgres
     RATE_LIMIT_WRITE_BURST: '1000000',
     ...extra,
   };
-  const probes = Object.fromEntries(SERVICES.map((service, i) => [service, port + 1 + i]));
+  const probes = Object.fromEntries([...SERVICES, GATEWAY].map((app, i) => [app, port + 1 + i]));
   let launched;
+  let stopping;
+  const stopAll = async () => {
+    await launched?.stop();
+    await nats?.destroy();
+    const { default: pg } = await import('pg');
+    const admin = new pg.Client({ connectionString: new URL('/postgres', env.DATABASE_URL).toString() });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin.end();
+    await postgres?.destroy();
+  };
+  // A SIGINT or SIGTERM to the run's process alone (not Ctrl-C, which reaches the whole process
+  // group) would otherwise end it and leave the apps, NATS and a private Postgres running.
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ])
+    process.once(signal, () => {
+      console.error(`\n${signal}: stopping the apps`);
+      void (stopping ??= stopAll()).finally(() => process.exit(code));
+    });
   return {
     audience,
     env,
     nats,
+    /** Each app's probe port (/healthz, /readyz, Prometheus /metrics), by name. */
+    probes,
     async prepare() {
       await ensureDatabase(env.DATABASE_URL);
       await migrateAll(env, { quiet: true });
@@ -63,7 +86,7 @@ export async function benchSystem({ port, name, env: extra = {}, privatePostgres
             env: { PROBE_PORT: String(probes[service]) },
             nodeArgs: nodeArgs(service),
           })),
-          { name: GATEWAY, nodeArgs: nodeArgs(GATEWAY) },
+          { name: GATEWAY, env: { PROBE_PORT: String(probes[GATEWAY]) }, nodeArgs: nodeArgs(GATEWAY) },
         ],
         env,
         // BENCH_LOG=file keeps the apps' logs (a crash's last words); by default they are dropped.
@@ -79,15 +102,8 @@ export async function benchSystem({ port, name, env: extra = {}, privatePostgres
       Object.assign(env, extra);
       return this.start(nodeArgs);
     },
-    async stop() {
-      await launched?.stop();
-      await nats?.destroy();
-      const { default: pg } = await import('pg');
-      const admin = new pg.Client({ connectionString: new URL('/postgres', env.DATABASE_URL).toString() });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-      await admin.end();
-      await postgres?.destroy();
+    stop() {
+      return (stopping ??= stopAll());
     },
   };
 }

@@ -11,7 +11,7 @@ describe('fuzz: the distributed topology', () => {
 
   beforeAll(async () => {
     topology = await Topology.start({ env: { LEDGER_FAUCET: 'true' } });
-  }, 45_000);
+  });
   afterAll(async () => {
     await topology?.stop();
   });

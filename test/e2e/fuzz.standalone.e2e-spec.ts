@@ -27,7 +27,7 @@ describe('fuzz: the standalone process', () => {
     });
     baseUrl = standalone.baseUrl;
     solanaRpcUrl = `http://127.0.0.1:${rpcPort}`;
-  }, 45_000);
+  });
   afterAll(async () => {
     await standalone?.stop();
   });

@@ -191,7 +191,7 @@ describe.each([
     [hostMcp, aliceMcp, bobMcp] = (
       await Promise.all([session(host.keyFile), session(alice.keyFile), session(bob.keyFile)])
     ).map((opened) => opened.client) as [Client, Client, Client];
-  }, 90_000);
+  });
   afterAll(async () => {
     await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
     await deployment?.stop();
@@ -610,7 +610,7 @@ describe('townhall mcp for other clients (the MCP Inspector CLI, Streamable HTTP
         capacity: 10,
       })
     ).id;
-  }, 60_000);
+  });
   afterAll(async () => {
     await server?.stop();
     if (dir) await rm(dir, { recursive: true, force: true });
@@ -661,7 +661,7 @@ describe('townhall mcp for other clients (the MCP Inspector CLI, Streamable HTTP
     expect(called).toMatchObject({ code: 0 });
     const result = JSON.parse(called.stdout) as { structuredContent: { events: Array<{ id: string }> } };
     expect(result.structuredContent.events.map((event) => event.id)).toContain(eventId);
-  }, 60_000);
+  });
 
   it('--http serves Streamable HTTP on 127.0.0.1 only, refusing a foreign Host (DNS rebinding)', async () => {
     const [command, ...args] = townhallMcp('--http', '0');

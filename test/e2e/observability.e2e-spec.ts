@@ -116,6 +116,7 @@ describe('observability: request ids through NATS, Prometheus metrics on every a
     ).toBeGreaterThanOrEqual(2);
     expect(gateway).toMatch(/^townhall_live_subscribers \d+/m);
     expect(gateway).toMatch(/^process_resident_memory_bytes \d+/m);
+    expect(gateway).toMatch(/^townhall_heap_live_bytes \d+/m);
 
     const ticketing = await metricsOf(topology.service('ticketing'));
     expect(sample(ticketing, 'townhall_tickets_sold_total{mode="paid"}')).toBe(1);

@@ -25,7 +25,7 @@ describe('the commands the README and the start banner print, as printed', () =>
     if (!(await portIsFree(3000))) port = await freePort();
     standalone = await StandaloneProcess.start({}, port);
     work = mkdtempSync(join(tmpdir(), 'townhall-readme-'));
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await standalone?.stop();
@@ -123,7 +123,7 @@ describe('the commands the README and the start banner print, as printed', () =>
       if (command.includes(' rsvp ')) expect(run.stdout).toMatch(/^ticket \S+\s+active/m);
       if (command.includes(' sign ')) expect(run.stdout).toMatch(/-H 'authorization: service /);
     }
-  }, 240_000);
+  });
 
   it('the curl block signs with the SDK and the server accepts it', async () => {
     const run = await shell(readmeBlock('### With curl', 'sh'), join(work, 'curl'));
@@ -158,7 +158,7 @@ describe('the commands the README and the start banner print, as printed', () =>
     } finally {
       await own.stop();
     }
-  }, 240_000);
+  });
 
   it('the "Getting paid in USDC" block, against npm start -- --solana-local', async () => {
     // A server of its own, its chain's JSON-RPC on 8899 as printed when that port is free (else on
@@ -207,7 +207,7 @@ describe('the commands the README and the start banner print, as printed', () =>
     } finally {
       await own.stop();
     }
-  }, 240_000);
+  });
 });
 
 interface Run {

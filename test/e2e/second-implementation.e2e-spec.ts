@@ -142,7 +142,7 @@ describe('a second implementation built from docs/protocol', () => {
       const port = await freePort();
       audience = `http://127.0.0.1:${port}`;
       server = await StandaloneProcess.start({ PUBLIC_BASE_URL: audience }, port);
-    }, 60_000);
+    });
     afterAll(async () => {
       await server?.stop();
     });

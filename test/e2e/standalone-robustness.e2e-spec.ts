@@ -59,7 +59,7 @@ describe('standalone: large multi-byte requests, an idle pause, then every read'
       RATE_LIMIT_WRITES_PER_SECOND: '0',
     });
     baseUrl = standalone.baseUrl;
-  }, 45_000);
+  });
   afterAll(async () => {
     await standalone?.stop();
   });

@@ -130,7 +130,7 @@ describe('standalone: npm start on a laptop with only Node.js', () => {
     const recordingAfter = await (await fetch(`${url}/events/${ended[0]!.id}/recording`)).json();
     expect(recordingAfter).toEqual(recordingBefore);
     expect(await stop(townhall)).toBe(true);
-  }, 240_000);
+  });
 
   it('keeps nothing with --ephemeral', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'townhall-ephemeral-'));
@@ -148,5 +148,5 @@ describe('standalone: npm start on a laptop with only Node.js', () => {
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
-  }, 60_000);
+  });
 });

@@ -231,25 +231,47 @@ describe('tickets, x402 payments and the ledger', () => {
     const buyers = Array.from({ length: 200 }, () => topology.client());
     await Promise.all(buyers.map((buyer) => buyer.ledger.faucet('1000')));
     const [offer] = await requirementsOf(buyers[0]!, event.id, 'hot');
-    const payments = buyers.map((buyer) => encodePaymentHeader(signLedgerPayment(buyer.key, offer!)));
-    // Every request is signed when pay() returns (the SDK signs before its first await), so the
-    // clock starts with all 200 in flight: what is timed is the service, not this process signing.
-    const sent = buyers.map((buyer, i) => pay(buyer, event.id, payments[i]!, 'hot'));
-    const start = performance.now();
-    const took: number[] = [];
-    const results = await Promise.allSettled(
-      sent.map((request) => request.finally(() => took.push(performance.now() - start))),
-    );
+    /**
+     * Every buyer pays for a hot seat at once: each request is signed when pay() returns (the SDK
+     * signs before its first await), so the clock starts with all in flight and what is timed is
+     * the service, not this process signing. Each answer with the ms it took.
+     */
+    const race = async (crowd: AgentClient[]) => {
+      const sent = crowd.map((buyer) =>
+        pay(buyer, event.id, encodePaymentHeader(signLedgerPayment(buyer.key, offer!)), 'hot'),
+      );
+      const start = performance.now();
+      return Promise.all(
+        sent.map((request) =>
+          request.then(
+            () => ({ refusal: undefined, ms: performance.now() - start }),
+            (reason: TownhallError) => ({
+              refusal: [reason.status, reason.code],
+              ms: performance.now() - start,
+            }),
+          ),
+        ),
+      );
+    };
+    const p99 = (ms: number[]) => Math.round(ms.sort((a, b) => a - b)[Math.ceil(ms.length * 0.99) - 1]!);
+    const results = await race(buyers);
+    const refused = results.filter((result) => result.refusal);
+    expect(results.filter((result) => !result.refusal)).toHaveLength(5);
+    expect(refused.map((result) => result.refusal)).toEqual(Array(195).fill([409, 'capacity.sold_out']));
+
     // A sale that is over says so at once (issue [17] item 0): before, the losers queued for
     // ticketing's connections and the hot row, and on a slower machine most got 504 after 5 s.
-    const p99 = took.sort((a, b) => a - b)[Math.ceil(took.length * 0.99) - 1]!;
-    expect(Math.round(p99)).toBeLessThan(1_000);
-    const sold = results.filter((r) => r.status === 'fulfilled');
-    const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-    expect(sold).toHaveLength(5);
-    expect(
-      refused.map((r) => [(r.reason as TownhallError).status, (r.reason as TownhallError).code]),
-    ).toEqual(Array(195).fill([409, 'capacity.sold_out']));
+    // "At once" on this machine, now: about as soon as the same crowd is refused once the sale is
+    // over (the first read says sold out). Within 3 times that, or a second, whichever is more
+    // (the race also carries the 5 purchases and their events; queued losers took 4 times as long).
+    const losers = buyers.filter((_, index) => results[index]!.refusal);
+    const after = await race(losers);
+    expect(after.map((result) => result.refusal)).toEqual(Array(195).fill([409, 'capacity.sold_out']));
+    const [racing, over] = [p99(refused.map((r) => r.ms)), p99(after.map((r) => r.ms))];
+    process.stdout.write(
+      `sellout race: the 195 refused in ${racing} ms at p99; again once sold out, ${over} ms\n`,
+    );
+    expect(racing).toBeLessThan(Math.max(1_000, 3 * over));
     const { rows } = await db.query<{ debits: number; tickets: number; sold: number }>(
       `SELECT (SELECT count(*) FROM ticketing.ledger_entries WHERE event_id = $1 AND type = 'EVENT_TICKET' AND amount < 0)::int AS debits,
               (SELECT count(*) FROM ticketing.tickets WHERE event_id = $1 AND status = 'active')::int AS tickets,

@@ -1,10 +1,11 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import pg from 'pg';
 import { AgentClient } from '@townhall/sdk';
 import {
   APPS,
+  childrenOf,
   createTestDatabase,
   freePort,
   isAlive,
@@ -243,12 +244,17 @@ describe('standalone --probe-port: Prometheus and probes for operators', () => {
   });
 });
 
+/** How long a launcher may take to stop its apps (its own grace is 15 s each, then SIGKILL). */
+const STOP_GRACE_MS = 40_000;
+
 describe('npm run start:distributed (tools/start.mjs): a probe port per app, and a dead app restarted', () => {
   let database: TestDatabase;
   let nats: PrivateNatsServer;
   let launcher: Command | undefined;
   let replica: Command | undefined;
   let children: number[] = [];
+  /** The second launcher's apps: ended by pid after the test whatever happened to it. */
+  let replicaChildren: number[] = [];
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -258,7 +264,7 @@ describe('npm run start:distributed (tools/start.mjs): a probe port per app, and
   afterAll(async () => {
     if (launcher?.running) await launcher.stop(5_000);
     if (replica?.running) await replica.stop(5_000);
-    for (const pid of children.filter(isAlive)) process.kill(pid, 'SIGKILL');
+    for (const pid of [...children, ...replicaChildren].filter(isAlive)) process.kill(pid, 'SIGKILL');
     await database.drop();
     await nats.destroy();
   });
@@ -296,10 +302,7 @@ describe('npm run start:distributed (tools/start.mjs): a probe port per app, and
       Number(probe),
     ]);
     expect(rows).toEqual(apps.map((name, index) => [name, probeBase + index]));
-    children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(launcher.child.pid)], { encoding: 'utf8' })
-      .split('\n')
-      .filter(Boolean)
-      .map(Number);
+    children = childrenOf(launcher.child.pid!);
     expect(children).toHaveLength(apps.length);
 
     await waitFor('the gateway', async () =>
@@ -333,13 +336,16 @@ describe('npm run start:distributed (tools/start.mjs): a probe port per app, and
     expect(offer!.resource.startsWith(`${origin}/`)).toBe(true);
     // The second launcher's apps are replicas of the first's: its gateway serves what the first wrote.
     await replica.waitForOutput(/Townhall starting: gateway on http:\/\/localhost:\d+/);
+    replicaChildren = childrenOf(replica.child.pid!);
     await waitFor('the second gateway', async () =>
       (await get(`http://127.0.0.1:${replicaPort}/readyz`)).status === 200 ? true : undefined,
     );
     expect((await get(`http://127.0.0.1:${replicaPort}/events/${event.id}`)).status).toBe(200);
     const viaReplica = new AgentClient({ baseUrl: `http://127.0.0.1:${replicaPort}`, audience: origin });
     expect((await problemOf(viaReplica.tickets.rsvp(event.id))).status).toBe(402);
-    expect(await replica.stop()).toBe(0);
+    // The launcher gives its apps 15 s to stop, then SIGKILL: the grace here is a ceiling for a
+    // loaded machine (CI once saw a launcher still stopping after 20 s), not a claim.
+    expect(await replica.stop(STOP_GRACE_MS)).toBe(0);
 
     // kill -9 of one app: it is started again on its own, the others keep their pids and serve.
     const ticketing = children.find((pid) => commandLineOf(pid).includes('apps/ticketing/dist/main.js'));
@@ -361,7 +367,7 @@ describe('npm run start:distributed (tools/start.mjs): a probe port per app, and
     expect((await problemOf(client().tickets.rsvp(event.id))).status).toBe(402);
     children = [...children.filter((pid) => pid !== ticketing), Number(restarted)];
 
-    expect(await launcher.stop()).toBe(0);
+    expect(await launcher.stop(STOP_GRACE_MS)).toBe(0);
     expect(launcher.stdout).toContain(`SIGTERM: stopping ${apps.join(', ')}`);
     expect(children.filter(isAlive)).toEqual([]);
     await expect(fetch(`http://127.0.0.1:${probeBase}/healthz`)).rejects.toThrow();

@@ -186,7 +186,7 @@ describeBrowser('the watch page and the index in Chromium', () => {
       suffix: '-standalone',
     };
     log(`both modes and Chromium up in ${Date.now() - started} ms`);
-  }, 90_000);
+  });
 
   afterAll(async () => {
     await browser?.close();
@@ -207,7 +207,7 @@ describeBrowser('the watch page and the index in Chromium', () => {
         watchUrl = `${mode.baseUrl}/events/${room.event.id}/watch`;
         live = await watchContext(browser!);
         log(`${name}: room ready in ${Date.now() - started} ms`);
-      }, 60_000);
+      });
       afterAll(async () => {
         await live?.context.close();
       });

@@ -127,12 +127,16 @@ describe('webhooks, end to end on the distributed topology', () => {
     const nc = await connect({ servers: topology.natsUrl });
     try {
       const jsm = await jetstreamManager(nc);
-      const stream = await jsm.streams.info(TOWNHALL_STREAM);
-      expect(stream.state.messages).toBeGreaterThanOrEqual(3);
+      // The three writes reach the stream through each service's outbox relay, a moment after
+      // their answers; the fan-out's durable counts them as pending once they are there.
+      const paused = await waitFor('the three writes on the stream, pending for the fan-out', async () => {
+        const { state } = await jsm.streams.info(TOWNHALL_STREAM);
+        if (state.messages < 3) return undefined;
+        const consumer = await jsm.consumers.info(TOWNHALL_STREAM, 'webhooks-fan-out');
+        return consumer.num_pending === state.messages ? consumer : undefined;
+      });
       // The fan-out's durable keeps its place at the start: NATS delivered it nothing.
-      const paused = await jsm.consumers.info(TOWNHALL_STREAM, 'webhooks-fan-out');
       expect(paused.delivered.consumer_seq).toBe(0);
-      expect(paused.num_pending).toBe(stream.state.messages);
     } finally {
       await nc.close();
     }
@@ -295,7 +299,16 @@ describe('webhooks, end to end on the distributed topology', () => {
     receiver.answerWith((request) => (request.path === '/restart' ? (up ? 204 : 503) : 204));
     const webhook: WebhookView = await subscribe(host, '/restart', ['townhall.event.*']);
     const event = await host.events.create(anEvent('Before the crash'));
-    await receiver.waitFor(1, '/restart'); // failing: the delivery waits for its retry in Postgres
+    await receiver.waitFor(1, '/restart');
+    // Failed, and recorded so: the delivery waits for its retry in Postgres. (A kill before the
+    // record is written loses the attempt's outcome, not the delivery: it is tried again.)
+    await waitFor('the first attempt recorded as failed', async () =>
+      (await host.webhooks.deliveries(webhook.id)).items.some(
+        (attempt) => attempt.attempt === 1 && attempt.outcome === 'retrying',
+      )
+        ? true
+        : undefined,
+    );
 
     await topology.service('webhooks').kill();
     // While it is down: another domain event, which its durable consumer catches up on.

@@ -17,6 +17,7 @@ import {
   OUTBOX_RELAY,
   PUBLIC_BASE_URL,
   REMINDER_LEAD_MINUTES,
+  SERVICE_TIMEOUT_MS,
   SERVICES,
   type Clock,
 } from './tokens.js';
@@ -31,6 +32,7 @@ export interface EventsModuleOptions {
   logger: Logger;
   publicBaseUrl: string;
   reminderLeadMinutes: number;
+  serviceTimeoutMs: number;
   clock?: Clock;
 }
 
@@ -47,6 +49,7 @@ export class EventsModule {
         { provide: SERVICES, useValue: options.services },
         { provide: PUBLIC_BASE_URL, useValue: options.publicBaseUrl },
         { provide: REMINDER_LEAD_MINUTES, useValue: options.reminderLeadMinutes },
+        { provide: SERVICE_TIMEOUT_MS, useValue: options.serviceTimeoutMs },
         { provide: CLOCK, useValue: options.clock ?? (() => new Date()) },
         {
           provide: OutboxWriter,

@@ -32,6 +32,7 @@ async function defineEvents(
         logger,
         publicBaseUrl: config.PUBLIC_BASE_URL,
         reminderLeadMinutes: config.EVENT_REMINDER_LEAD_MINUTES,
+        serviceTimeoutMs: config.SERVICE_TIMEOUT_MS,
       }),
   };
 }

@@ -11,3 +11,8 @@ export const REMINDER_LEAD_MINUTES = Symbol('ReminderLeadMinutes');
 export const PUBLIC_BASE_URL = Symbol('PublicBaseUrl');
 /** How the events service asks other services (ticketing decides capacity changes). */
 export const SERVICES = Symbol('ServiceClient');
+/**
+ * SERVICE_TIMEOUT_MS: how long a caller waits for an answer; a PATCH that waited this long for
+ * its turn behind others of the same event is refused (503), not run after its caller gave up.
+ */
+export const SERVICE_TIMEOUT_MS = Symbol('ServiceTimeoutMs');

@@ -1,13 +1,12 @@
 // The events service keeps when each event's recording was published (the service tier:
 // libs/testing/src/service.ts), from engagement's townhall.recording.published.
-import { randomBytes } from 'node:crypto';
+import { generateAgentKey } from '@townhall/auth';
 import { EngagementTopics, Events, type RecordingView } from '@townhall/contracts';
 import { domainEvent } from '@townhall/platform/service';
 import { ServiceHarness } from '@townhall/testing/service';
 import { events as eventsService } from '../src/service.js';
 
-const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-const agent = () => Array.from(randomBytes(44), (byte) => BASE58[byte % 58]).join('');
+const agent = () => generateAgentKey().agentId;
 const HOUR = 3_600_000;
 
 /** engagement's announcement of a published recording (the fields this consumer reads). */

@@ -1,12 +1,11 @@
 // The events service reminds of events about to start (`townhall.event.starting_soon`), from its
 // periodic job on every replica (the service tier: libs/testing/src/service.ts).
-import { randomBytes } from 'node:crypto';
+import { generateAgentKey } from '@townhall/auth';
 import { Events, EventTopics, type EventView } from '@townhall/contracts';
 import { ServiceHarness } from '@townhall/testing/service';
 import { events as eventsService } from '../src/service.js';
 
-const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-const agent = () => Array.from(randomBytes(44), (byte) => BASE58[byte % 58]).join('');
+const agent = () => generateAgentKey().agentId;
 const MINUTE = 60_000;
 const inMinutes = (minutes: number) => new Date(Date.now() + minutes * MINUTE).toISOString();
 

@@ -1,12 +1,11 @@
 // The events service's series list on its own (the service tier: libs/testing/src/service.ts).
-import { randomBytes } from 'node:crypto';
+import { generateAgentKey } from '@townhall/auth';
 import { Series, type CreateSeriesInput, type SeriesView } from '@townhall/contracts';
 import { refusalOf, ServiceHarness } from '@townhall/testing/service';
 import { events as eventsService } from '../src/service.js';
 
-const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 /** An agentId as the gateway passes it on (the service checks its form, not its key). */
-const agent = () => Array.from(randomBytes(44), (byte) => BASE58[byte % 58]).join('');
+const agent = () => generateAgentKey().agentId;
 
 describe('events service: the series list', () => {
   let events: ServiceHarness;

@@ -80,7 +80,7 @@ describe('the PGlite template a new standalone database begins from', () => {
       `pglite-template-${template.key}`,
       `pglite-template-${template.key}.tar`,
     ]);
-  }, 60_000);
+  });
 
   it('gives a new data folder a copy: every schema and migration, and nothing written after', async () => {
     const first = await start(join(work, 'copy-1'));
@@ -98,12 +98,12 @@ describe('the PGlite template a new standalone database begins from', () => {
       { t: null },
     ]);
     expect(await schemaOf(second.url)).toEqual(fromInitdb);
-  }, 60_000);
+  });
 
   it('gives a database in memory its dump', async () => {
     const database = await start(undefined);
     expect(await schemaOf(database.url)).toEqual(fromInitdb);
-  }, 60_000);
+  });
 
   it('is found again only while PGlite, the schemas, migrations and functions are the same', () => {
     class AddThings {
@@ -165,5 +165,5 @@ describe('the PGlite template a new standalone database begins from', () => {
       await b.close();
       rmSync(other, { recursive: true, force: true });
     }
-  }, 120_000);
+  });
 });

@@ -5,18 +5,32 @@ import { DEFAULT_POOL_WAIT_MS, required } from './config.js';
 import { applySqlFunctions, type SqlFunction } from './sql-functions.js';
 
 /**
+ * How long a new pool waits for its first connection, at a process's start (a service, a migration,
+ * standalone's embedded PGlite): nothing is being served yet, so nothing is shed by waiting, and a
+ * database that is starting, or a start starved of CPU on a busy machine (PGlite shares the process),
+ * can take longer than a request's 2 s to finish the handshake. A refused connection fails at once.
+ */
+const FIRST_CONNECTION_WAIT_MS = 30_000;
+
+/**
  * pg, with a Pool whose every client always has an 'error' listener. pg-pool hands a freed client
  * to the next waiting caller from inside the socket read that freed it, and TypeORM attaches its
  * own listener a promise tick later: a FATAL message in the same read (a backend terminated right
  * after its last answer) reached a client with no listener, and Node ended the process. The error
  * still reaches the query it failed, TypeORM and the pool (which drop that client); this listener
  * only keeps it from being thrown. test/e2e/faults/postgres.e2e-spec.ts terminates backends under
- * load, which is how this was found.
+ * load, which is how this was found. It also waits FIRST_CONNECTION_WAIT_MS for its first connection.
  */
 class GuardedPool extends pg.Pool {
   constructor(options?: pg.PoolConfig) {
-    super(options);
+    const waitMs = options?.connectionTimeoutMillis;
+    super(
+      waitMs ? { ...options, connectionTimeoutMillis: Math.max(waitMs, FIRST_CONNECTION_WAIT_MS) } : options,
+    );
     this.on('connect', (client) => client.on('error', ignoreClientError));
+    // Patient until its first connection, then DATABASE_POOL_WAIT_MS again (pg-pool and each new
+    // client read it from the pool's options when they start waiting).
+    if (waitMs) this.once('connect', () => (this.options.connectionTimeoutMillis = waitMs));
   }
 }
 

@@ -1,5 +1,6 @@
 import { createSchemaDataSource, databaseFaultOf } from '@townhall/platform/service';
 import { createTestDatabase, type TestDatabase } from '@townhall/testing';
+import { connect, createServer, type AddressInfo, type Server } from 'node:net';
 import type pg from 'pg';
 import type { DataSource } from 'typeorm';
 
@@ -117,5 +118,66 @@ describe('createSchemaDataSource: a full pool sheds a statement that waited too 
       (failure: unknown) => failure,
     );
     expect(databaseFaultOf(error)).toBe('refused');
+  });
+});
+
+/**
+ * A process's start waits for its database: a new pool's first connection may take longer than
+ * DATABASE_POOL_WAIT_MS (a database starting, a start starved of CPU: CI once saw a service at a
+ * low priority on a loaded machine end at boot with 'Connection terminated due to connection
+ * timeout' after 2 s). Once it has one, a new connection is held to the wait again.
+ */
+describe('createSchemaDataSource: patient for its first connection, then held to its wait', () => {
+  const HOLD_MS = 800;
+  let database: TestDatabase;
+  let proxy: Server;
+  let url: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('pool_first_test');
+    const upstream = new URL(database.url);
+    // Every connection reaches Postgres only HOLD_MS after it was opened, as on a starved machine.
+    proxy = createServer((socket) => {
+      socket.on('error', () => socket.destroy());
+      setTimeout(() => {
+        const server = connect(Number(upstream.port || 5432), upstream.hostname);
+        server.on('error', () => socket.destroy());
+        socket.on('close', () => server.destroy());
+        socket.pipe(server).pipe(socket);
+      }, HOLD_MS);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const delayed = new URL(database.url);
+    delayed.hostname = '127.0.0.1';
+    delayed.port = String((proxy.address() as AddressInfo).port);
+    url = delayed.toString();
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => proxy.close(resolve));
+    await database.drop();
+  });
+
+  it('starts on a connection slower than the wait, then refuses a new one as slow', async () => {
+    const dataSource = createSchemaDataSource({
+      url,
+      schema: 'public',
+      entities: [],
+      migrations: [],
+      pool: { size: 2, waitMs: 300 },
+    });
+    const started = performance.now();
+    await dataSource.initialize();
+    expect(performance.now() - started).toBeGreaterThanOrEqual(HOLD_MS - 10);
+    const busy = dataSource.createQueryRunner();
+    await busy.connect();
+    try {
+      // The pool's second connection is new, and as slow: past the wait, it is not waited for.
+      const asked = performance.now();
+      await expect(dataSource.query('SELECT 1')).rejects.toThrow(/timeout/);
+      expect(performance.now() - asked).toBeLessThan(HOLD_MS);
+    } finally {
+      await busy.release();
+      await dataSource.destroy();
+    }
   });
 });

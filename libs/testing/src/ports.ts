@@ -33,10 +33,14 @@ async function unusedPort(): Promise<number> {
   });
 }
 
+/**
+ * Probes every 100 ms until `probe` gives a value. The default ceiling is for what must happen
+ * eventually, not a claim of how soon: a test that claims a bound passes its own `timeoutMs`.
+ */
 export async function waitFor<T>(
   what: string,
   probe: () => Promise<T | undefined>,
-  timeoutMs = 20_000,
+  timeoutMs = 60_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;

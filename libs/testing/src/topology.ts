@@ -117,7 +117,7 @@ export class Topology {
       started.push(gateway);
 
       const services = await servicesReady;
-      await waitFor('gateway ready', () => ready(`${baseUrl}/readyz`));
+      await waitFor('gateway ready', () => ready(`${baseUrl}/readyz`), START_TIMEOUT_MS);
       const redisUrl = options.redisUrl ?? REDIS_URL;
       const topology = new Topology(baseUrl, natsUrl, nats, database, gateway, services, common, redisUrl);
       topology.ownEnv = options.serviceEnv ?? {};
@@ -179,7 +179,7 @@ export class Topology {
     });
     this.extraGateways.push(gateway);
     try {
-      await waitFor(`gateway on port ${port} ready`, () => ready(`${url}/readyz`));
+      await waitFor(`gateway on port ${port} ready`, () => ready(`${url}/readyz`), START_TIMEOUT_MS);
     } catch (error) {
       const logs = gateway.logs.slice(-30).join('\n');
       throw new Error(`${error instanceof Error ? error.message : String(error)}\n${logs}`, { cause: error });
@@ -222,6 +222,13 @@ export class Topology {
   }
 }
 
+/**
+ * How long an app of the topology has to say it is ready. A ceiling, not a claim: an app is ready
+ * in one to two seconds, but CI runs files beside each other at a lower priority (.ci/run), and
+ * there six apps starting at once on a loaded two-core machine took over 20 s.
+ */
+const START_TIMEOUT_MS = 120_000;
+
 /** Starts one service with a probe port of its own and waits until it says it is ready. */
 async function startService(
   name: string,
@@ -231,7 +238,7 @@ async function startService(
   const probe = await freePort();
   const app = AppProcess.start(name, { ...env, PROBE_PORT: String(probe) });
   started.push(app);
-  await waitFor(`${name} ready`, () => ready(`http://127.0.0.1:${probe}/readyz`));
+  await waitFor(`${name} ready`, () => ready(`http://127.0.0.1:${probe}/readyz`), START_TIMEOUT_MS);
   return app;
 }
 

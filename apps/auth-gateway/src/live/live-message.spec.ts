@@ -14,6 +14,19 @@ describe('decodeLiveMessage', () => {
     });
   });
 
+  it("sends a traced write's event without its trace context, which is for the operators", () => {
+    const event = JSON.parse(cloudEvent('townhall.question.submitted')) as Record<string, unknown>;
+    const traced = JSON.stringify({
+      ...event,
+      traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+      tracestate: 'vendor=1',
+    });
+    const message = decodeLiveMessage(3, 'townhall.question.submitted', traced);
+    expect(message?.frame).toBe(
+      `id: 3\nevent: townhall.question.submitted\ndata: ${JSON.stringify(event)}\n\n`,
+    );
+  });
+
   it('leaves out ledger and series events, which are private or not about an event', () => {
     expect(isLiveTopic('townhall.ledger.entry_recorded')).toBe(false);
     expect(isLiveTopic('townhall.series.followed')).toBe(false);

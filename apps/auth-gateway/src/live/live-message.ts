@@ -70,7 +70,7 @@ export function decodeLiveMessage(
   // Only what the public may see: a report or a question held for review is for moderators.
   if (visibility !== undefined) return undefined;
   if (/[\r\n]/.test(type)) return undefined;
-  const frame = sseMessage({ id: String(seq), event: type, data: payload });
+  const frame = sseMessage({ id: String(seq), event: type, data: withoutTraceContext(value, payload) });
   const stageMessageId =
     type === STAGE_POSTED || type === STAGE_HIDDEN
       ? (value as { data?: { id?: unknown } }).data?.id
@@ -82,6 +82,17 @@ export function decodeLiveMessage(
     frame,
     ...(typeof stageMessageId === 'string' ? { stageMessageId } : {}),
   };
+}
+
+/**
+ * The payload without the write's trace context (`traceparent`, `tracestate`: present while the
+ * deployment traces), which is for its operators and their tracing backend, not for the public.
+ * Untraced events are sent as published, not serialised again.
+ */
+function withoutTraceContext(event: object, payload: string): string {
+  if (!('traceparent' in event) && !('tracestate' in event)) return payload;
+  const { traceparent: _traceparent, tracestate: _tracestate, ...rest } = event as Record<string, unknown>;
+  return JSON.stringify(rest);
 }
 
 /** The SSE event type that tells a resuming client its history was cut (not a CloudEvent type). */

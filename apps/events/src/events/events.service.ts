@@ -17,10 +17,11 @@ import {
 import { queryRows, type ServiceClient } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
 import { OutboxWriter } from '@townhall/platform/service';
-import { CLOCK, SERVICES, type Clock } from '../tokens.js';
+import { CLOCK, SERVICE_TIMEOUT_MS, SERVICES, type Clock } from '../tokens.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { checkEventRules } from './event-rules.js';
 import { EVENT_COLUMNS, toEventView, type EventRow } from './event-row.js';
+import { OneAtATime } from './one-at-a-time.js';
 
 /** Each lifecycle action is a compare-and-set from exactly one state (docs/product.md "Event lifecycle"). */
 const TRANSITIONS = {
@@ -52,12 +53,18 @@ function fieldValues(fields: EventFields): unknown[] {
 
 @Injectable()
 export class EventsService {
+  /** This process's PATCHes, one at a time per event (see update()). */
+  private readonly patches: OneAtATime;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly outbox: OutboxWriter,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(SERVICES) private readonly services: ServiceClient,
-  ) {}
+    @Inject(SERVICE_TIMEOUT_MS) serviceTimeoutMs: number,
+  ) {
+    this.patches = new OneAtATime({ maxWaitMs: serviceTimeoutMs, tooLong: changingTooOften });
+  }
 
   async create(hostId: string, fields: EventFields): Promise<EventView> {
     checkEventRules(fields, hostId, this.clock(), { requireFuture: true });
@@ -123,8 +130,15 @@ export class EventsService {
    * version it was read at. If another change came first, the patch is merged again onto the
    * newer event and decided again. Once ticketing has decided, the patch stands even if the event
    * was started meanwhile: it was accepted first. No transaction is held while ticketing decides.
+   * This process runs an event's PATCHes one at a time, so that a burst of them is decided once
+   * each rather than retried against each other (one that waited SERVICE_TIMEOUT_MS for its turn
+   * is refused with 503 `service.unavailable`); replicas still race, and the version decides.
    */
-  async update(
+  update(eventId: string, caller: string, changes: EventChanges, requestId: string): Promise<EventView> {
+    return this.patches.run(eventId, () => this.decideAndRecord(eventId, caller, changes, requestId));
+  }
+
+  private async decideAndRecord(
     eventId: string,
     caller: string,
     changes: EventChanges,
@@ -133,8 +147,7 @@ export class EventsService {
     const decidesSeats = changes.capacity !== undefined || changes.ticketing !== undefined;
     let decided = false;
     for (let attempt = 1; ; attempt += 1) {
-      if (attempt > MAX_UPDATE_ATTEMPTS)
-        throw new DomainError('service.unavailable', 'The event is changing too often; retry shortly');
+      if (attempt > MAX_UPDATE_ATTEMPTS) throw changingTooOften();
       const current = await this.row(this.dataSource.manager, eventId);
       if (current.host_id !== caller)
         throw new DomainError('role.forbidden', 'Only the host can edit this event');
@@ -268,6 +281,10 @@ export class EventsService {
 
 /** Concurrent edits of one event each win a round; bounded so a request never spins forever. */
 const MAX_UPDATE_ATTEMPTS = 100;
+
+function changingTooOften(): DomainError {
+  return new DomainError('service.unavailable', 'The event is changing too often; retry shortly');
+}
 
 function retryPause(attempt: number): Promise<void> {
   const ms = Math.min(20, attempt) * Math.random();

@@ -1,8 +1,10 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, register, type Registry } from 'prom-client';
+import { observeLiveHeap } from './live-heap.js';
 
 /**
- * The process's Prometheus registry: the Node.js defaults (CPU, memory, event loop lag, GC) and
- * every Townhall metric, served as `/metrics`. Metrics are defined once, next to the code that
+ * The process's Prometheus registry: the Node.js defaults (CPU, memory, event loop lag, GC), the
+ * live heap after full collections (live-heap.ts) and every Townhall metric, served as
+ * `/metrics`. Metrics are defined once, next to the code that
  * owns the concept (these shared ones here; HTTP ones in the gateway; tickets in ticketing).
  * In standalone mode the one process holds them all, told apart by the `service` label.
  */
@@ -14,6 +16,7 @@ export function collectProcessMetrics(): void {
   if (defaultsStarted) return;
   defaultsStarted = true;
   collectDefaultMetrics({ register: metricsRegistry });
+  observeLiveHeap(metricsRegistry);
 }
 
 /** Seconds: from a cached read (1 ms) to a request near its timeout (5 s). */

@@ -39,7 +39,7 @@ describe('the AsyncAPI document of the NATS subjects', () => {
         'components.messages.townhall.event.started.payload.allOf.1.properties.data.$ref',
       ]),
     );
-  }, 30_000);
+  });
 
   it('has a channel and a receive operation for every domain event type, its data the catalog schema', () => {
     const types = Object.keys(domainEventCatalog);

@@ -73,6 +73,21 @@ describe('directory service', () => {
     expect(rows[0]!.count).toBe(1);
   });
 
+  it("takes first PUTs of one agent's card at once as one card, created once, none refused", async () => {
+    // The race is a few microseconds wide (both statements past ON CONFLICT's check before
+    // either has its index entries): forty agents, eight PUTs each, all at once.
+    const agents = Array.from({ length: 40 }, agent);
+    const outcomes = await Promise.allSettled(
+      agents.flatMap((agentId, i) => Array.from({ length: 8 }, () => put(agentId, { handle: `twin_${i}` }))),
+    );
+    expect(outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason] : []))).toEqual(
+      [],
+    );
+    const created = outcomes.filter((outcome) => outcome.status === 'fulfilled' && outcome.value.created);
+    expect(created).toHaveLength(agents.length);
+    for (const agentId of agents) expect(await cardsOf(agentId)).toBe(1);
+  });
+
   it('refuses bad input with validation.failed before anything is written, and an unsigned write', async () => {
     const dave = agent();
     const tooManyLinks = Array.from({ length: 11 }, () => ({ label: 'x', url: 'https://x.test' }));

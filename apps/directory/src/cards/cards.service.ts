@@ -18,6 +18,9 @@ export interface CardFields {
   links?: CardRow['links'] | null | undefined;
 }
 
+/** A PUT that lost a race to the same agent's own concurrent PUT runs again, this often at most. */
+const PUT_ATTEMPTS = 3;
+
 @Injectable()
 export class CardsService {
   // Card reads are the hot path of every signed directory lookup: prepared statements.
@@ -49,14 +52,20 @@ export class CardsService {
    * in its transaction.
    */
   async put(agentId: string, fields: CardFields): Promise<PutCardReply> {
-    try {
-      return await this.outbox.run((manager) => this.write(manager, agentId, fields));
-    } catch (error) {
-      const { code, constraint } = sqlState(error);
-      if (code === '23505' && constraint === 'cards_handle_key') {
-        throw new DomainError('directory.handle_taken', `@${fields.handle} belongs to another agent`);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.outbox.run((manager) => this.write(manager, agentId, fields));
+      } catch (error) {
+        const { code, constraint } = sqlState(error);
+        if (code !== '23505' || constraint !== 'cards_handle_key') throw error;
+        // ON CONFLICT arbitrates agent_id only: two first PUTs of one agent at once both
+        // insert, and the later fails on the handle's index against its own twin. Once the
+        // twin has committed, the statement again takes the update path.
+        const [holder] = await this.byHandle([fields.handle]);
+        if ((holder && holder.agent_id !== agentId) || attempt === PUT_ATTEMPTS) {
+          throw new DomainError('directory.handle_taken', `@${fields.handle} belongs to another agent`);
+        }
       }
-      throw error;
     }
   }
 

@@ -47,7 +47,7 @@ describe('faults: kill -9 of each service mid-burst', () => {
       const restartedAt = await restarted!;
       expect(topology.service(service).pid).not.toBe(killed);
       // What the killed process had claimed (an outbox batch, events pulled from its durable
-      // consumers) is taken over at once or within the 6 s ack wait, not after a 30 s lease.
+      // consumers) is taken over at once or within the 3 s ack wait, not after a 30 s lease.
       const converged = await convergenceMs(topology, stage, restartedAt);
       report(`kill -9 ${service}: ${summary(round)}; views converged ${converged} ms after the restart`);
       expect(converged).toBeLessThan(10_000);

@@ -1,4 +1,5 @@
-import { setFlagsFromString } from 'node:v8';
+import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Registry } from 'prom-client';
 import { observeLiveHeap } from './live-heap.js';
@@ -7,41 +8,72 @@ import { observeLiveHeap } from './live-heap.js';
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
 
+const MB = 1_048_576;
+/** The heap in use now, in MB. */
+const inUse = () => getHeapStatistics().used_heap_size / MB;
+
 /** The gauge, in MB, as a scrape reads it. */
 async function gauge(registry: Registry): Promise<number> {
   const metric = await registry.getSingleMetric('townhall_heap_live_bytes')!.get();
-  return metric.values[0]!.value / 1_048_576;
+  return metric.values[0]!.value / MB;
 }
 
-/** Collects, lets the GC performance entry reach the observer, then reads the gauge. */
-async function liveAfterCollection(registry: Registry): Promise<number> {
+/**
+ * Collects, and gives the heap in use right after (what the gauge should say) and the gauge once
+ * that collection's performance entry has reached the observers (called in the order they began
+ * observing: the gauge's first). Each is measured in the same run, not against a fixed size: the
+ * live heap of a jest worker moves by megabytes between files.
+ */
+async function afterCollection(registry: Registry): Promise<{ heap: number; gauge: number }> {
+  const observed = new Promise<void>((resolve) => {
+    const observer = new PerformanceObserver((list) => {
+      if (!list.getEntries().some(isFullCollection)) return;
+      observer.disconnect();
+      resolve();
+    });
+    observer.observe({ entryTypes: ['gc'] });
+  });
   collectGarbage();
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  return gauge(registry);
+  const heap = inUse();
+  await observed;
+  await new Promise((resolve) => setImmediate(resolve));
+  return { heap, gauge: await gauge(registry) };
+}
+
+function isFullCollection(entry: PerformanceEntry): boolean {
+  const { detail } = entry as PerformanceEntry & { detail?: { kind?: number } | null };
+  return detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR;
 }
 
 describe('townhall_heap_live_bytes', () => {
   it('is what the heap keeps after the last full collection, not what is in use since', async () => {
     const registry = new Registry();
     observeLiveHeap(registry);
-    const before = await liveAfterCollection(registry);
+    const before = await afterCollection(registry);
+    expect(Math.abs(before.gauge - before.heap)).toBeLessThan(4);
 
+    // 64 x 64 Ki doubles: 32 MB kept.
     const held: { kept?: number[][] } = {
       kept: Array.from({ length: 64 }, () => new Array<number>(65_536).fill(1.5)),
     };
-    const holding = await liveAfterCollection(registry);
-    expect(holding - before).toBeGreaterThan(25); // 64 x 64 Ki doubles: 32 MB kept
+    const holding = await afterCollection(registry);
+    expect(holding.heap - before.heap).toBeGreaterThan(16);
+    expect(Math.abs(holding.gauge - holding.heap)).toBeLessThan(4);
     expect(held.kept?.length).toBe(64);
 
     delete held.kept;
-    const released = await liveAfterCollection(registry);
-    expect(holding - released).toBeGreaterThan(25);
-    expect(released - before).toBeLessThan(8);
+    const released = await afterCollection(registry);
+    expect(holding.heap - released.heap).toBeGreaterThan(16);
+    expect(Math.abs(released.gauge - released.heap)).toBeLessThan(4);
+
     // Kept since the last full collection: in use now, counted at the next one (the gauge is read
     // before any collection's performance entry can reach the observer).
     const since = Array.from({ length: 32 }, () => new Array<number>(65_536).fill(2.5));
-    expect(Math.abs((await gauge(registry)) - released)).toBeLessThan(4);
+    expect(inUse() - released.heap).toBeGreaterThan(12);
+    expect(Math.abs((await gauge(registry)) - released.gauge)).toBeLessThan(4);
     expect(since.length).toBe(32);
-    expect((await liveAfterCollection(registry)) - released).toBeGreaterThan(12);
+    const next = await afterCollection(registry);
+    expect(next.gauge - released.gauge).toBeGreaterThan(12);
+    expect(Math.abs(next.gauge - next.heap)).toBeLessThan(4);
   });
 });

@@ -24,7 +24,7 @@ export default {
   // The pages load the browser programs bundled into dist/browser/; the unit tests run without a build.
   globalSetup: '<rootDir>/tools/browser-programs.mjs',
   // Per-project testTimeout is ignored by jest 30; e2e tests boot real processes, which on a
-  // loaded CI machine (files run beside each other at a lower priority, .ci/run) can take minutes.
+  // loaded two-core CI machine can take minutes.
   testTimeout: 300_000,
   reporters: ['default', '<rootDir>/tools/jest-summary-reporter.mjs'],
   projects: [

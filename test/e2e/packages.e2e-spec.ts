@@ -19,8 +19,8 @@ import { freePort, REPO_ROOT, StandaloneProcess } from '@townhall/testing';
 
 const run = promisify(execFile);
 /**
- * How long one step may take. CI runs this file at nice 10 beside the end-to-end
- * tier (.ci/run), where it gets the cores only while that tier waits: slow is expected, a hang is not.
+ * How long one step may take: on a loaded two-core machine packing and installing is slow, which
+ * is expected; a hang is not.
  */
 const SLOW_MS = 150_000;
 jest.setTimeout(SLOW_MS);

@@ -24,8 +24,8 @@ export class StandaloneProcess {
     port = 0,
     {
       dataDir,
-      // A ceiling, not a claim (it starts in about 3 s): CI runs files beside each other at a lower
-      // priority (.ci/run), where a start on a loaded two-core machine once printed nothing in 40 s.
+      // A ceiling, not a claim (it starts in about 3 s): on a loaded two-core machine a start once
+      // printed nothing in 40 s.
       startTimeoutMs = 120_000,
       args = [],
     }: { dataDir?: string; startTimeoutMs?: number; args?: string[] } = {},

@@ -224,8 +224,8 @@ export class Topology {
 
 /**
  * How long an app of the topology has to say it is ready. A ceiling, not a claim: an app is ready
- * in one to two seconds, but CI runs files beside each other at a lower priority (.ci/run), and
- * there six apps starting at once on a loaded two-core machine took over 20 s.
+ * in one to two seconds, but six apps starting at once on a loaded two-core machine have taken
+ * over 20 s.
  */
 const START_TIMEOUT_MS = 120_000;
 

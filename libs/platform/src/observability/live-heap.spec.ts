@@ -1,8 +1,8 @@
-import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Registry } from 'prom-client';
-import { observeLiveHeap } from './live-heap.js';
+import { isFullCollection, observeLiveHeap } from './live-heap.js';
 
 // A full collection on demand (what --expose-gc gives, without starting Node with it).
 setFlagsFromString('--expose-gc');
@@ -38,11 +38,6 @@ async function afterCollection(registry: Registry): Promise<{ heap: number; gaug
   await observed;
   await new Promise((resolve) => setImmediate(resolve));
   return { heap, gauge: await gauge(registry) };
-}
-
-function isFullCollection(entry: PerformanceEntry): boolean {
-  const { detail } = entry as PerformanceEntry & { detail?: { kind?: number } | null };
-  return detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR;
 }
 
 describe('townhall_heap_live_bytes', () => {

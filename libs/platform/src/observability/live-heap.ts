@@ -26,8 +26,8 @@ export function observeLiveHeap(registry: Registry): Gauge {
   return gauge;
 }
 
-/** A `gc` entry's detail says which kind of collection it was. */
-function isFullCollection(entry: PerformanceEntry): boolean {
+/** A `gc` entry's detail says which kind of collection it was: a full one (mark-compact)? */
+export function isFullCollection(entry: PerformanceEntry): boolean {
   const { detail } = entry as PerformanceEntry & { detail?: { kind?: number } | null };
   return detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR;
 }

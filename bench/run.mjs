@@ -12,7 +12,9 @@ import { randomBytes, generateKeyPairSync, sign, verify, createPublicKey } from 
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BUS_ACCESS, BUS_APPS } from '@townhall/contracts';
 import { AgentClient, generateAgentKey } from '@townhall/sdk';
+import { connectAs } from '@townhall/testing';
 import { encodePaymentHeader, signLedgerPayment } from '@townhall/x402';
 import { GATEWAY, ROOT } from '../tools/launcher.mjs';
 import { measureStandalone } from './standalone.mjs';
@@ -184,9 +186,15 @@ async function settle(timeoutMs = 120_000) {
   const { jetstreamManager } = await import('@nats-io/jetstream');
   const db = new pg.Client({ connectionString: env.DATABASE_URL });
   await db.connect();
-  const nc = await connect({ servers: env.NATS_URL });
+  // Each app's user may read its own durables only: one connection per app that has any (or one
+  // anonymous connection to a shared NATS without authorization).
+  const readers = await Promise.all(
+    BUS_APPS.filter((app) => BUS_ACCESS[app].durables.length > 0).map(async (app) => {
+      const nc = system.nats ? await connectAs(system.nats, app) : await connect({ servers: env.NATS_URL });
+      return { durables: BUS_ACCESS[app].durables, nc, jsm: await jetstreamManager(nc) };
+    }),
+  );
   try {
-    const jsm = await jetstreamManager(nc);
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const [{ pending }] = (
@@ -198,16 +206,19 @@ async function settle(timeoutMs = 120_000) {
         )
       ).rows;
       let behind = 0;
-      for await (const consumer of jsm.consumers.list('TOWNHALL'))
-        if (consumer.config.durable_name && !pausedDurables.has(consumer.config.durable_name))
-          behind += consumer.num_pending + consumer.num_ack_pending;
+      for (const { durables, jsm } of readers)
+        for (const durable of durables) {
+          if (pausedDurables.has(durable)) continue;
+          const consumer = await jsm.consumers.info('TOWNHALL', durable).catch(() => undefined);
+          if (consumer) behind += consumer.num_pending + consumer.num_ack_pending;
+        }
       if (Number(pending) === 0 && behind === 0) return;
       if (Date.now() > deadline)
         throw new Error(`not settled: ${pending} in outboxes, ${behind} in consumers`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   } finally {
-    await nc.close();
+    await Promise.all(readers.map(({ nc }) => nc.close()));
     await db.end();
   }
 }

@@ -10,6 +10,7 @@ import {
   GATEWAY,
   SERVICES,
   LOCAL_DEFAULTS,
+  MACHINE_NATS_URL,
   ensureDatabase,
   launch,
   migrateAll,
@@ -32,7 +33,9 @@ export async function benchSystem({ port, name, env: extra = {}, privatePostgres
   const env = {
     PATH: process.env.PATH,
     DATABASE_URL: databaseUrl.toString(),
-    NATS_URL: nats?.url ?? process.env.NATS_URL ?? LOCAL_DEFAULTS.NATS_URL,
+    NATS_URL: nats?.url ?? process.env.NATS_URL ?? MACHINE_NATS_URL,
+    // Its own nats-server has the apps' authorization: the launcher gives each app its user.
+    ...nats?.users?.serverEnv(),
     REDIS_URL: process.env.REDIS_URL ?? LOCAL_DEFAULTS.REDIS_URL,
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
     PORT: String(port),

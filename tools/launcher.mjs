@@ -6,6 +6,8 @@ import { createInterface } from 'node:readline';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { BUS_APPS } from '@townhall/contracts';
+import { natsPasswordVariable } from '@townhall/platform';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** package.json "townhall" names the domain services (each owns a schema and a migrate command) and the gateway. */
@@ -15,12 +17,36 @@ const { services, gateway } = JSON.parse(
 export const SERVICES = services;
 export const GATEWAY = gateway;
 
-/** The servers of docs/development.md, for variables the operator did not set. */
+/**
+ * The servers of docs/development.md, for variables the operator did not set. NATS is not among
+ * them: without NATS_URL, `npm run start:distributed` starts a nats-server of its own
+ * (local-nats.mjs), since the apps' authorization is its configuration.
+ */
 export const LOCAL_DEFAULTS = {
   DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/townhall',
-  NATS_URL: 'nats://127.0.0.1:4222',
   REDIS_URL: 'redis://127.0.0.1:6379',
 };
+
+/** The machine's NATS (docs/development.md), without authorization: what the benchmark may share. */
+export const MACHINE_NATS_URL = 'nats://127.0.0.1:4222';
+
+/**
+ * `app`'s environment from the launcher's: where it holds nats-server's password variables
+ * (TOWNHALL_NATS_PASSWORD_<APP>, k8s/nats-authorization.conf), the app gets its own as NATS_USER
+ * and NATS_PASSWORD, and none of the others' passwords.
+ */
+export function appEnv(app, env) {
+  const own = {};
+  for (const other of BUS_APPS) {
+    const variable = natsPasswordVariable(other);
+    if (other === app && env[variable] !== undefined)
+      Object.assign(own, { NATS_USER: app, NATS_PASSWORD: env[variable] });
+  }
+  const rest = Object.fromEntries(
+    Object.entries(env).filter(([name]) => !BUS_APPS.some((other) => natsPasswordVariable(other) === name)),
+  );
+  return { ...rest, ...own };
+}
 
 const COLORS = [36, 33, 35, 32, 34, 31];
 
@@ -121,7 +147,7 @@ export function launch(
     const spawnApp = () => {
       const child = spawn(process.execPath, [...(app.nodeArgs ?? []), `apps/${app.name}/dist/main.js`], {
         cwd: ROOT,
-        env: { ...baseEnv, ...app.env },
+        env: { ...appEnv(app.name, baseEnv), ...app.env },
         // output: null sends logs to /dev/null (the benchmark), else each line gets the app's name.
         stdio: ['ignore', output ? 'pipe' : 'ignore', output ? 'pipe' : 'ignore'],
       });

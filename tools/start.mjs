@@ -1,11 +1,15 @@
 // `npm run start:distributed`: every app as its own process against PostgreSQL, NATS and
 // Redis, with logs prefixed by app name. Ctrl-C stops them all. It uses the local servers of
-// the README's Quick start for any of DATABASE_URL, NATS_URL, REDIS_URL not set. Each app gets its own
+// the README's Quick start for DATABASE_URL and REDIS_URL when not set; without NATS_URL it starts
+// a nats-server of its own with the apps' authorization (local-nats.mjs: LOCAL_NATS_PORT, 4223).
+// Each app connects to NATS as its own user: with NATS_URL, from TOWNHALL_NATS_PASSWORD_<APP>
+// where set (the variables the authorization's nats-server reads). Each app gets its own
 // operators' port (PROBE_PORT: /healthz, /readyz, /metrics), PROBE_PORT_BASE (9100) plus its
 // place in the table printed at start. (`npm start` is standalone mode: apps/standalone, one
 // process with embedded parts.)
 import { createServer } from 'node:net';
 import { GATEWAY, LOCAL_DEFAULTS, SERVICES, ensureDatabase, launch, migrateAll } from './launcher.mjs';
+import { startLocalNats } from './local-nats.mjs';
 
 const env = { ...process.env };
 for (const [name, value] of Object.entries(LOCAL_DEFAULTS)) {
@@ -52,6 +56,22 @@ try {
   process.exit(1);
 }
 
+let localNats;
+if (!env.NATS_URL) {
+  const port = Number(env.LOCAL_NATS_PORT ?? '4223');
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    console.error(`LOCAL_NATS_PORT must be a port from 1 to 65535, not ${env.LOCAL_NATS_PORT}`);
+    process.exit(2);
+  }
+  try {
+    localNats = await startLocalNats({ dataDir: env.TOWNHALL_DATA_DIR ?? '.townhall', port });
+  } catch (error) {
+    console.error(`Cannot start NATS: ${error.message}`);
+    process.exit(1);
+  }
+  Object.assign(env, { NATS_URL: localNats.url }, localNats.env);
+}
+
 // Supervised: an app that dies is started again (with backoff) while the others keep serving,
 // as Kubernetes restarts a container; Ctrl-C or SIGTERM stops them all.
 const { children, stop } = launch(apps, env, { restart: true });
@@ -72,6 +92,7 @@ const shutdown = async (signal) => {
   stopping = true;
   console.log(`\n${signal}: stopping ${children.map((c) => c.name).join(', ')}`);
   await stop();
+  await localNats?.stop();
   process.exit(0);
 };
 process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -8,6 +8,8 @@ import { Ajv } from 'ajv';
 import type { Copy } from 'dockerfile-ast';
 import { validate as lintDockerfile } from 'dockerfile-utils';
 import { parse } from 'yaml';
+import { BUS_APPS, busAppOf } from '@townhall/contracts';
+import { natsPasswordVariable } from '@townhall/platform';
 import { APPS, REPO_ROOT } from '@townhall/testing';
 import { execForm, ParsedDockerfile, substitute } from './dockerfile.js';
 
@@ -180,6 +182,7 @@ interface ComposeService {
   command?: string[];
   environment?: Record<string, string>;
   ports?: string[];
+  volumes?: string[];
   restart?: string;
   depends_on?: Record<string, { condition: string }>;
   healthcheck?: { test?: string[]; disable?: boolean };
@@ -205,9 +208,22 @@ describe('docker/compose.yaml', () => {
     expect(validate({ services: { x: { image: 'x', helthcheck: {} } } })).toBe(false);
   });
 
+  /** An app's NATS password as the compose file passes it: the variable nats-server reads, or a local default. */
+  const natsPasswordOf = (app: string) =>
+    expect.stringMatching(new RegExp(`^\\$\\{${natsPasswordVariable(busAppOf(app))}:-`));
+
   it('runs NATS with JetStream, PostgreSQL 15 and Redis 7, with healthchecks', () => {
     expect(services['nats']?.image).toMatch(/^nats:2\.10\b/);
     expect(services['nats']?.command).toContain('-js');
+    // With the apps' authorization, each password in the variable the include reads.
+    expect(services['nats']?.command).toEqual(
+      expect.arrayContaining(['-c', '/etc/nats/townhall-authorization.conf']),
+    );
+    expect(services['nats']?.volumes).toContain(
+      '../k8s/nats-authorization.conf:/etc/nats/townhall-authorization.conf:ro',
+    );
+    for (const app of BUS_APPS)
+      expect(services['nats']?.environment?.[natsPasswordVariable(app)]).toEqual(natsPasswordOf(app));
     expect(services['postgres']?.image).toMatch(/^postgres:15\b/);
     expect(services['redis']?.image).toMatch(/^redis:7\b/);
     for (const name of ['nats', 'postgres', 'redis'])
@@ -229,6 +245,8 @@ describe('docker/compose.yaml', () => {
     expect(services[APPS.gateway]?.environment).toMatchObject({
       PORT: '3000',
       NATS_URL: 'nats://nats:4222',
+      NATS_USER: APPS.gateway,
+      NATS_PASSWORD: natsPasswordOf('auth-gateway'),
       REDIS_URL: 'redis://redis:6379',
     });
     // Only the gateway is published.
@@ -247,7 +265,12 @@ describe('docker/compose.yaml', () => {
       const app = services[service]!;
       expect(app.depends_on?.[`${service}-migrate`]).toEqual({ condition: 'service_completed_successfully' });
       expect(app.depends_on?.['nats']).toEqual({ condition: 'service_healthy' });
-      expect(app.environment).toMatchObject({ NATS_URL: 'nats://nats:4222', PROBE_PORT: '9464' });
+      expect(app.environment).toMatchObject({
+        NATS_URL: 'nats://nats:4222',
+        NATS_USER: service,
+        NATS_PASSWORD: natsPasswordOf(service),
+        PROBE_PORT: '9464',
+      });
       expect(app.environment?.['DATABASE_URL']).toMatch(/^postgres:\/\/[^@]+@postgres:5432\//);
     }
   });

@@ -10,10 +10,12 @@ import { createWriteStream, existsSync, readFileSync, readlinkSync } from 'node:
 import { mkdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { parse } from 'yaml';
+import { busAppOf } from '@townhall/contracts';
 import {
   APPS,
   createTestDatabase,
   freePort,
+  natsEnvOf,
   PrivateNatsServer,
   REDIS_URL,
   REPO_ROOT,
@@ -141,7 +143,7 @@ it('every app started by the image CMD becomes live and ready, and passes the HE
       ...image.env,
       TOWNHALL_ENV: 'development',
       LOG_LEVEL: 'info',
-      NATS_URL: nats.url,
+      ...natsEnvOf(nats, busAppOf(app)),
       PROBE_PORT: String(probePort),
       ...(app === APPS.gateway
         ? { PORT: String(port), HOST: '127.0.0.1', REDIS_URL, PUBLIC_BASE_URL: `http://127.0.0.1:${port}` }

@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { BUS_APPS } from '@townhall/contracts';
 import { APPS, REPO_ROOT } from '@townhall/testing';
 import { findKubectl, render } from './kustomize.js';
 import { schemaErrors, UnknownFieldChecker, type KubernetesObject } from './kubernetes-schema.js';
@@ -21,12 +22,15 @@ const AUTOSCALED = [GATEWAY, 'engagement'];
 const PROBE_PORT = 9464;
 const GATEWAY_PORT = 3000;
 const SECRET = 'townhall-secrets';
+/** Each app's password as a NATS user of its own (k8s/nats-authorization.conf). */
+const NATS_PASSWORD_KEYS = [...BUS_APPS].map((app) => `nats-password-${app}`);
 const SECRET_KEYS = [
   'database-migrate-url',
   'database-url',
   'redis-url',
   'x402-facilitator-url',
   'webhook-signing-key',
+  ...NATS_PASSWORD_KEYS,
 ];
 const RUNBOOK = 'https://github.com/townhall-agents/townhall/blob/main/k8s/README.md';
 
@@ -280,7 +284,12 @@ describe.each(Object.keys(OVERLAYS) as Overlay[])('k8s/overlays/%s', (overlay) =
     expect(new Set(refs.map((ref) => ref.name))).toEqual(new Set([SECRET]));
     for (const ref of refs) expect(SECRET_KEYS).toContain(ref.key);
     const byApp = (app: string) => refs.filter((ref) => ref.app === app).map((ref) => ref.key);
-    expect(byApp(GATEWAY)).toEqual(['redis-url']);
+    expect(byApp(GATEWAY)).toEqual(['nats-password-auth-gateway', 'redis-url']);
+    // Each app reaches NATS as its own user, with its own password and no other's.
+    for (const app of BUS_APPS)
+      expect(
+        refs.filter((ref) => ref.key.startsWith('nats-password-') && ref.app === app).map((ref) => ref.key),
+      ).toEqual([`nats-password-${app}`]);
     // The webhook signing key: the webhooks service's alone.
     expect(refs.filter((ref) => ref.key === 'webhook-signing-key').map((ref) => ref.app)).toEqual([
       'webhooks',
@@ -606,7 +615,7 @@ describe('the overlays', () => {
     expect(await schemaErrors(example)).toEqual([]);
     expect(example.metadata.name).toBe(SECRET);
     expect(Object.keys(example['stringData'] as object).sort()).toEqual(
-      SECRET_KEYS.filter((key) => key !== 'x402-facilitator-url'),
+      SECRET_KEYS.filter((key) => key !== 'x402-facilitator-url').sort(),
     );
     for (const value of Object.values(example['stringData'] as Record<string, string>)) {
       expect(value).toContain('CHANGE-ME');

@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import { APPS, REPO_ROOT } from '@townhall/testing';
 
 /** Runs an app's entry point with only `env` (and PATH); resolves with its exit code and stderr. */
-function runApp(app: string, env: Record<string, string>, script = 'main.js') {
+function runApp(app: string, env: Record<string, string>, script = 'main.js', args: string[] = []) {
   return new Promise<{ code: number | null; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [`apps/${app}/dist/${script}`], {
+    const child = spawn(process.execPath, [`apps/${app}/dist/${script}`, ...args], {
       cwd: REPO_ROOT,
       env: { PATH: process.env['PATH'] ?? '', ...env },
     });
@@ -63,5 +63,76 @@ describe('configuration: every app checks its environment at start and names wha
     expect(code).toBe(78);
     expect(stderr).toMatch(/PORT: .+/);
     expect(stderr).toMatch(/PUBLIC_BASE_URL: .+/);
+  });
+
+  describe('deployments that could mix with another do not start', () => {
+    const servers = {
+      NATS_URL: 'nats://127.0.0.1:1',
+      REDIS_URL: 'redis://127.0.0.1:1',
+      DATABASE_URL: 'postgres://127.0.0.1:1/x',
+      NATS_USER: 'someone',
+      NATS_PASSWORD: 'p0',
+    };
+
+    it.each([
+      [APPS.gateway, 'production'],
+      [APPS.gateway, 'staging'],
+      ['events', 'production'],
+      ['ticketing', 'staging'],
+    ])('%s in %s without PUBLIC_BASE_URL: exit 78, naming it and why', async (app, environment) => {
+      const { code, stderr } = await runApp(app, { ...servers, TOWNHALL_ENV: environment });
+      expect(code).toBe(78);
+      expect(stderr).toContain(`PUBLIC_BASE_URL: required when TOWNHALL_ENV=${environment}`);
+      expect(stderr).not.toMatch(/\n\s+at /);
+    });
+
+    it.each(['eip155:8453', 'solanax:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp'])(
+      'ticketing with X402_NETWORK=%s (a network whose payments it does not read): exit 78, naming it',
+      async (network) => {
+        const { code, stderr } = await runApp('ticketing', {
+          ...servers,
+          X402_FACILITATOR: 'http',
+          X402_FACILITATOR_URL: 'http://127.0.0.1:1',
+          X402_NETWORK: network,
+        });
+        expect(code).toBe(78);
+        expect(stderr).toMatch(/X402_NETWORK: must be ledger:<environment> or solana:<genesis hash>/);
+      },
+    );
+
+    it('ticketing with an http facilitator on a ledger: network: exit 78, naming X402_NETWORK', async () => {
+      const { code, stderr } = await runApp('ticketing', {
+        ...servers,
+        X402_FACILITATOR: 'http',
+        X402_FACILITATOR_URL: 'http://127.0.0.1:1',
+        X402_NETWORK: 'ledger:production',
+      });
+      expect(code).toBe(78);
+      expect(stderr).toContain('X402_NETWORK: X402_FACILITATOR=http settles on a solana: network');
+    });
+
+    it.each([APPS.gateway, ...APPS.services])(
+      '%s in production on NATS without credentials: exit 78, naming NATS_USER',
+      async (app) => {
+        const { NATS_USER: _user, NATS_PASSWORD: _password, ...anonymous } = servers;
+        const { code, stderr } = await runApp(app, {
+          ...anonymous,
+          TOWNHALL_ENV: 'production',
+          PUBLIC_BASE_URL: 'https://townhall.example',
+        });
+        expect(code).toBe(78);
+        expect(stderr).toMatch(/NATS_USER: required when TOWNHALL_ENV=production .*its own user/);
+      },
+    );
+
+    it('standalone in production without PUBLIC_BASE_URL: exit 78, naming it', async () => {
+      const { code, stderr } = await runApp('standalone', { TOWNHALL_ENV: 'production' }, 'main.js', [
+        '--ephemeral',
+        '--port',
+        '0',
+      ]);
+      expect(code).toBe(78);
+      expect(stderr).toContain('PUBLIC_BASE_URL: required when TOWNHALL_ENV=production');
+    });
   });
 });

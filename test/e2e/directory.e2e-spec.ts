@@ -1,4 +1,3 @@
-import { connect } from '@nats-io/transport-node';
 import { generateAgentKey, signRequest } from '@townhall/auth';
 import { AgentClient, TownhallError } from '@townhall/sdk';
 import {
@@ -180,8 +179,8 @@ describe('directory, end to end over HTTP against separate processes', () => {
     expect(nobody).toMatchObject({ status: 503, code: 'service.unavailable' });
     expect(nobody.headers.get('retry-after')).toBe('1');
 
-    // A responder that takes the message and never answers.
-    const nats = await connect({ servers: topology.natsUrl });
+    // A directory replica that takes the message and never answers.
+    const nats = await topology.connectNats('directory');
     nats.subscribe('directory.card.get', { queue: 'directory', callback: () => undefined });
     await nats.flush();
     try {

@@ -26,7 +26,7 @@ describe('engagement: stage, Q&A, polls, recordings', () => {
   beforeAll(async () => {
     topology = await Topology.start();
     host = topology.client();
-    tap = await DomainEventTap.start(topology.natsUrl, ['townhall.>']);
+    tap = await DomainEventTap.start(topology.nats, ['townhall.>']);
     db = new pg.Client({ connectionString: topology.database.url });
     await db.connect();
   });

@@ -1,5 +1,4 @@
 import ICAL from 'ical.js';
-import { connect } from '@nats-io/transport-node';
 import {
   domainEventCatalog,
   Events,
@@ -183,7 +182,8 @@ describe('events, end to end', () => {
     const event = await host.events.create(
       anEvent({ moderators: [other.agentId], speakers: [speaker.agentId] }),
     );
-    const nats = await connect({ servers: topology.natsUrl });
+    // As ticketing asks it (its NATS user may send events.event.access).
+    const nats = await topology.connectNats('ticketing');
     try {
       const services = new NatsServiceClient(nats, 2_000);
       const ask = (agentId: string) =>
@@ -334,7 +334,7 @@ describe('domain events through the outbox', () => {
 
   beforeAll(async () => {
     topology = await Topology.start({ serviceEnv: { events: { OUTBOX_RELAY: 'off' } } });
-    tap = await DomainEventTap.start(topology.natsUrl, ['townhall.event.>', 'townhall.series.>']);
+    tap = await DomainEventTap.start(topology.nats, ['townhall.event.>', 'townhall.series.>']);
   });
   afterAll(async () => {
     await topology?.stop();
@@ -375,7 +375,7 @@ describe('series, end to end', () => {
 
   beforeAll(async () => {
     topology = await Topology.start();
-    tap = await DomainEventTap.start(topology.natsUrl, ['townhall.series.>']);
+    tap = await DomainEventTap.start(topology.nats, ['townhall.series.>']);
     host = topology.client();
   });
   afterAll(async () => {

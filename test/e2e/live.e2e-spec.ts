@@ -9,6 +9,7 @@ import {
   REDIS_URL,
   Topology,
   freePort,
+  natsEnvOf,
   problemOf,
   waitFor,
 } from '@townhall/testing';
@@ -112,7 +113,7 @@ describe('GET /events/{id}/live, end to end', () => {
       },
     });
     host = topology.client();
-    tap = await DomainEventTap.start(topology.natsUrl, ['townhall.>']);
+    tap = await DomainEventTap.start(topology.nats, ['townhall.>']);
   });
   afterAll(async () => {
     await tap?.stop();
@@ -313,7 +314,7 @@ describe('GET /events/{id}/live, end to end', () => {
     const port = await freePort();
     const replicaUrl = `http://127.0.0.1:${port}`;
     const replica = AppProcess.start(APPS.gateway, {
-      NATS_URL: topology.natsUrl,
+      ...natsEnvOf(topology.nats, 'auth-gateway'),
       REDIS_URL,
       PORT: String(port),
       HOST: '127.0.0.1',
@@ -362,7 +363,7 @@ describe('GET /events/{id}/live, end to end', () => {
     const probePort = await freePort();
     const replicaUrl = `http://127.0.0.1:${port}`;
     const replica = AppProcess.start(APPS.gateway, {
-      NATS_URL: topology.natsUrl,
+      ...natsEnvOf(topology.nats, 'auth-gateway'),
       REDIS_URL,
       PORT: String(port),
       PROBE_PORT: String(probePort),

@@ -43,7 +43,7 @@ const modes: Array<[string, () => Promise<Server>]> = [
     'distributed',
     async () => {
       const topology = await Topology.start();
-      const tap = await DomainEventTap.start(topology.natsUrl, [
+      const tap = await DomainEventTap.start(topology.nats, [
         'townhall.question.>',
         'townhall.participant.>',
       ]);

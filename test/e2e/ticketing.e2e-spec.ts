@@ -1,4 +1,3 @@
-import { connect } from '@nats-io/transport-node';
 import type { EventFieldsInput, EventView, TicketView } from '@townhall/contracts';
 import { TownhallError, type AgentClient } from '@townhall/sdk';
 import { DomainEventTap, Topology, problemOf, waitFor } from '@townhall/testing';
@@ -433,7 +432,7 @@ describe('tickets, x402 payments and the ledger', () => {
   });
 
   it('cancels every ticket and refunds each paid one exactly once, even when the cancellation is delivered twice', async () => {
-    const tap = await DomainEventTap.start(topology.natsUrl, ['townhall.event.cancelled']);
+    const tap = await DomainEventTap.start(topology.nats, ['townhall.event.cancelled']);
     try {
       const event = await host.events.create(anEvent({ ticketing: { mode: 'single', price: '300' } }));
       const buyers = Array.from({ length: 3 }, () => topology.client());
@@ -448,7 +447,8 @@ describe('tickets, x402 payments and the ledger', () => {
       );
 
       // Deliver the same domain event again (a redelivery: same CloudEvent id, new stream message).
-      const nats = await connect({ servers: topology.natsUrl });
+      // As the events service's relay would publish it again (only its NATS user may).
+      const nats = await topology.connectNats('events');
       nats.publish('townhall.event.cancelled', JSON.stringify(tap.about(event.id)[0]));
       await nats.flush();
       await nats.close();

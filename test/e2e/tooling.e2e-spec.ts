@@ -1,5 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from '@nats-io/transport-node';
 import { createServer, type Server } from 'node:net';
 import pg from 'pg';
 import { AgentClient } from '@townhall/sdk';
@@ -9,7 +13,6 @@ import {
   createTestDatabase,
   freePort,
   isAlive,
-  PrivateNatsServer,
   problemOf,
   REDIS_URL,
   REPO_ROOT,
@@ -249,7 +252,8 @@ const STOP_GRACE_MS = 40_000;
 
 describe('npm run start:distributed (tools/start.mjs): a probe port per app, and a dead app restarted', () => {
   let database: TestDatabase;
-  let nats: PrivateNatsServer;
+  /** The launchers' data folder: their NATS keeps its store and the apps' passwords there. */
+  let dataDir: string;
   let launcher: Command | undefined;
   let replica: Command | undefined;
   let children: number[] = [];
@@ -258,27 +262,30 @@ describe('npm run start:distributed (tools/start.mjs): a probe port per app, and
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    // A nats-server of its own: the apps' queue groups answer no other suite's requests.
-    nats = await PrivateNatsServer.start();
+    dataDir = await mkdtemp(join(tmpdir(), 'townhall-distributed-'));
   });
   afterAll(async () => {
     if (launcher?.running) await launcher.stop(5_000);
     if (replica?.running) await replica.stop(5_000);
     for (const pid of [...children, ...replicaChildren].filter(isAlive)) process.kill(pid, 'SIGKILL');
     await database.drop();
-    await nats.destroy();
+    await rm(dataDir, { recursive: true, force: true });
   });
 
   it('prints each probe URL, serves metrics on each, gives every app the gateway origin, restarts an app killed with -9 while the others serve, and stops every app on SIGTERM', async () => {
     const apps = [...APPS.services, APPS.gateway];
     const port = await freePort();
     const probeBase = await freePortRange(apps.length);
+    const natsPort = await freePort();
+    // Without NATS_URL: the first launcher starts a nats-server of its own, with the apps'
+    // authorization; the second, on the same data folder, joins it.
     const launch = (gatewayPort: number, probes: number) =>
       Command.start(
         ['tools/start.mjs', '--distributed'],
         {
           DATABASE_URL: database.url,
-          NATS_URL: nats.url,
+          TOWNHALL_DATA_DIR: dataDir,
+          LOCAL_NATS_PORT: String(natsPort),
           REDIS_URL,
           PORT: String(gatewayPort),
           HOST: '127.0.0.1',
@@ -292,6 +299,7 @@ describe('npm run start:distributed (tools/start.mjs): a probe port per app, and
     // the new database at the same moment (one at a time per schema, under the migrations' lock).
     const replicaPort = await freePort();
     launcher = launch(port, probeBase);
+    await launcher.waitForOutput(/NATS: a nats-server of its own at nats:\/\/127\.0\.0\.1:\d+/);
     replica = launch(replicaPort, await freePortRange(apps.length));
     await launcher.waitForOutput(/Townhall starting: gateway on http:\/\/localhost:\d+/);
     const [table] = await launcher.waitForOutput(
@@ -302,8 +310,24 @@ describe('npm run start:distributed (tools/start.mjs): a probe port per app, and
       Number(probe),
     ]);
     expect(rows).toEqual(apps.map((name, index) => [name, probeBase + index]));
-    children = childrenOf(launcher.child.pid!);
+    const [natsServer, ...appPids] = childrenOf(launcher.child.pid!).sort(
+      (a, b) =>
+        Number(commandLineOf(b).includes('nats-server')) - Number(commandLineOf(a).includes('nats-server')),
+    );
+    expect(commandLineOf(natsServer!)).toContain('nats-server');
+    children = appPids;
     expect(children).toHaveLength(apps.length);
+    // Each app is its own NATS user, and holds its own password only; a client without one is refused.
+    for (const pid of children) {
+      const environment = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      const app = apps.find((name) => commandLineOf(pid).includes(`apps/${name}/dist/main.js`))!;
+      expect(environment).toContain(`NATS_USER=${app}`);
+      expect(environment.filter((entry) => entry.startsWith('TOWNHALL_NATS_PASSWORD_'))).toEqual([]);
+    }
+    expect(statSync(join(dataDir, 'nats', 'passwords.json')).mode & 0o077).toBe(0);
+    await expect(connect({ servers: `nats://127.0.0.1:${natsPort}`, reconnect: false })).rejects.toThrow(
+      /Authorization Violation/i,
+    );
 
     await waitFor('the gateway', async () =>
       (await get(`http://127.0.0.1:${port}/healthz`)).status === 200 ? true : undefined,
@@ -336,6 +360,9 @@ describe('npm run start:distributed (tools/start.mjs): a probe port per app, and
     expect(offer!.resource.startsWith(`${origin}/`)).toBe(true);
     // The second launcher's apps are replicas of the first's: its gateway serves what the first wrote.
     await replica.waitForOutput(/Townhall starting: gateway on http:\/\/localhost:\d+/);
+    expect(replica.stdout).toContain(
+      `NATS: joining the one another launcher started at nats://127.0.0.1:${natsPort}`,
+    );
     replicaChildren = childrenOf(replica.child.pid!);
     await waitFor('the second gateway', async () =>
       (await get(`http://127.0.0.1:${replicaPort}/readyz`)).status === 200 ? true : undefined,
@@ -369,7 +396,7 @@ describe('npm run start:distributed (tools/start.mjs): a probe port per app, and
 
     expect(await launcher.stop(STOP_GRACE_MS)).toBe(0);
     expect(launcher.stdout).toContain(`SIGTERM: stopping ${apps.join(', ')}`);
-    expect(children.filter(isAlive)).toEqual([]);
+    expect([...children, natsServer!].filter(isAlive)).toEqual([]);
     await expect(fetch(`http://127.0.0.1:${probeBase}/healthz`)).rejects.toThrow();
   });
 });

@@ -7,7 +7,6 @@
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
 import {
   TOWNHALL_STREAM,
   type CloudEvent,
@@ -124,7 +123,7 @@ describe('webhooks, end to end on the distributed topology', () => {
     const event = await host.events.create(anEvent('Before any subscription'));
     await holder.tickets.rsvp(event.id);
     await host.events.start(event.id);
-    const nc = await connect({ servers: topology.natsUrl });
+    const nc = await topology.connectNats('webhooks');
     try {
       const jsm = await jetstreamManager(nc);
       // The three writes reach the stream through each service's outbox relay, a moment after

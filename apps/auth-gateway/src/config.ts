@@ -1,5 +1,11 @@
 import { isIP } from 'node:net';
-import { BaseConfigSchema } from '@townhall/platform';
+import {
+  BaseConfigSchema,
+  deploymentChecks,
+  PublicBaseUrlSchema,
+  publicBaseUrlOf,
+  publicBaseUrlRequired,
+} from '@townhall/platform';
 import { z } from 'zod';
 
 /** Per-second rates: 0 turns that limit off. */
@@ -82,11 +88,8 @@ export const GatewayConfigSchema = BaseConfigSchema.extend({
   GATEWAY_WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   /** The operators' port: /healthz, /readyz and Prometheus /metrics, never exposed outside. */
   PROBE_PORT: z.coerce.number().int().min(0).max(65535).optional(),
-  /** The audience line of every signing string; never derived from the Host header. */
-  PUBLIC_BASE_URL: z
-    .url({ protocol: /^https?$/ })
-    .transform((value) => value.replace(/\/+$/, ''))
-    .optional(),
+  /** The audience line of every signing string; never derived from the Host header (audienceOf). */
+  PUBLIC_BASE_URL: PublicBaseUrlSchema,
   REDIS_URL: z.string().min(1).optional(),
   BODY_LIMIT_BYTES: z.coerce
     .number()
@@ -142,12 +145,14 @@ export const GatewayConfigSchema = BaseConfigSchema.extend({
     path: ['HTTP_IDLE_TIMEOUT_MS'],
     message:
       'must be longer than SERVICE_TIMEOUT_MS (nothing moves on the connection while a service answers)',
-  });
+  })
+  .superRefine(deploymentChecks)
+  .superRefine(publicBaseUrlRequired);
 export type GatewayConfig = z.output<typeof GatewayConfigSchema>;
 
 /** PUBLIC_BASE_URL defaults to http://localhost:$PORT (the root README's "Configuration"). */
 export function audienceOf(config: GatewayConfig): string {
-  return config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`;
+  return publicBaseUrlOf(config, config.PORT);
 }
 
 /** createGateway's `serverTimeouts`, from the config. */

@@ -2,7 +2,7 @@ import { connect } from '@nats-io/transport-node';
 import { SignatureVerifier } from '@townhall/auth';
 import {
   NATS_RECONNECT,
-  natsServers,
+  natsConnectionOptions,
   NatsServiceClient,
   type InProcessBroker,
   type InProcessEventLog,
@@ -45,7 +45,7 @@ export async function natsGatewayTransport(
   logger: Logger,
 ): Promise<GatewayTransport> {
   const nats = await connect({
-    servers: natsServers(natsUrl),
+    ...natsConnectionOptions('auth-gateway', { ...config, NATS_URL: natsUrl }),
     name: 'auth-gateway',
     ...NATS_RECONNECT,
     waitOnFirstConnect: true,

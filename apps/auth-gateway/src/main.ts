@@ -4,6 +4,7 @@ import cluster from 'node:cluster';
 import {
   collectProcessMetrics,
   createLogger,
+  exitOnConfigError,
   loadConfigOrExit,
   startProbeServer,
   stopGracefullyOnSignal,
@@ -33,7 +34,10 @@ if (config.GATEWAY_WORKERS > 1 && cluster.isPrimary) {
   const workerLogger = cluster.isWorker ? logger.child({ worker: cluster.worker?.id }) : logger;
   const gateway = await startGateway({
     config,
-    transport: await natsGatewayTransport(config.NATS_URL, config, workerLogger),
+    // A TLS or creds file that cannot be read is a bad configuration: exit 78, naming it.
+    transport: await exitOnConfigError('auth-gateway', () =>
+      natsGatewayTransport(config.NATS_URL, config, workerLogger),
+    ),
     nonces: openNonces(config.REDIS_URL, config, workerLogger),
     logger: workerLogger,
   });

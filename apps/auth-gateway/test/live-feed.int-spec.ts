@@ -36,7 +36,7 @@ describe('LiveFeed and JetStreamHistory against a real nats-server', () => {
   const stops: Array<() => Promise<unknown>> = [];
 
   beforeEach(async () => {
-    server = await PrivateNatsServer.start();
+    server = await PrivateNatsServer.start({ authorization: false });
     nc = await connect({ servers: server.url, reconnectTimeWait: 100, maxReconnectAttempts: -1 });
   });
   afterEach(async () => {

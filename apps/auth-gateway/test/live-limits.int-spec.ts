@@ -194,7 +194,7 @@ function jetStreamFeed(): Feed {
   return {
     name: 'JetStream',
     start: async (settings) => {
-      server = await PrivateNatsServer.start();
+      server = await PrivateNatsServer.start({ authorization: false });
       const connection = await natsConnect({ servers: server.url });
       nc = connection;
       // JetStream may take a moment after the server starts to accept requests.

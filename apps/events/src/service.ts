@@ -1,6 +1,7 @@
 import {
   domainService,
   openDataSource,
+  publicBaseUrlOf,
   type DomainService,
   type Logger,
   type ServiceDefinition,
@@ -30,7 +31,7 @@ async function defineEvents(
         relay,
         services,
         logger,
-        publicBaseUrl: config.PUBLIC_BASE_URL,
+        publicBaseUrl: publicBaseUrlOf(config),
         reminderLeadMinutes: config.EVENT_REMINDER_LEAD_MINUTES,
         serviceTimeoutMs: config.SERVICE_TIMEOUT_MS,
       }),

@@ -6,10 +6,12 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
+  CONFIG_EXIT_CODE,
+  ConfigError,
   createLogger,
+  type ReadinessCheck,
   startProbeServer,
   stopGracefullyOnSignal,
-  type ReadinessCheck,
 } from '@townhall/platform';
 import { WebhookSigner } from '@townhall/webhooks/service';
 import { DataDirInUse, lockDataDir, webhookSigningKey } from './data-dir.js';
@@ -125,7 +127,8 @@ try {
   dataDir?.release();
   logger.flush();
   console.error('Townhall could not start:', error instanceof Error ? error.message : error);
-  process.exit(1);
+  // A bad configuration exits as every app's does (EX_CONFIG), naming the setting.
+  process.exit(error instanceof ConfigError ? CONFIG_EXIT_CODE : 1);
 }
 
 // Before the banner, which tells the user Ctrl-C stops it: a signal right after it must find the handler.

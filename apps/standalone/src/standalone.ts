@@ -11,6 +11,7 @@ import {
   InProcessEventLog,
   inProcessTransport,
   loadConfig,
+  natsConnectionOptions,
   openNatsTransport,
   startService,
   type Logger,
@@ -18,6 +19,7 @@ import {
   type ServiceTransport,
   type StartedService,
 } from '@townhall/platform/service';
+import { busAppOf } from '@townhall/contracts';
 import { WebhookSigner } from '@townhall/webhooks/service';
 import { DOMAIN_SERVICES } from './domain-services.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.js';
@@ -53,7 +55,10 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
   // is chosen now, before anything is built with the origin in it (not by the listen at the end).
   if (Number(env['PORT']) === 0 && env['PUBLIC_BASE_URL'] === undefined)
     env['PORT'] = String(await freePort());
-  env['PUBLIC_BASE_URL'] ??= `http://localhost:${env['PORT']}`;
+  // Outside development it is the operator's to set (the gateway's configuration refuses to start
+  // without it): a deployment that defaults to localhost would share its audience with every other.
+  if ((env['TOWNHALL_ENV'] ?? 'development') === 'development')
+    env['PUBLIC_BASE_URL'] ??= `http://localhost:${env['PORT']}`;
   // Trying it out: the ledger faucet is on unless told otherwise (LEDGER_FAUCET in the root README's "Configuration").
   env['LEDGER_FAUCET'] ??= 'true';
   // Webhooks to receivers on this machine or network (docs/product.md "Webhooks"), signed with
@@ -89,11 +94,17 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
     const natsUrl = env['NATS_URL'];
     const broker = new InProcessBroker();
     const eventLog = new InProcessEventLog();
+    // On a real NATS every service connects with the one identity NATS_USER (and the rest) names:
+    // a NATS without authorization, or a user allowed what every app may. The apps' users of the
+    // shipped authorization are each one app's (npm run start:distributed runs them so).
     const transportFor = (name: string): Promise<ServiceTransport> =>
       natsUrl
         ? openNatsTransport(
-            name,
-            { url: natsUrl, streamReplicas: gatewayConfig.NATS_STREAM_REPLICAS },
+            busAppOf(name),
+            {
+              connection: natsConnectionOptions(busAppOf(name), { ...gatewayConfig, NATS_URL: natsUrl }),
+              streamReplicas: gatewayConfig.NATS_STREAM_REPLICAS,
+            },
             logger.child({ app: name }),
           )
         : Promise.resolve(inProcessTransport(broker, eventLog));

@@ -3,6 +3,7 @@ import {
   ConfigError,
   domainService,
   openDataSource,
+  publicBaseUrlOf,
   type DomainService,
   type Logger,
   type ServiceDefinition,
@@ -49,7 +50,7 @@ async function defineTicketing(
         rails,
         settings: {
           environment: config.TOWNHALL_ENV,
-          publicBaseUrl: config.PUBLIC_BASE_URL,
+          publicBaseUrl: publicBaseUrlOf(config),
           faucet: config.LEDGER_FAUCET,
           facilitator: config.X402_FACILITATOR,
           network: rails.network,

@@ -19,5 +19,6 @@ export * from './engagement.js';
 export * from './domain-events.js';
 export * from './domain-event-catalog.js';
 export * from './webhooks.js';
+export * from './bus-access.js';
 // Last: it imports every domain's routes, whose schemas register in the order above.
 export * from './route-groups.js';

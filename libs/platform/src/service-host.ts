@@ -4,12 +4,15 @@ import type { MicroserviceOptions } from '@nestjs/microservices';
 import type { Server } from 'node:http';
 import type { DataSource } from 'typeorm';
 import type { Subscription } from './outbox/consumer.js';
+import { busAppOf, type BusAccess } from '@townhall/contracts';
 import { assertEveryHandlerProvided } from './discovery/handler-declarations.js';
+import { assertDurablesGranted, busAccessOf, BusAccessClient } from './bus-access.js';
+import { natsConnectionOptions } from './nats-connection.js';
 import { discoverHandlers, type ServiceHandlers } from './discovery/service-handlers.js';
 import { OutboxRelay } from './outbox/relay.js';
 import { stopGracefullyOnSignal } from './graceful-stop.js';
 import { createLogger, NestPinoLogger, type Logger } from './logger.js';
-import { loadConfig } from './config.js';
+import { exitOnConfigError, loadConfig } from './config.js';
 import { migrateSchema, type PoolSettings } from './database.js';
 import type { LevelWithSilent } from 'pino';
 import type { z } from 'zod';
@@ -58,6 +61,11 @@ export interface ServiceDefinition {
   module(link: ServiceLink): DynamicModule;
   /** Its validated configuration: the settings that @Periodic's `every` names. */
   config: Readonly<Record<string, unknown>>;
+  /**
+   * What it may do on the bus (the calls it sends, the durables it binds): BUS_ACCESS's entry for
+   * its name, unless given (a service of the platform's own tests, which is no app of the bus).
+   */
+  access?: BusAccess;
 }
 
 export interface ServiceRunOptions {
@@ -106,15 +114,16 @@ export async function startService(
         pollIntervalMs: definition.outbox.pollIntervalMs,
       })
     : undefined;
+  const access = busAccessOf(definition);
   const link: ServiceLink = {
-    services: transport.client(definition.serviceTimeoutMs),
+    services: new BusAccessClient(definition.name, access, transport.client(definition.serviceTimeoutMs)),
     get relay(): OutboxRelay {
       if (!relay) throw new Error(`${definition.name} declares no outbox`);
       return relay;
     },
   };
   const module = definition.module(link);
-  const app = await NestFactory.createMicroservice<MicroserviceOptions>(
+  const nest = await NestFactory.createMicroservice<MicroserviceOptions>(
     { ...module, imports: [...(module.imports ?? []), DiscoveryModule] },
     {
       ...(transport.microservice(definition.name) as MicroserviceOptions),
@@ -126,15 +135,16 @@ export async function startService(
   const alone = options.relay !== false;
   let handlers: ServiceHandlers;
   try {
-    handlers = discoverHandlers(app, definition, logger);
+    handlers = discoverHandlers(nest, definition, logger);
+    assertDurablesGranted(definition.name, access, handlers.subscriptions);
     if (alone) assertEveryHandlerProvided();
   } catch (error) {
-    await app.close();
+    await nest.close();
     throw error;
   }
-  app.useGlobalFilters(new RemoteErrorFilter(logger));
-  app.useGlobalInterceptors(new MessageInterceptor(definition.name, logger));
-  await app.listen();
+  nest.useGlobalFilters(new RemoteErrorFilter(logger));
+  nest.useGlobalInterceptors(new MessageInterceptor(definition.name, logger));
+  await nest.listen();
   const subscriptions = handlers.subscriptions.map((s) => counted(definition.name, s));
   const consumers = subscriptions.length > 0 ? await transport.consume(logger, subscriptions) : undefined;
   for (const { job, runAtStart } of handlers.jobs) job.start({ runNow: runAtStart });
@@ -160,14 +170,14 @@ export async function startService(
   logger.info(`${definition.name} is listening`);
   return {
     name: definition.name,
-    app,
+    app: nest,
     subscriptions,
     startRelay,
     stop: async () => {
       for (const stopObserving of unobserve) stopObserving();
       await consumers?.stop();
       await Promise.all(handlers.jobs.map(({ job }) => job.stop()));
-      await app.close(); // no new requests; in-flight handlers finish
+      await nest.close(); // no new requests; in-flight handlers finish
       await relay?.stop();
       await transport.close();
       await dataSource.destroy();
@@ -268,20 +278,20 @@ export async function runServiceMain<Config extends ServiceConfig>(
   service: DomainService<Config>,
   config: Config & { NATS_URL: string },
 ): Promise<void> {
-  const logger = createLogger(service.name, config.LOG_LEVEL);
-  const definition = await service.define(config, logger);
-  await runService(
-    definition,
-    await openNatsTransport(
-      service.name,
-      { url: config.NATS_URL, streamReplicas: config.NATS_STREAM_REPLICAS },
-      logger,
-    ),
-    {
-      logger,
-      probePort: config.PROBE_PORT,
-    },
-  );
+  await exitOnConfigError(service.name, async () => {
+    const logger = createLogger(service.name, config.LOG_LEVEL);
+    const connection = natsConnectionOptions(busAppOf(service.name), config);
+    const definition = await service.define(config, logger);
+    await runService(
+      definition,
+      await openNatsTransport(
+        busAppOf(service.name),
+        { connection, streamReplicas: config.NATS_STREAM_REPLICAS },
+        logger,
+      ),
+      { logger, probePort: config.PROBE_PORT },
+    );
+  });
 }
 
 /** A service's `migrate.ts`: the explicit migrate command (`npm run migrate`, the Kubernetes Job). */

@@ -332,7 +332,7 @@ describe('transactional outbox and JetStream relay', () => {
   });
 
   it('keeps events in the outbox while NATS is unreachable and delivers them once it is back', async () => {
-    const server = await PrivateNatsServer.start();
+    const server = await PrivateNatsServer.start({ authorization: false });
     cleanups.push(() => server.destroy());
     const privateNc = await connect({
       servers: server.url,
@@ -377,7 +377,7 @@ describe('transactional outbox and JetStream relay', () => {
   });
 
   it('creates the TOWNHALL stream once and leaves an existing one as it is', async () => {
-    const server = await PrivateNatsServer.start();
+    const server = await PrivateNatsServer.start({ authorization: false });
     cleanups.push(() => server.destroy());
     const privateNc = await connect({ servers: server.url });
     cleanups.push(() => privateNc.close());

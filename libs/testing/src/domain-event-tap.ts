@@ -1,6 +1,7 @@
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { DeliverPolicy, jetstream, type ConsumerMessages } from '@nats-io/jetstream';
 import { TOWNHALL_STREAM, TOWNHALL_SUBJECTS, type CloudEvent } from '@townhall/contracts';
+import { connectAs, type TestNats } from './nats-users.js';
 import { waitFor } from './ports.js';
 
 /**
@@ -16,8 +17,9 @@ export class DomainEventTap {
     private readonly pump: Promise<void>,
   ) {}
 
-  static async start(natsUrl: string, subjects: string[], since: Date = new Date()): Promise<DomainEventTap> {
-    const nc = await connect({ servers: natsUrl });
+  /** Reads as the gateway does (its NATS user reads the stream through consumers that keep no place). */
+  static async start(nats: TestNats, subjects: string[], since: Date = new Date()): Promise<DomainEventTap> {
+    const nc = await connectAs(nats, 'auth-gateway');
     // One subject filters on the server; several need NATS 2.10 (this machine has 2.9), so
     // the tap then reads all of townhall.> and keeps the matching ones.
     const consumer = await jetstream(nc).consumers.get(TOWNHALL_STREAM, {

@@ -7,6 +7,7 @@ export * from './redis-server.js';
 export * from './topology.js';
 export * from './domain-event-tap.js';
 export * from './nats-server.js';
+export * from './nats-users.js';
 export * from './nats-cluster.js';
 export * from './x402-facilitator.js';
 export * from './problem-of.js';

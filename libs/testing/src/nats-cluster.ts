@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { NATS_AUTHORIZATION_CONF, NatsUsers, type TestNats } from './nats-users.js';
 import { freePort, waitFor } from './ports.js';
 
 /** One node of a NatsCluster: its client, route and monitoring ports and its own store. */
@@ -29,9 +30,12 @@ export interface StreamPlacement {
  * A JetStream cluster of the test's own on this machine: `size` nats-server processes, each with
  * its ports, its store folder (under the system's temp folder) and routes to all the others, as a
  * production cluster of three nodes runs. Nodes are stopped by their own pids, never by name;
- * a node killed and started again keeps its store and its name, as a restarted pod does.
+ * a node killed and started again keeps its store and its name, as a restarted pod does. Every
+ * node has the apps' authorization of k8s/nats-authorization.conf, with the same users.
  */
-export class NatsCluster {
+export class NatsCluster implements TestNats {
+  readonly users = NatsUsers.generate();
+
   private constructor(readonly nodes: NatsNode[]) {}
 
   static async start(size = 3): Promise<NatsCluster> {
@@ -127,12 +131,16 @@ export class NatsCluster {
       .join(',');
     // prettier-ignore
     const args = [
+      '-c', NATS_AUTHORIZATION_CONF,
       '-a', '127.0.0.1', '-p', String(node.port), '-n', node.name,
       '-js', '-sd', node.storeDir, '-m', String(node.monitorPort),
       '--cluster_name', 'townhall-test', '--cluster', `nats://127.0.0.1:${node.clusterPort}`,
       '--routes', routes,
     ];
-    node.child = spawn('nats-server', args, { stdio: 'ignore' });
+    node.child = spawn('nats-server', args, {
+      stdio: 'ignore',
+      env: { ...process.env, ...this.users.serverEnv() },
+    });
   }
 
   /** Every node up, and JetStream's meta group with a leader: streams can be created. */

@@ -3,23 +3,30 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { NATS_AUTHORIZATION_CONF, NatsUsers, type TestNats } from './nats-users.js';
 import { freePort, waitFor } from './ports.js';
 
 /**
- * A nats-server of the test's own (JetStream on, storage in a temp folder), on a free port, for
- * tests that take NATS away and bring it back. Stopped by its own pid, never by name; its
- * storage survives a stop, so a restart keeps the streams.
+ * A nats-server of the test's own (JetStream on, storage in a temp folder), on a free port, with
+ * the apps' authorization of k8s/nats-authorization.conf (passwords made for it, `users`) unless
+ * a library test asks for none. Stopped by its own pid, never by name; its storage survives a
+ * stop, so a restart keeps the streams.
  */
-export class PrivateNatsServer {
+export class PrivateNatsServer implements TestNats {
   private child: ChildProcess | undefined;
 
   private constructor(
     readonly port: number,
     private readonly storeDir: string,
+    readonly users: NatsUsers | undefined,
   ) {}
 
-  static async start(): Promise<PrivateNatsServer> {
-    const server = new PrivateNatsServer(await freePort(), await mkdtemp(join(tmpdir(), 'outbox-nats-')));
+  static async start({ authorization = true }: { authorization?: boolean } = {}): Promise<PrivateNatsServer> {
+    const server = new PrivateNatsServer(
+      await freePort(),
+      await mkdtemp(join(tmpdir(), 'outbox-nats-')),
+      authorization ? NatsUsers.generate() : undefined,
+    );
     await server.restart();
     return server;
   }
@@ -37,8 +44,11 @@ export class PrivateNatsServer {
     if (this.child) throw new Error('nats-server is already running');
     const child = spawn(
       'nats-server',
-      ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir],
-      { stdio: 'ignore' },
+      [
+        ...(this.users ? ['-c', NATS_AUTHORIZATION_CONF] : []),
+        ...['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir],
+      ],
+      { stdio: 'ignore', env: { ...process.env, ...this.users?.serverEnv() } },
     );
     this.child = child;
     await waitFor(`nats-server on ${this.port}`, async () => {

@@ -1,9 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { AgentClient } from '@townhall/sdk';
 import type { AgentKey } from '@townhall/auth';
+import { busAppOf, type BusApp } from '@townhall/contracts';
 import { AppProcess, REPO_ROOT } from './app-process.js';
 import { PrivateNatsServer } from './nats-server.js';
+import { connectAs, natsEnvOf, type TestNats } from './nats-users.js';
 import { freePort, waitFor } from './ports.js';
 import {
   createMigratedDatabase,
@@ -13,7 +16,6 @@ import {
   type TestDatabase,
 } from './postgres.js';
 
-export const NATS_URL = process.env['TEST_NATS_URL'] ?? 'nats://127.0.0.1:4222';
 export const REDIS_URL = process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 
 /** The domain services and the gateway, as package.json "townhall" names them. */
@@ -31,10 +33,11 @@ export const APPS = (
 const GATEWAY_DEFAULTS = { RATE_LIMIT_WRITES_PER_SECOND: '0', RATE_LIMIT_READS_PER_SECOND: '0' };
 
 export interface TopologyOptions {
-  /** Use the machine's NATS (NATS_URL) instead of a nats-server of the topology's own. */
-  sharedNats?: boolean;
-  /** Use this NATS instead (a NatsCluster's `url`: its servers, comma-separated). */
-  natsUrl?: string;
+  /**
+   * Use this NATS (a NatsCluster) instead of a nats-server of the topology's own. Either way every
+   * app connects as its own user of k8s/nats-authorization.conf, as in a deployment.
+   */
+  nats?: TestNats;
   redisUrl?: string;
   /** Environment for every app. */
   env?: Record<string, string>;
@@ -57,9 +60,9 @@ export interface TopologyOptions {
 export class Topology {
   private constructor(
     readonly baseUrl: string,
-    /** The NATS (JetStream) this topology's apps use. */
-    readonly natsUrl: string,
-    /** The topology's own nats-server (undefined with `sharedNats`): tests stop and restart it. */
+    /** The NATS (JetStream) this topology's apps use, and its users. */
+    readonly nats: TestNats,
+    /** The topology's own nats-server (undefined with `nats`): tests stop and restart it. */
     readonly natsServer: PrivateNatsServer | undefined,
     /** Its URL is the administrator's; with `databaseRoles`, also the migrator's and the apps'. */
     readonly database: TestDatabase & Partial<DatabaseRoles>,
@@ -86,14 +89,13 @@ export class Topology {
       : await createMigratedDatabase((url) => migrateAll({ DATABASE_URL: url }), options.postgresAdminUrl);
     // By default a nats-server of its own: durable consumers, the TOWNHALL stream and every
     // subject belong to this topology alone, so no test sees another's domain events.
-    const nats = options.sharedNats || options.natsUrl ? undefined : await PrivateNatsServer.start();
-    const natsUrl = options.natsUrl ?? nats?.url ?? NATS_URL;
+    const ownNats = options.nats ? undefined : await PrivateNatsServer.start();
+    const nats: TestNats = options.nats ?? ownNats!;
     const started: AppProcess[] = [];
     try {
       const port = await freePort();
       const baseUrl = `http://127.0.0.1:${port}`;
       const common = {
-        NATS_URL: natsUrl,
         DATABASE_URL: database.appUrl ?? database.url,
         PUBLIC_BASE_URL: baseUrl,
         ...options.env,
@@ -103,12 +105,13 @@ export class Topology {
       // The gateway boots beside the services: it needs NATS and Redis to be ready, not them.
       const servicesReady = Promise.all(
         APPS.services.map((service) =>
-          startService(service, { ...common, ...options.serviceEnv?.[service] }, started),
+          startService(service, nats, { ...common, ...options.serviceEnv?.[service] }, started),
         ),
       );
       const gateway = AppProcess.start(APPS.gateway, {
         ...GATEWAY_DEFAULTS,
         ...common,
+        ...natsEnvOf(nats, 'auth-gateway'),
         PORT: String(port),
         HOST: '127.0.0.1',
         PROBE_PORT: String(await freePort()),
@@ -119,16 +122,26 @@ export class Topology {
       const services = await servicesReady;
       await waitFor('gateway ready', () => ready(`${baseUrl}/readyz`), START_TIMEOUT_MS);
       const redisUrl = options.redisUrl ?? REDIS_URL;
-      const topology = new Topology(baseUrl, natsUrl, nats, database, gateway, services, common, redisUrl);
+      const topology = new Topology(baseUrl, nats, ownNats, database, gateway, services, common, redisUrl);
       topology.ownEnv = options.serviceEnv ?? {};
       return topology;
     } catch (error) {
       await Promise.all(started.map((app) => app.stop()));
       await database.drop();
-      await nats?.destroy();
+      await ownNats?.destroy();
       const logs = started.map((app) => `--- ${app.name}\n${app.logs.slice(-30).join('\n')}`).join('\n');
       throw new Error(`${error instanceof Error ? error.message : String(error)}\n${logs}`, { cause: error });
     }
+  }
+
+  /** Its NATS: one server's URL, or a cluster's servers comma-separated. */
+  get natsUrl(): string {
+    return this.nats.url;
+  }
+
+  /** A connection to this topology's NATS as `app`: its user, its inbox (what that app, or a compromised one, can do). */
+  connectNats(app: BusApp): Promise<NatsConnection> {
+    return connectAs(this.nats, app);
   }
 
   /** The process of one service, by name. */
@@ -151,7 +164,12 @@ export class Topology {
     if (index < 0) throw new Error(`no service ${name} in this topology`);
     if (kill) await this.services[index]!.kill();
     else await this.services[index]!.stop();
-    const restarted = await startService(name, { ...this.serviceEnv, ...this.ownEnv[name], ...env }, []);
+    const restarted = await startService(
+      name,
+      this.nats,
+      { ...this.serviceEnv, ...this.ownEnv[name], ...env },
+      [],
+    );
     this.services[index] = restarted;
     return restarted;
   }
@@ -171,6 +189,7 @@ export class Topology {
     const gateway = AppProcess.start(APPS.gateway, {
       ...GATEWAY_DEFAULTS,
       ...this.serviceEnv,
+      ...natsEnvOf(this.nats, 'auth-gateway'),
       HOST: '127.0.0.1',
       REDIS_URL: this.redisUrl,
       ...env,
@@ -196,7 +215,7 @@ export class Topology {
   async startReplicaSet(): Promise<{ url: string; processes: AppProcess[] }> {
     const services = await Promise.all(
       APPS.services.map((service) =>
-        startService(service, { ...this.serviceEnv, ...this.ownEnv[service] }, this.replicas),
+        startService(service, this.nats, { ...this.serviceEnv, ...this.ownEnv[service] }, this.replicas),
       ),
     );
     const gateway = await this.startGateway();
@@ -229,14 +248,19 @@ export class Topology {
  */
 const START_TIMEOUT_MS = 120_000;
 
-/** Starts one service with a probe port of its own and waits until it says it is ready. */
+/** Starts one service, as its NATS user, with a probe port of its own and waits until it says it is ready. */
 async function startService(
   name: string,
+  nats: TestNats,
   env: Record<string, string>,
   started: AppProcess[],
 ): Promise<AppProcess> {
   const probe = await freePort();
-  const app = AppProcess.start(name, { ...env, PROBE_PORT: String(probe) });
+  const app = AppProcess.start(name, {
+    ...natsEnvOf(nats, busAppOf(name)),
+    ...env,
+    PROBE_PORT: String(probe),
+  });
   started.push(app);
   await waitFor(`${name} ready`, () => ready(`http://127.0.0.1:${probe}/readyz`), START_TIMEOUT_MS);
   return app;

@@ -1,9 +1,7 @@
 import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
 import { TOWNHALL_STREAM } from '@townhall/contracts';
-import { natsServers } from '@townhall/platform';
 import { AgentClient } from '@townhall/sdk';
-import { NatsCluster, Topology, waitFor } from '@townhall/testing';
+import { connectAs, NatsCluster, Topology, waitFor, type TestNats } from '@townhall/testing';
 import {
   aStage,
   burst,
@@ -42,7 +40,7 @@ describe('faults: a NATS cluster and two replica sets', () => {
   it('keeps every acknowledged write through the loss of the stream leader and of a whole replica set', async () => {
     cluster = await NatsCluster.start(3);
     topology = await Topology.start({
-      natsUrl: cluster.url,
+      nats: cluster,
       env: {
         LEDGER_FAUCET: 'true',
         SERVICE_TIMEOUT_MS: String(SERVICE_TIMEOUT_MS),
@@ -63,7 +61,7 @@ describe('faults: a NATS cluster and two replica sets', () => {
         placement.consumers.every((consumer) => consumer.replicas === 3);
       return whole ? placement : undefined;
     });
-    expect(await streamReplicas(cluster.url)).toBe(3);
+    expect(await streamReplicas(cluster)).toBe(3);
     // Every app was given the whole list: both gateways serve.
     const viaSecond = (agent: AgentClient) =>
       new AgentClient({ baseUrl: second.url, audience: topology!.baseUrl, key: agent.key });
@@ -165,8 +163,8 @@ async function expectQuestionsOnce(readers: AgentClient[], stage: Stage, writes:
 }
 
 /** The TOWNHALL stream's configured replicas, as JetStream reports them to a client. */
-async function streamReplicas(natsUrl: string): Promise<number> {
-  const nc = await connect({ servers: natsServers(natsUrl) });
+async function streamReplicas(nats: TestNats): Promise<number> {
+  const nc = await connectAs(nats, 'auth-gateway');
   try {
     return (await (await jetstreamManager(nc)).streams.info(TOWNHALL_STREAM)).config.num_replicas;
   } finally {

@@ -2,9 +2,7 @@
 // (paid RSVPs, questions, upvotes, directory cards) against a topology, a fault injected while
 // it runs, and then what must hold whatever the fault was.
 import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
 import { TOWNHALL_STREAM, type EventFieldsInput } from '@townhall/contracts';
-import { natsServers } from '@townhall/platform';
 import { TownhallError, type AgentClient } from '@townhall/sdk';
 import { waitFor, type Topology } from '@townhall/testing';
 import pg from 'pg';
@@ -324,7 +322,7 @@ export async function expectWhole(topology: Topology, stage: Stage, writes: Writ
       },
       30_000,
     );
-    expect(await streamMessages(topology.natsUrl)).toBe(published);
+    expect(await streamMessages(topology)).toBe(published);
 
     // The projections converge: every event applied, none twice.
     await untilConverged(db, stage.eventId, 30_000);
@@ -425,8 +423,8 @@ export async function expectTicketingWhole(
 }
 
 /** How many messages the TOWNHALL stream holds. */
-async function streamMessages(natsUrl: string): Promise<number> {
-  const nc = await connect({ servers: natsServers(natsUrl) });
+async function streamMessages(topology: Topology): Promise<number> {
+  const nc = await topology.connectNats('auth-gateway');
   try {
     const info = await (await jetstreamManager(nc)).streams.info(TOWNHALL_STREAM);
     return info.state.messages;

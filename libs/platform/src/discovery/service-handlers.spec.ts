@@ -22,6 +22,9 @@ const noDatabase = { driver: {}, destroy: async () => undefined } as unknown as 
 @Module({})
 class TestModule {}
 
+/** Every durable a test of this file declares (their names are judged before their grant). */
+const TEST_DURABLES = ['test-tickets', 'test-polls', 'test-questions', 'test-standings', 'test-forgotten'];
+
 /** The service `test` with `providers`, as startService runs any domain service. */
 function start(
   providers: Provider[],
@@ -35,6 +38,8 @@ function start(
       dataSource: noDatabase,
       serviceTimeoutMs: 1_000,
       config,
+      // No app of the bus: it may bind the durables these tests declare, and call nobody.
+      access: { calls: [], durables: TEST_DURABLES, readsStream: false },
       module: () => ({ module: TestModule, providers }),
     },
     inProcessTransport(new InProcessBroker(), log),

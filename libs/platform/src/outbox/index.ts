@@ -12,6 +12,7 @@ export { outboxTablesV1 } from './outbox-tables-v1.js';
 export { outboxTablesV2 } from './outbox-tables-v2.js';
 export {
   JetStreamPublisher,
+  awaitTownhallStream,
   ensureTownhallStream,
   type DomainEventPublisher,
   type JetStreamPublisherOptions,

@@ -99,6 +99,27 @@ export async function ensureTownhallStream(nc: NatsConnection, replicas = 1): Pr
   }
 }
 
+/** How often an app that may not create the TOWNHALL stream looks for it again. */
+const STREAM_WAIT_MS = 250;
+
+/**
+ * Resolves once the TOWNHALL stream exists: for an app whose NATS user may read the stream but not
+ * create it (it announces nothing), started before the services that do. Says so once if it waits.
+ */
+export async function awaitTownhallStream(
+  nc: NatsConnection,
+  logger?: { info(message: string): void },
+): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  for (let said = false; !(await streamConfig(jsm)); said = true) {
+    if (!said)
+      logger?.info(
+        `waiting for the ${TOWNHALL_STREAM} stream: the services that announce domain events create it`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, STREAM_WAIT_MS));
+  }
+}
+
 async function scaleStream(jsm: JetStreamManager, existing: StreamConfig, replicas: number): Promise<void> {
   try {
     await jsm.streams.update(TOWNHALL_STREAM, { ...existing, num_replicas: replicas });

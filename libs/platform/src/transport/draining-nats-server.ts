@@ -9,6 +9,9 @@ import { contextOf, inSpan, isTracing, SpanKind } from '../observability/tracing
  * service stops at once), else `maxGraceMs` for the handlers still running. A message counts as in
  * flight from its delivery until its handler settled and its reply was handed to the connection.
  */
+/** Every client's inbox begins so (`_INBOX.` by default, `_INBOX_<app>.` for the apps' users). */
+const CLIENT_INBOX = '_INBOX';
+
 export class DrainingNatsServer extends ServerNats {
   private inFlight = 0;
 
@@ -31,6 +34,16 @@ export class DrainingNatsServer extends ServerNats {
     channel: string,
     message: Parameters<ServerNats['handleMessage']>[1],
   ): Promise<unknown> {
+    // A request comes from a client, which waits on an inbox of its own. A message on a service's
+    // subject that JetStream delivered (a push consumer's deliver subject, a stream's republish)
+    // carries no such reply, and Nest would run the handler all the same, trusting the `meta.caller`
+    // inside: a service allowed to shape a consumer or the stream could then act as any agent.
+    if (!message.reply?.startsWith(CLIENT_INBOX)) {
+      this.logger.warn(
+        `dropped a message on ${channel} that no client asked (reply ${JSON.stringify(message.reply ?? null)})`,
+      );
+      return undefined;
+    }
     this.inFlight += 1;
     try {
       if (!isTracing()) return (await super.handleMessage(channel, message)) as unknown;

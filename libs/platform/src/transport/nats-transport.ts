@@ -1,8 +1,8 @@
-import { connect } from '@nats-io/transport-node';
+import { connect, type ConnectionOptions } from '@nats-io/transport-node';
+import { announcedBy, type BusApp } from '@townhall/contracts';
 import { consumeSubscriptions } from '../outbox/consumer.js';
-import { ensureTownhallStream, JetStreamPublisher } from '../outbox/publisher.js';
+import { awaitTownhallStream, ensureTownhallStream, JetStreamPublisher } from '../outbox/publisher.js';
 import { NATS_RECONNECT, NatsServiceClient } from '../nats-service-client.js';
-import { natsServers } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { ServiceTransport } from './service-transport.js';
 import { DrainingNatsServer } from './draining-nats-server.js';
@@ -11,36 +11,37 @@ import { DrainingNatsServer } from './draining-nats-server.js';
 const SHUTDOWN_GRACE_MS = 2_000;
 const PUBLISH_TIMEOUT_MS = 2_000;
 
-/** Where a service finds NATS: NATS_URL (one server or a cluster's) and NATS_STREAM_REPLICAS. */
+/** How a service reaches NATS (natsConnectionOptions: servers, credentials, TLS, inbox) and NATS_STREAM_REPLICAS. */
 export interface NatsSettings {
-  url: string;
+  connection: ConnectionOptions;
   streamReplicas: number;
 }
 
 /**
  * A service's transport in distributed mode: a NATS connection of its own for requests to
- * other services, JetStream publishing and durable consumers (the TOWNHALL stream ensured with
- * its replicas), and Nest's NATS transport, in the service's queue group, for the requests it
- * serves. Both connections know every server of the list and fail over among them.
+ * other services, JetStream publishing and durable consumers, and Nest's NATS transport, in the
+ * service's queue group, for the requests it serves. Both connections are the service's NATS user
+ * and know every server of the list. A service that announces domain events keeps the TOWNHALL
+ * stream in shape (created, with its replicas); one that announces none may not, and waits for it.
  */
 export async function openNatsTransport(
-  name: string,
+  name: BusApp,
   settings: NatsSettings,
   logger?: Logger,
 ): Promise<ServiceTransport> {
-  const servers = natsServers(settings.url);
   const nats = await connect({
-    servers,
+    ...settings.connection,
     name: `${name}-events`,
     ...NATS_RECONNECT,
     waitOnFirstConnect: true,
     noAsyncTraces: true,
   });
-  await ensureTownhallStream(nats, settings.streamReplicas);
+  if (announcedBy(name).length > 0) await ensureTownhallStream(nats, settings.streamReplicas);
+  else await awaitTownhallStream(nats, logger);
   return {
     microservice: (queue) => ({
       strategy: new DrainingNatsServer({
-        servers,
+        ...settings.connection,
         queue,
         name: queue,
         ...NATS_RECONNECT,

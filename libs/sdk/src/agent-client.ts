@@ -37,6 +37,7 @@ import type {
 import type { PaymentRequirements, PaymentResponse } from '@townhall/x402';
 import type { z } from 'zod';
 import { readLiveEvents, type LiveEvent, type LiveOptions } from './live-events.js';
+import { acceptsAsset, assetRefusal, checkRefundPayment } from './payment-checks.js';
 import { TownhallError, type ProblemBody } from './townhall-error.js';
 
 export interface AgentClientOptions {
@@ -47,6 +48,13 @@ export interface AgentClientOptions {
   /** The audience line to sign for: the server's PUBLIC_BASE_URL. Defaults to the origin of baseUrl. */
   audience?: string;
   fetch?: typeof fetch;
+  /**
+   * The assets this agent pays in: ledger asset names and SPL mint addresses. Default: USDC, as
+   * each network names it (`USDC` on the ledger, Circle's mint of the cluster on Solana). A ticket
+   * or a refund in any other asset is refused (PaymentRefusedError) before anything is signed.
+   * `USDC_ASSETS` lists USDC's ids, to add one: `assets: [...USDC_ASSETS, 'EURC']`.
+   */
+  assets?: readonly string[];
 }
 
 export type Query = Record<string, string | number | boolean | undefined | null>;
@@ -55,6 +63,7 @@ export interface RsvpOptions {
   tierId?: string;
   /** Opt in to paying: the most this RSVP may cost, in atomic units. */
   maxPrice?: string;
+  /** Pay in this asset only: narrows the client's `assets`, never widens them. */
   asset?: string;
   /**
    * Where to pay: `ledger` (the service's own ledger), or a Solana network's CAIP-2 id (USDC on
@@ -153,6 +162,8 @@ export class AgentClient {
   readonly key: AgentKey;
   readonly baseUrl: string;
   readonly audience: string;
+  /** The assets it pays in; undefined: USDC, as each network names it. */
+  readonly assets: readonly string[] | undefined;
   private readonly fetchImpl: typeof fetch;
   /** The key of a client from withIdempotencyKey(), sent on each of its signed writes. */
   private scopedIdempotencyKey: string | undefined;
@@ -162,6 +173,7 @@ export class AgentClient {
     this.key = options.key ?? generateAgentKey();
     this.audience = (options.audience ?? new URL(this.baseUrl).origin).replace(/\/+$/, '');
     this.fetchImpl = options.fetch ?? fetch;
+    this.assets = options.assets === undefined ? undefined : [...options.assets];
   }
 
   get agentId(): string {
@@ -175,14 +187,27 @@ export class AgentClient {
    * `idempotency.key_mismatch`.
    */
   withIdempotencyKey(key: string): AgentClient {
-    const scoped = new AgentClient({
+    const scoped = this.copy({});
+    scoped.scopedIdempotencyKey = key;
+    return scoped;
+  }
+
+  /** The same agent (and idempotency key), paying in `assets` instead (see `AgentClientOptions.assets`). */
+  withAssets(assets: readonly string[]): AgentClient {
+    const scoped = this.copy({ assets });
+    scoped.scopedIdempotencyKey = this.scopedIdempotencyKey;
+    return scoped;
+  }
+
+  private copy(changes: Partial<AgentClientOptions>): AgentClient {
+    return new AgentClient({
       baseUrl: this.baseUrl,
       key: this.key,
       audience: this.audience,
       fetch: this.fetchImpl,
+      ...(this.assets === undefined ? {} : { assets: this.assets }),
+      ...changes,
     });
-    scoped.scopedIdempotencyKey = key;
-    return scoped;
   }
 
   readonly directory = {
@@ -236,7 +261,8 @@ export class AgentClient {
      * RSVP, paying a 402 automatically only if you opt in: `maxPrice` (atomic units) is the
      * most this call may spend, and `asset` (if given) the asset it may spend. Without
      * `maxPrice` a paid event throws TownhallError 402 `payment.required`, whose
-     * `problem.accepts` lists what each tier costs.
+     * `problem.accepts` lists what each tier costs. A ticket sold only in an asset this client
+     * does not pay in (`assets`) throws PaymentRefusedError, and nothing is signed.
      */
     rsvp: (eventId: string, options: RsvpOptions = {}) => this.rsvp(eventId, options),
     /** The ticket this agent holds for the event (TownhallError 404 `ticket.not_found` if none). */
@@ -377,7 +403,9 @@ export class AgentClient {
     /**
      * The host pays every refund its event still owes, each signed by the official x402 Solana
      * client with this agent's key and sent once; returns each refund as it then stands (`paid`,
-     * or `paying` while the facilitator has not said it settled).
+     * or `paying` while the facilitator has not said it settled). Each `payment` is checked
+     * first: to the ticket's holder, the refund's amount, asset and network, in an asset this
+     * client pays in. If any differs it throws PaymentRefusedError, and no refund is paid.
      */
     payAll: (eventId: string, options: { rpcUrl?: string } = {}) => this.payRefunds(eventId, options),
   };
@@ -415,10 +443,21 @@ export class AgentClient {
         (options.tierId === undefined || entry.extra.tierId === options.tierId) &&
         (options.asset === undefined || entry.asset === options.asset) &&
         BigInt(entry.maxAmountRequired) <= BigInt(options.maxPrice!);
-      const offer = accepts.find((entry) => wanted(entry, 'ledger'));
+      // The server names the asset: only one this client pays in is ever signed.
+      const payable = (entry: PaymentRequirements, kind: 'ledger' | 'solana') =>
+        wanted(entry, kind) && acceptsAsset(entry.network, entry.asset, this.assets);
+      const offer = accepts.find((entry) => payable(entry, 'ledger'));
       if (!offer) {
-        const onChain = accepts.find((entry) => wanted(entry, 'solana'));
+        const onChain = accepts.find((entry) => payable(entry, 'solana'));
         if (onChain) return this.payOnSolana(path, onChain, options, error);
+        const refused = accepts.find((entry) => wanted(entry, 'ledger') || wanted(entry, 'solana'));
+        if (refused)
+          throw assetRefusal(
+            `a ticket (tier ${refused.extra.tierId})`,
+            refused.network,
+            refused.asset,
+            this.assets,
+          );
         throw error;
       }
       // Loaded only to pay: x402 brings zod, which would double the start-up time of every
@@ -457,9 +496,12 @@ export class AgentClient {
       import('./solana.js'),
       import('@townhall/x402'),
     ]);
+    // The official client reads the offer again from the v2 header: it may pay only what was
+    // checked in the body's (this network, this asset, at most this price).
     const payer = await SolanaPayer.create(this.key, {
       networks: [offer.network],
       maxPrice: offer.maxAmountRequired,
+      assets: [offer.asset],
       ...(options.rpcUrl === undefined ? {} : { rpcUrl: options.rpcUrl }),
     });
     // Only this tier's offer, so that the client pays for the tier asked for.
@@ -535,12 +577,16 @@ export class AgentClient {
       cursor = page.nextCursor ?? undefined;
     } while (cursor !== undefined);
     if (owed.length === 0) return [];
+    // All are checked before any is paid: a listing with one payment that is not its refund pays none.
+    for (const refund of owed) checkRefundPayment(refund, this.assets);
     const { SolanaPayer } = await import('./solana.js');
     const results: RefundView[] = [];
     for (const refund of owed) {
       const payment = refund.payment!;
       const payer = await SolanaPayer.create(this.key, {
         networks: [payment.network],
+        maxPrice: refund.amount,
+        assets: [refund.asset],
         ...(options.rpcUrl === undefined ? {} : { rpcUrl: options.rpcUrl }),
       });
       const header = await payer.sign({

@@ -1,5 +1,13 @@
 export * from './agent-client.js';
 export type { LiveEvent, LiveHistoryCut, LiveOptions } from './live-events.js';
+export {
+  acceptedAssetsOn,
+  acceptsAsset,
+  PaymentRefusedError,
+  USDC_ASSETS,
+  type PaymentCheck,
+  type PaymentField,
+} from './payment-checks.js';
 export { SseParser, type SseMessage } from './sse-parser.js';
 export * from './townhall-error.js';
 export {

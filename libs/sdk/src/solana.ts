@@ -3,12 +3,11 @@ import { createKeyPairSignerFromPrivateKeyBytes, type KeyPairSigner } from '@sol
 import { x402Client, x402HTTPClient, type PaymentPolicy } from '@x402/core/client';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
+import { acceptsAsset, assetRefusal, type PaymentRefusedError } from './payment-checks.js';
+import { SOLANA_CLUSTERS } from './solana-clusters.js';
 
-/** Solana's clusters as CAIP-2 ids: the only networks the official x402 Solana client pays on. */
-export const SOLANA_MAINNET = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
-export const SOLANA_DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
-export const SOLANA_TESTNET = 'solana:4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z';
-const SOLANA_CLUSTERS = [SOLANA_MAINNET, SOLANA_DEVNET, SOLANA_TESTNET] as const;
+export { SOLANA_DEVNET, SOLANA_MAINNET, SOLANA_TESTNET, USDC_MINTS } from './solana-clusters.js';
+export { PaymentRefusedError, USDC_ASSETS, type PaymentCheck, type PaymentField } from './payment-checks.js';
 
 /**
  * The agent's key as a Solana signer (@solana/kit): its agentId is its Solana address, so the key
@@ -33,20 +32,27 @@ export interface SolanaPaymentOptions {
    * client's spend controls: a payment above it is never signed.
    */
   maxPrice?: string;
+  /**
+   * The SPL mints it pays in (default: USDC, Circle's mint of each cluster: `USDC_MINTS`). An
+   * offer in any other asset is never signed, whatever the server names.
+   */
+  assets?: readonly string[];
 }
 
 /**
  * Pays `exact` on Solana with the agent's own key, through the official x402 client: `client` is
  * @x402/core's `x402Client` with @x402/svm's ExactSvmScheme registered, for
  * `wrapFetchWithPayment(agent.fetch, payer.client)` from @x402/fetch, and `agent.tickets.rsvp(id,
- * { maxPrice, network })` uses the same. It pays the first of `networks` a 402 offers, and never
- * more than `maxPrice` (a policy of the client, the one place the limit lives).
+ * { maxPrice, network })` uses the same. It pays the first of `networks` a 402 offers, in one of
+ * its `assets`, and never more than `maxPrice` (a policy of the client, the one place the limits
+ * live, so the official fetch wrapper keeps them too).
  */
 export class SolanaPayer {
   private constructor(
     readonly client: x402Client,
     private readonly networks: readonly string[],
     private readonly maxPrice: bigint | undefined,
+    private readonly assets: readonly string[] | undefined,
   ) {}
 
   static async create(key: AgentKey, options: SolanaPaymentOptions = {}): Promise<SolanaPayer> {
@@ -61,20 +67,30 @@ export class SolanaPayer {
     );
     const client = new x402Client((_version, offers) => offers[0]!);
     for (const network of networks) client.register(network as `${string}:${string}`, scheme);
-    // Any asset a server names may be paid, each payment capped in its own atomic units by the
-    // policy below: the official USD cap knows only its default assets.
+    // The official controls always allow their default assets and cap them in dollars; the policy
+    // below decides instead: only this payer's assets, each capped in its own atomic units.
     client.setSpendControls({ maxAmountPerPayment: false, allowedAssets: true });
-    const payer = new SolanaPayer(client, networks, maxPrice);
-    const policy: PaymentPolicy = (_version, offers) =>
-      offers
-        .filter((offer) => payer.pays(offer))
-        .sort((a, b) => networks.indexOf(a.network) - networks.indexOf(b.network));
+    const payer = new SolanaPayer(client, networks, maxPrice, options.assets);
+    const policy: PaymentPolicy = (_version, offers) => {
+      const payable = offers.filter((offer) => payer.pays(offer));
+      // Say why, rather than the client's "all payment requirements were filtered out".
+      if (payable.length === 0) {
+        const refusal = payer.refusalOf(offers);
+        if (refusal) throw refusal;
+      }
+      return payable.sort((a, b) => networks.indexOf(a.network) - networks.indexOf(b.network));
+    };
     client.registerPolicy(policy);
     return payer;
   }
 
-  /** Whether this payer pays an offer: one of its networks, at most its maxPrice. */
-  pays(offer: Pick<PaymentRequirements, 'network' | 'amount'>): boolean {
+  /** Whether this payer pays an offer: one of its networks, in one of its assets, at most its maxPrice. */
+  pays(offer: Pick<PaymentRequirements, 'network' | 'amount' | 'asset'>): boolean {
+    return this.fits(offer) && acceptsAsset(offer.network, offer.asset, this.assets);
+  }
+
+  /** One of its networks, at most its maxPrice: all but the asset. */
+  private fits(offer: Pick<PaymentRequirements, 'network' | 'amount'>): boolean {
     return (
       this.networks.includes(offer.network) &&
       /^[0-9]{1,40}$/.test(offer.amount) &&
@@ -82,9 +98,18 @@ export class SolanaPayer {
     );
   }
 
+  /** The refusal of an offer this payer would pay but for its asset, if there is one. */
+  private refusalOf(
+    offers: ReadonlyArray<Pick<PaymentRequirements, 'network' | 'amount' | 'asset'>>,
+  ): PaymentRefusedError | undefined {
+    const refused = offers.find((offer) => this.fits(offer));
+    return refused && assetRefusal('the payment', refused.network, refused.asset, this.assets);
+  }
+
   /**
    * The PAYMENT-SIGNATURE paying the first offer of `required` that this payer pays (an x402 v2
-   * PaymentRequired: a 402's, or a refund's `{ resource, accepts: [refund.payment] }`).
+   * PaymentRequired: a 402's, or a refund's `{ resource, accepts: [refund.payment] }`). Throws
+   * PaymentRefusedError, signing nothing, when the offers it would pay are all in other assets.
    */
   async sign(required: {
     x402Version: 2;
@@ -99,7 +124,8 @@ export class SolanaPayer {
 
   /**
    * The PAYMENT-SIGNATURE for a 402 (its `PAYMENT-REQUIRED` header, and its body for x402 v1), or
-   * undefined when it offers nothing this payer pays.
+   * undefined when it offers nothing this payer pays. Throws PaymentRefusedError, signing nothing,
+   * when what it would pay is offered only in assets this payer does not pay in.
    */
   async paymentFor(
     headers: { get(name: string): string | null },
@@ -112,7 +138,12 @@ export class SolanaPayer {
     } catch {
       return undefined;
     }
-    if (required.x402Version !== 2 || !required.accepts.some((offer) => this.pays(offer))) return undefined;
+    if (required.x402Version !== 2) return undefined;
+    if (!required.accepts.some((offer) => this.pays(offer))) {
+      const refusal = this.refusalOf(required.accepts);
+      if (refusal) throw refusal;
+      return undefined;
+    }
     const payload: PaymentPayload = await this.client.createPaymentPayload(required);
     const encoded = http.encodePaymentSignatureHeader(payload);
     const header = encoded['PAYMENT-SIGNATURE'];
@@ -120,13 +151,6 @@ export class SolanaPayer {
     return { header, accepted: payload.accepted };
   }
 }
-
-/** Circle's USDC mint on each Solana cluster (the default asset of a Townhall sale there). */
-export const USDC_MINTS: Readonly<Record<string, string>> = {
-  [SOLANA_MAINNET]: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
-  [SOLANA_DEVNET]: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU',
-  [SOLANA_TESTNET]: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU',
-};
 
 export interface WalletBalances {
   /** The agent's address: its agentId. */

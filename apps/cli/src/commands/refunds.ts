@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
-import type { RefundView } from '@townhall/sdk';
+import { PaymentRefusedError, USDC_ASSETS, type RefundView } from '@townhall/sdk';
 import { contextOf } from '../context.js';
 import type { CliIo } from '../io.js';
 import { integer } from '../option-parsers.js';
 import { pageLines } from '../render.js';
+import { refusalOf } from './rsvp.js';
 import { solanaSettings } from './wallet.js';
 
 function refundLine(refund: RefundView): string {
@@ -39,11 +40,16 @@ export function registerRefunds(program: Command, io: CliIo): void {
     )
     .argument('<eventId>')
     .option('--rpc <url>', 'Solana JSON-RPC (default: TOWNHALL_SOLANA_RPC, else the cluster public endpoint)')
-    .action(async (eventId: string, options: { rpc?: string }, command: Command) => {
+    .option('--asset <mint>', 'pay refunds in this SPL mint too; without it only USDC is paid')
+    .action(async (eventId: string, options: { rpc?: string; asset?: string }, command: Command) => {
       const context = contextOf(command, io);
       const agent = await context.agent();
+      const payer = options.asset === undefined ? agent : agent.withAssets([...USDC_ASSETS, options.asset]);
       const settings = options.rpc ? { rpcUrl: options.rpc } : { rpcUrl: solanaSettings(context, {}).rpcUrl };
-      const paid = await agent.refunds.payAll(eventId, settings);
+      // Every refund's payment is checked before any is signed: a refused one pays none.
+      const paid = await payer.refunds.payAll(eventId, settings).catch((refused: unknown) => {
+        throw refused instanceof PaymentRefusedError ? refusalOf(refused) : refused;
+      });
       context.print(paid, (results) =>
         results.length === 0 ? ['no refund is owed'] : results.map(refundLine),
       );

@@ -1,5 +1,5 @@
 import type { RsvpResult } from '@townhall/sdk';
-import { TownhallError } from '@townhall/sdk';
+import { acceptsAsset, PaymentRefusedError, TownhallError, USDC_ASSETS } from '@townhall/sdk';
 import type { Command } from 'commander';
 import { contextOf, type CommandContext } from '../context.js';
 import { Refusal } from '../failure.js';
@@ -14,6 +14,7 @@ interface RsvpOptions {
   cancel?: boolean;
   network?: string;
   rpc?: string;
+  asset?: string;
 }
 
 function describe(result: RsvpResult): string[] {
@@ -35,6 +36,15 @@ function describe(result: RsvpResult): string[] {
 }
 
 /**
+ * The SDK's refusal to sign a payment, as the CLI's own error (`error payment.refused: ...`),
+ * saying how to pay in the asset when only the caller's choice of assets refused it.
+ */
+export function refusalOf(error: PaymentRefusedError): Refusal {
+  const hint = error.against === 'assets' ? `; to pay in it, pass --asset ${error.offered}` : '';
+  return new Refusal(error.code, `${error.detail}${hint}`);
+}
+
+/**
  * Asks first without paying: a free event (or a ticket already held) answers at once; a paid one
  * answers 402 with its price, and only then does the buyer decide (`--max-price`, or yes on a TTY).
  */
@@ -52,6 +62,13 @@ async function rsvp(context: CommandContext, eventId: string, options: RsvpOptio
     );
     const offer = chooseOffer(offers, options.tier);
     const price = money(offer.maxAmountRequired, offer.asset);
+    // USDC unless --asset names another: the server names the asset, so the buyer must agree to it.
+    const assets = options.asset === undefined ? undefined : [...USDC_ASSETS, options.asset];
+    if (!acceptsAsset(offer.network, offer.asset, assets))
+      throw new Refusal(
+        'payment.refused',
+        `a ticket (tier ${offer.extra.tierId}) is sold in ${offer.asset} on ${offer.network}, which you did not agree to pay in; to pay in it, pass --asset ${offer.asset}; nothing was paid`,
+      );
     if (options.maxPrice !== undefined) checkMaxPrice(offer, options.maxPrice);
     else if (context.io.interactive) {
       const event = await context.visitor().events.get(eventId);
@@ -66,13 +83,18 @@ async function rsvp(context: CommandContext, eventId: string, options: RsvpOptio
         `a ticket (tier ${offer.extra.tierId}) costs ${price}; pass --max-price ${offer.maxAmountRequired} to pay it`,
       );
     const rpcUrl = options.rpc ?? (context.io.env['TOWNHALL_SOLANA_RPC'] || undefined);
-    return agent.tickets.rsvp(eventId, {
-      tierId: offer.extra.tierId,
-      maxPrice: options.maxPrice ?? offer.maxAmountRequired,
-      asset: offer.asset,
-      network: offer.network,
-      ...(rpcUrl === undefined ? {} : { rpcUrl }),
-    });
+    const payer = assets === undefined ? agent : agent.withAssets(assets);
+    return await payer.tickets
+      .rsvp(eventId, {
+        tierId: offer.extra.tierId,
+        maxPrice: options.maxPrice ?? offer.maxAmountRequired,
+        asset: offer.asset,
+        network: offer.network,
+        ...(rpcUrl === undefined ? {} : { rpcUrl }),
+      })
+      .catch((refused: unknown) => {
+        throw refused instanceof PaymentRefusedError ? refusalOf(refused) : refused;
+      });
   }
 }
 
@@ -97,6 +119,10 @@ export function registerRsvp(program: Command, io: CliIo): void {
     .option(
       '--rpc <url>',
       'Solana JSON-RPC for a payment on chain (default: TOWNHALL_SOLANA_RPC, else the cluster public endpoint)',
+    )
+    .option(
+      '--asset <asset>',
+      'pay in this asset too (a ledger asset such as EURC, or an SPL mint address); without it only USDC is paid',
     )
     .option('--cancel', 'give back your free ticket instead')
     .action(async (eventId: string, options: RsvpOptions, command: Command) => {

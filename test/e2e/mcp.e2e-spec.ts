@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { request } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -15,7 +15,16 @@ import {
 import type { EventView, TicketView } from '@townhall/contracts';
 import { AgentClient } from '@townhall/sdk';
 import { saveKeyFile } from '@townhall/sdk/key-file';
-import { freePort, REPO_ROOT, StandaloneProcess, Topology, waitFor } from '@townhall/testing';
+import {
+  freePort,
+  isPaidRequest,
+  LostAnswerProxy,
+  REPO_ROOT,
+  StandaloneProcess,
+  Topology,
+  waitFor,
+  type ProxiedRequest,
+} from '@townhall/testing';
 
 const CLI = 'apps/cli/dist/main.js';
 const INSPECTOR = 'node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js';
@@ -134,11 +143,13 @@ describe.each([
     return { keyFile, api };
   }
 
-  const cliArgs = (keyFile: string, ...rest: string[]) => [
+  /** `--url` (Townhall, or a proxy in front of it) and the audience Townhall checks signatures for. */
+  const cliArgs = (keyFile: string, url: string, ...rest: string[]) => [
     CLI,
     '--url',
-    deployment.baseUrl,
-    ...(deployment.audience ? ['--audience', deployment.audience] : []),
+    url,
+    '--audience',
+    deployment.audience ?? new URL(deployment.baseUrl).origin,
     '--key',
     keyFile,
     'mcp',
@@ -148,11 +159,22 @@ describe.each([
   /** The real `townhall mcp` process, connected over stdio as an LLM runtime starts it. */
   async function session(
     keyFile: string,
-    options: { budget?: string; approve?: (request: { message: string }) => ElicitResult } = {},
+    options: {
+      budget?: string;
+      asset?: string;
+      /** Townhall's URL as this process sees it (default: the deployment's). */
+      url?: string;
+      approve?: (request: { message: string }) => ElicitResult | Promise<ElicitResult>;
+    } = {},
   ): Promise<{ client: Client; transport: StdioClientTransport; stderr: () => string }> {
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: cliArgs(keyFile, ...(options.budget ? ['--budget', options.budget] : [])),
+      args: cliArgs(
+        keyFile,
+        options.url ?? deployment.baseUrl,
+        ...(options.budget ? ['--budget', options.budget] : []),
+        ...(options.asset ? ['--asset', options.asset] : []),
+      ),
       cwd: REPO_ROOT,
       env: { PATH: process.env['PATH'] ?? '', HOME: dir },
       stderr: 'pipe',
@@ -367,7 +389,7 @@ describe.each([
     await alice.api.ledger.faucet('10000000');
     const before = await usdc(alice.api);
 
-    const atZero = refused(await call(aliceMcp, 'rsvp', { eventId: paid.id }));
+    const atZero = refused(await call(aliceMcp, 'rsvp', { eventId: paid.id, maxPrice: '2500000' }));
     expect(atZero).toMatchObject({ code: 'payment.budget', price: '2500000', budgetLeft: '0' });
     expect(atZero.detail).toContain('2500000');
     expect(atZero.detail).toContain('--budget');
@@ -420,7 +442,9 @@ describe.each([
     const before = await usdc(racer.api);
     const racing = await session(racer.keyFile, { budget: '2000000' });
     const results = await Promise.all(
-      [first!, second!].map((event) => call(racing.client, 'rsvp', { eventId: event.id })),
+      [first!, second!].map((event) =>
+        call(racing.client, 'rsvp', { eventId: event.id, maxPrice: '1500000' }),
+      ),
     );
     const paidOnes = results.filter((result) => !result.isError);
     expect(paidOnes).toHaveLength(1);
@@ -439,9 +463,9 @@ describe.each([
     const declining = await session(bob.keyFile, {
       approve: ({ message }) => (asked.push(message), { action: 'decline' }),
     });
-    expect(refused(await call(declining.client, 'rsvp', { eventId: paid.id }))).toMatchObject({
-      code: 'payment.budget',
-    });
+    expect(
+      refused(await call(declining.client, 'rsvp', { eventId: paid.id, maxPrice: '2500000' })),
+    ).toMatchObject({ code: 'payment.budget' });
     expect(asked).toHaveLength(1);
     expect(asked[0]).toContain('2500000');
     expect(await usdc(bob.api)).toBe(before);
@@ -450,10 +474,185 @@ describe.each([
       approve: () => ({ action: 'accept', content: { approve: true } }),
     });
     const bought = structured<{ charged: string; budgetLeft: string }>(
-      await call(accepting.client, 'rsvp', { eventId: paid.id }),
+      await call(accepting.client, 'rsvp', { eventId: paid.id, maxPrice: '2500000' }),
     );
-    expect(bought).toMatchObject({ charged: '2500000', budgetLeft: '0' });
+    expect(bought).toMatchObject({ charged: '2500000', budgetLeft: '0', budgetAsset: 'USDC' });
     expect(await usdc(bob.api)).toBe(before - 2_500_000n);
+  });
+
+  /** A paid event hosted by the host's session (USDC, unless `asset`). */
+  async function paidEvent(
+    title: string,
+    price: string,
+    options: { capacity?: number; asset?: string } = {},
+  ) {
+    if (options.asset === undefined)
+      return structured<EventView>(
+        await call(hostMcp, 'event_create', {
+          title,
+          startsAt: inHours(5),
+          endsAt: inHours(6),
+          price,
+          ...(options.capacity ? { capacity: options.capacity } : {}),
+        }),
+      );
+    return host.api.events.create({
+      title,
+      startsAt: inHours(5),
+      endsAt: inHours(6),
+      timezone: 'UTC',
+      capacity: options.capacity ?? 10,
+      ticketing: { mode: 'single', price, asset: options.asset },
+    });
+  }
+
+  /** An agent with 10 USDC on the ledger, and its balance. */
+  async function aBuyer(name: string): Promise<Awaited<ReturnType<typeof anAgent>> & { before: bigint }> {
+    const buyer = await anAgent(name);
+    await buyer.api.ledger.faucet('10000000');
+    return { ...buyer, before: await usdc(buyer.api) };
+  }
+
+  it('a paid rsvp without maxPrice is refused with payment.budget naming the price; nothing is signed or charged', async () => {
+    const event = await paidEvent('No price named', '2500000');
+    const buyer = await aBuyer('unnamed');
+    const within = await session(buyer.keyFile, { budget: '5000000' });
+    const refusal = refused(await call(within.client, 'rsvp', { eventId: event.id }));
+    expect(refusal).toMatchObject({
+      code: 'payment.budget',
+      price: '2500000',
+      asset: 'USDC',
+      budgetLeft: '5000000',
+    });
+    expect(refusal.detail).toContain('maxPrice 2500000');
+    expect(await usdc(buyer.api)).toBe(buyer.before);
+    await expect(buyer.api.tickets.held(event.id)).rejects.toMatchObject({ code: 'ticket.not_found' });
+    // Named, it pays.
+    expect(
+      structured(await call(within.client, 'rsvp', { eventId: event.id, maxPrice: '2500000' })),
+    ).toMatchObject({ charged: '2500000', budgetLeft: '2500000', budgetAsset: 'USDC' });
+  });
+
+  it('an approved payment whose purchase fails (sold out meanwhile) leaves no grant: the next paid rsvp asks again', async () => {
+    const lastSeat = await paidEvent('The last seat', '2000000', { capacity: 1 });
+    const next = await paidEvent('The next one', '2000000');
+    const [buyer, rival] = await Promise.all([aBuyer('approved'), aBuyer('rival')]);
+    const asked: string[] = [];
+    const approving = await session(buyer.keyFile, {
+      approve: async ({ message }) => {
+        asked.push(message);
+        if (asked.length > 1) return { action: 'decline' };
+        // While the person approves, someone else buys the last seat.
+        await rival.api.tickets.rsvp(lastSeat.id, { maxPrice: '2000000' });
+        return { action: 'accept', content: { approve: true } };
+      },
+    });
+    expect(
+      refused(await call(approving.client, 'rsvp', { eventId: lastSeat.id, maxPrice: '2000000' })),
+    ).toMatchObject({ code: 'capacity.sold_out' });
+    expect(asked).toHaveLength(1);
+    expect(await usdc(buyer.api)).toBe(buyer.before);
+
+    // The approval covered that purchase only: the same price elsewhere is put to the person again.
+    expect(
+      refused(await call(approving.client, 'rsvp', { eventId: next.id, maxPrice: '2000000' })),
+    ).toMatchObject({ code: 'payment.budget', budgetLeft: '0' });
+    expect(asked).toHaveLength(2);
+    expect(asked[1]).toContain('2000000');
+    expect(await usdc(buyer.api)).toBe(buyer.before);
+    await expect(buyer.api.tickets.held(next.id)).rejects.toMatchObject({ code: 'ticket.not_found' });
+  });
+
+  it('the answer to a paid request is lost after Townhall took the payment: the budget stays spent, tickets_mine shows the ticket', async () => {
+    const dropped = await paidEvent('Answer lost', '2500000');
+    const next = await paidEvent('After the loss', '1000000');
+    const small = await paidEvent('Small and lost', '400000');
+    const buyer = await aBuyer('lost');
+    const proxy = await LostAnswerProxy.start(deployment.baseUrl);
+    const ticketLookup = (request: ProxiedRequest) =>
+      request.method === 'GET' && /^\/events\/[^/]+\/rsvp$/.test(request.url);
+    try {
+      const buying = await session(buyer.keyFile, { budget: '3000000', url: proxy.url });
+      // The paid request's answer is lost, and so is every lookup of the ticket for now.
+      proxy.loses = (request) => isPaidRequest(request) || ticketLookup(request);
+      const lost = refused(await call(buying.client, 'rsvp', { eventId: dropped.id, maxPrice: '2500000' }));
+      expect(lost).toMatchObject({
+        code: 'payment.unconfirmed',
+        budgetLeft: '500000',
+        budgetUnconfirmed: '2500000',
+      });
+      expect(proxy.lost).toEqual([
+        `POST /events/${dropped.id}/rsvp -> 201`,
+        `GET /events/${dropped.id}/rsvp -> 200`,
+      ]);
+      // Townhall took it: the ticket exists, the balance is down by the price.
+      const mine = structured<{ tickets: TicketView[] }>(await call(buying.client, 'tickets_mine'));
+      expect(mine.tickets.map((ticket) => ticket.eventId)).toContain(dropped.id);
+      expect(await usdc(buyer.api)).toBe(buyer.before - 2_500_000n);
+
+      // Not confirmed yet: still reserved, so a price the budget could otherwise pay is refused.
+      expect(
+        refused(await call(buying.client, 'rsvp', { eventId: next.id, maxPrice: '1000000' })),
+      ).toMatchObject({ code: 'payment.budget', budgetLeft: '500000', budgetUnconfirmed: '2500000' });
+      // Lookups answer again: the next paid rsvp confirms it spent, and the budget stays down.
+      proxy.loses = isPaidRequest;
+      const confirmed = refused(await call(buying.client, 'rsvp', { eventId: next.id, maxPrice: '1000000' }));
+      expect(confirmed).toMatchObject({ code: 'payment.budget', budgetLeft: '500000' });
+      expect(confirmed['budgetUnconfirmed']).toBeUndefined();
+      expect(buying.stderr()).toContain(`the payment of 2500000 for event ${dropped.id} was taken`);
+
+      // Lost again, but the lookup answers at once: the ticket is the answer, and it is spent.
+      const found = structured<{ ticket: TicketView; charged: string; budgetLeft: string }>(
+        await call(buying.client, 'rsvp', { eventId: small.id, maxPrice: '400000' }),
+      );
+      expect(found).toMatchObject({ ticket: { eventId: small.id }, charged: '400000', budgetLeft: '100000' });
+      expect(proxy.lost.slice(2)).toEqual([
+        `GET /events/${dropped.id}/rsvp -> 200`,
+        `POST /events/${small.id}/rsvp -> 201`,
+      ]);
+      expect(await usdc(buyer.api)).toBe(buyer.before - 2_900_000n);
+      expect(
+        structured(await call(buying.client, 'rsvp', { eventId: dropped.id, maxPrice: '2500000' })),
+      ).toMatchObject({ charged: '0', budgetLeft: '100000' });
+    } finally {
+      await proxy.stop();
+    }
+  });
+
+  it("an offer in another asset than the budget's is refused before anything is signed", async () => {
+    const inUsdc = await paidEvent('Sold in USDC', '1000000');
+    const inEurc = await paidEvent('Sold in EURC', '1000000', { asset: 'EURC' });
+    const buyer = await aBuyer('assets');
+    await buyer.api.ledger.faucet('10000000', 'EURC');
+    const eurc = async () => {
+      const { balances } = await buyer.api.ledger.balance();
+      return BigInt(balances.find((balance) => balance.asset === 'EURC')?.amount ?? '0');
+    };
+    const eurcBefore = await eurc();
+
+    // Without --asset, the first payment names the budget's asset.
+    const first = await session(buyer.keyFile, { budget: '5000000' });
+    expect(
+      structured(await call(first.client, 'rsvp', { eventId: inUsdc.id, maxPrice: '1000000' })),
+    ).toMatchObject({ charged: '1000000', budgetLeft: '4000000', budgetAsset: 'USDC' });
+    const other = refused(await call(first.client, 'rsvp', { eventId: inEurc.id, maxPrice: '1000000' }));
+    expect(other).toMatchObject({
+      code: 'payment.budget_asset',
+      asset: 'EURC',
+      budgetAsset: 'USDC',
+      budgetLeft: '4000000',
+    });
+    expect(other.detail).toContain('--asset');
+    expect(await eurc()).toBe(eurcBefore);
+    await expect(buyer.api.tickets.held(inEurc.id)).rejects.toMatchObject({ code: 'ticket.not_found' });
+
+    // --asset names it: the USDC offer is the foreign one now.
+    const named = await session(buyer.keyFile, { budget: '5000000', asset: 'EURC' });
+    const usdcOffer = await paidEvent('Also in USDC', '1000000');
+    expect(
+      refused(await call(named.client, 'rsvp', { eventId: usdcOffer.id, maxPrice: '1000000' })),
+    ).toMatchObject({ code: 'payment.budget_asset', asset: 'USDC', budgetAsset: 'EURC' });
+    expect(await usdc(buyer.api)).toBe(buyer.before - 1_000_000n);
   });
 
   it('ask, upvote, promote; open a poll and vote once', async () => {
@@ -663,42 +862,219 @@ describe('townhall mcp for other clients (the MCP Inspector CLI, Streamable HTTP
     expect(result.structuredContent.events.map((event) => event.id)).toContain(eventId);
   });
 
-  it('--http serves Streamable HTTP on 127.0.0.1 only, refusing a foreign Host (DNS rebinding)', async () => {
-    const [command, ...args] = townhallMcp('--http', '0');
+  /** `townhall mcp --http 0 ...` as a process: its URL and token (read from its stderr), and how to stop it. */
+  async function httpServer(...rest: string[]) {
+    const [command, ...args] = townhallMcp('--http', '0', ...rest);
     const child = spawn(command!, args, {
       cwd: REPO_ROOT,
       env: { PATH: process.env['PATH'] ?? '', HOME: dir },
     });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const stop = async () => {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await new Promise((resolve) => child.once('exit', resolve));
+      }
+      return child.exitCode;
+    };
     try {
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
       const url = await waitFor(
         'the URL',
         async () => /(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)?.[1],
         15_000,
       );
-      const client = new Client({ name: 'townhall-e2e-http', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      await waitFor(
+        'the token line',
+        async () => stderr.includes('townhall mcp: bearer token') || undefined,
+        5_000,
+      );
+      // Printed when made for this run; from --token-file, only the file is named.
+      const token = /bearer token ([A-Za-z0-9_-]{43}) \(/.exec(stderr)?.[1];
+      return { url, token, stop, stderr: () => stderr };
+    } catch (error) {
+      await stop();
+      throw new Error(`townhall mcp --http did not start; stderr: ${stderr}`, { cause: error });
+    }
+  }
+
+  /** An official MCP client of that server, sending the token; with `approve`, it supports elicitation. */
+  async function httpClient(url: string, token: string, approve?: () => ElicitResult): Promise<Client> {
+    const client = new Client(
+      { name: 'townhall-e2e-http', version: '1.0.0' },
+      { capabilities: approve ? { elicitation: { form: {} } } : {} },
+    );
+    if (approve) client.setRequestHandler(ElicitRequestSchema, () => approve());
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    return client;
+  }
+
+  it('--http serves Streamable HTTP on 127.0.0.1 only, to the bearer of its token, refusing a foreign Host (DNS rebinding)', async () => {
+    const mcp = await httpServer();
+    const token = mcp.token!;
+    try {
+      expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(mcp.stderr().split(token)).toHaveLength(2);
+
+      // Without the token, or with another: 401 before anything else is looked at.
+      const wrongOnes: Array<Record<string, string>> = [
+        {},
+        { authorization: `Bearer ${'x'.repeat(43)}` },
+        { authorization: token },
+      ];
+      for (const headers of wrongOnes) {
+        const response = await fetch(mcp.url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            ...headers,
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+        });
+        expect(response.status).toBe(401);
+        expect(response.headers.get('www-authenticate')).toMatch(/^Bearer /);
+      }
+      const stranger = new Client({ name: 'townhall-e2e-stranger', version: '1.0.0' });
+      await expect(
+        stranger.connect(new StreamableHTTPClientTransport(new URL(mcp.url))),
+      ).rejects.toMatchObject({
+        code: 401,
+      });
+      const wrong = new Client({ name: 'townhall-e2e-wrong', version: '1.0.0' });
+      await expect(
+        wrong.connect(
+          new StreamableHTTPClientTransport(new URL(mcp.url), {
+            requestInit: { headers: { authorization: `Bearer ${token.slice(1)}A` } },
+          }),
+        ),
+      ).rejects.toMatchObject({ code: 401 });
+
+      const client = await httpClient(mcp.url, token);
       const { tools } = await client.listTools();
       expect(tools.map((tool) => tool.name).sort()).toEqual(TOOLS);
       const listed = (await client.callTool({ name: 'events_list', arguments: {} })) as CallToolResult;
       expect(JSON.stringify(listed.structuredContent)).toContain(eventId);
       await client.close();
 
-      // A page on evil.example that resolves to 127.0.0.1 sends its own Host: refused before any work.
-      expect(await statusOf(url, { host: 'evil.example' })).toBe(403);
-      expect(await statusOf(url, { host: `localhost:${new URL(url).port}` })).not.toBe(403);
-      const noSession = await fetch(url, {
+      // A page on evil.example that resolves to 127.0.0.1 sends its own Host: without the token it
+      // learns nothing (401); with it (which no page has), the Host check refuses it all the same.
+      const bearer = { authorization: `Bearer ${token}` };
+      expect(await statusOf(mcp.url, { host: 'evil.example' })).toBe(401);
+      expect(await statusOf(mcp.url, { host: 'evil.example', ...bearer })).toBe(403);
+      expect(await statusOf(mcp.url, { host: `localhost:${new URL(mcp.url).port}`, ...bearer })).toBe(200);
+      const noSession = await fetch(mcp.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...bearer,
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       });
       expect(noSession.status).toBe(400);
     } finally {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(null)));
+      expect(await mcp.stop()).toBe(0);
     }
-    expect(child.exitCode).toBe(0);
+  }, 60_000);
+
+  it('--http with --token-file uses that token, and refuses a file others can read', async () => {
+    const token = `${'t'.repeat(40)}-file`;
+    const tokenFile = join(dir, 'mcp-token');
+    await writeFile(tokenFile, `${token}\n`, { mode: 0o644 });
+    await chmod(tokenFile, 0o644);
+    const [command, ...args] = townhallMcp('--http', '0', '--token-file', tokenFile);
+    const refusedRun = spawnSync(command!, args, {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env['PATH'] ?? '', HOME: dir },
+      encoding: 'utf8',
+    });
+    expect(refusedRun.status).toBe(1);
+    expect(refusedRun.stderr).toContain('error token.too_open');
+
+    await chmod(tokenFile, 0o600);
+    const mcp = await httpServer('--token-file', tokenFile);
+    try {
+      expect(mcp.token).toBeUndefined();
+      expect(mcp.stderr()).toContain(`bearer token from ${tokenFile}`);
+      expect(mcp.stderr()).not.toContain(token);
+      const client = await httpClient(mcp.url, token);
+      expect(
+        structured((await client.callTool({ name: 'whoami', arguments: {} })) as CallToolResult),
+      ).toEqual({
+        agentId: api.agentId,
+      });
+      await client.close();
+    } finally {
+      await mcp.stop();
+    }
+  }, 60_000);
+
+  it('an HTTP session idle for --idle-timeout is closed: its id is then unknown (404); a busy one lives on', async () => {
+    const mcp = await httpServer('--idle-timeout', '2s');
+    const token = mcp.token!;
+    try {
+      const idle = await httpClient(mcp.url, token);
+      const busy = await httpClient(mcp.url, token);
+      const idleId = (idle.transport as StreamableHTTPClientTransport).sessionId!;
+      expect(idleId).toMatch(/^[0-9a-f-]{36}$/);
+      // The busy client calls every 500 ms for 4 s: each request starts its idle time again.
+      const started = Date.now();
+      while (Date.now() - started < 4_000) {
+        await busy.callTool({ name: 'whoami', arguments: {} });
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      expect(structured((await busy.callTool({ name: 'whoami', arguments: {} })) as CallToolResult)).toEqual({
+        agentId: api.agentId,
+      });
+      await expect(idle.listTools()).rejects.toMatchObject({ code: 404 });
+      const raw = await fetch(mcp.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${token}`,
+          'mcp-session-id': idleId,
+          'mcp-protocol-version': '2025-11-25',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }),
+      });
+      expect(raw.status).toBe(404);
+      expect(mcp.stderr()).toContain(`session ${idleId} closed after 2 s without a request`);
+      await Promise.all([idle.close(), busy.close()]);
+    } finally {
+      await mcp.stop();
+    }
+  }, 60_000);
+
+  it('over HTTP, a payment beyond the budget is put only to the session that asked for it', async () => {
+    const seller = new AgentClient({ baseUrl: server.baseUrl, audience: STANDALONE_AUDIENCE });
+    const priced = await seller.events.create({
+      title: 'Two sessions, one asks',
+      startsAt: inHours(3),
+      endsAt: inHours(4),
+      timezone: 'UTC',
+      capacity: 10,
+      ticketing: { mode: 'single', price: '700000' },
+    });
+    const mcp = await httpServer();
+    try {
+      const asked = { a: 0, b: 0 };
+      const a = await httpClient(mcp.url, mcp.token!, () => ((asked.a += 1), { action: 'decline' }));
+      const b = await httpClient(mcp.url, mcp.token!, () => ((asked.b += 1), { action: 'decline' }));
+      const rsvp = { name: 'rsvp', arguments: { eventId: priced.id, maxPrice: '700000' } };
+      expect(refused((await a.callTool(rsvp)) as CallToolResult)).toMatchObject({ code: 'payment.budget' });
+      expect(asked).toEqual({ a: 1, b: 0 });
+      expect(refused((await b.callTool(rsvp)) as CallToolResult)).toMatchObject({ code: 'payment.budget' });
+      expect(asked).toEqual({ a: 1, b: 1 });
+      await Promise.all([a.close(), b.close()]);
+    } finally {
+      await mcp.stop();
+    }
   }, 60_000);
 
   /** `townhall mcp` over stdio for this describe's agent, at `url`. */

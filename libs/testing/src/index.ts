@@ -14,6 +14,7 @@ export * from './problem-of.js';
 export * from './fuzz/index.js';
 export * from './standalone-process.js';
 export * from './failover-proxy.js';
+export * from './lost-answer-proxy.js';
 export * from './live-reader.js';
 export * from './webhook-receiver.js';
 export * from './otlp-receiver.js';

@@ -1,19 +1,21 @@
-import { randomUUID } from 'node:crypto';
-import type { Server as HttpServer } from 'node:http';
+import { createServer } from 'node:http';
 import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentClient } from '@townhall/sdk';
+import { bearerGuard } from './bearer-token.js';
 import type { Budget } from './budget.js';
 import { EventResources } from './event-resource.js';
+import { HttpSessions, type Session } from './http-sessions.js';
+import { PaymentFollowUp, ticketLookup } from './payment-follow-up.js';
 import { registerTools } from './tools/index.js';
 
 export interface McpSettings {
   agent: AgentClient;
   /** Shared by every session of the process: with --http, all sessions together stay within it. */
   budget: Budget;
+  /** `--asset`: the asset the budget counts, and the one payments are signed in. */
+  asset?: string | undefined;
   /** Solana JSON-RPC for payments on chain. */
   rpcUrl?: string | undefined;
   version: string;
@@ -21,49 +23,66 @@ export interface McpSettings {
   log: (line: string) => void;
 }
 
-/** One MCP session: its server (tools and the event resource) and how to end it. */
-interface Session {
-  server: McpServer;
-  close(): Promise<void>;
+/** `townhall mcp --http`: where, with which secret, and how long a silent session lives. */
+export interface HttpSettings {
+  port: number;
+  /** The bearer token every request must carry. */
+  token: string;
+  /** Where the token came from (`--token-file`); undefined: made for this run, so it is printed. */
+  tokenFile?: string | undefined;
+  /** A session without a request for this long is closed. */
+  idleMs: number;
 }
 
-const INSTRUCTIONS = (agentId: string, budget: bigint) =>
+const INSTRUCTIONS = (agentId: string, budget: Budget) =>
   `You act on Townhall (scheduled townhalls, AMAs, workshops, panels) as the agent ${agentId}: every ` +
   'tool call is signed with its key, so what you do is done by that agent. Reading is free. A paid ' +
-  `RSVP pays from the agent's own funds, at most this session's budget (${budget} atomic units; ` +
-  'USDC has 6 decimals) and at most the maxPrice you pass; beyond that it is refused with ' +
-  'payment.budget and nothing is charged. Refusals are tool errors carrying a stable code (e.g. ' +
-  'role.forbidden: only the host may start an event). To follow a live event, read and subscribe to ' +
-  'the resource townhall://events/{eventId}.';
+  "RSVP pays from the agent's own funds, only when you pass maxPrice (the most it may cost), at most " +
+  `this session's budget (${budget.remaining} atomic units of ${budget.asset ?? 'the asset of its first payment'}; ` +
+  'USDC has 6 decimals) and only in that asset; beyond that it is refused with payment.budget and ' +
+  'nothing is charged. Refusals are tool errors carrying a stable code (e.g. role.forbidden: only the ' +
+  'host may start an event). To follow a live event, read and subscribe to the resource ' +
+  'townhall://events/{eventId}.';
 
-function openSession(settings: McpSettings): Session {
+function openSession(settings: McpSettings, followUp: PaymentFollowUp): Session {
   const server = new McpServer(
     { name: 'townhall', title: 'Townhall', version: settings.version },
-    { instructions: INSTRUCTIONS(settings.agent.agentId, settings.budget.remaining) },
+    { instructions: INSTRUCTIONS(settings.agent.agentId, settings.budget) },
   );
   registerTools(server, {
     agent: settings.agent,
     budget: settings.budget,
+    followUp,
     server,
+    asset: settings.asset,
     rpcUrl: settings.rpcUrl,
   });
   const resources = new EventResources(server, settings.agent, settings.log);
   resources.register();
+  let closing: Promise<void> | undefined;
   return {
     server,
-    async close() {
-      resources.close();
-      await server.close();
+    close() {
+      closing ??= (async () => {
+        resources.close();
+        await server.close();
+      })();
+      return closing;
     },
   };
 }
+
+/** The budget as the start line says it. */
+const budgetText = (budget: Budget) =>
+  `budget ${budget.remaining}${budget.asset === undefined ? '' : ` ${budget.asset}`}`;
 
 /**
  * Serves one session over stdin/stdout until the client closes stdin (or `stop` fires): the client
  * (Claude Desktop, Cursor, an agent framework) started this process, and its end is ours.
  */
 export async function serveStdio(settings: McpSettings, stop: AbortSignal): Promise<void> {
-  const session = openSession(settings);
+  const followUp = new PaymentFollowUp(settings.budget, ticketLookup(settings.agent), settings.log);
+  const session = openSession(settings, followUp);
   const transport = new StdioServerTransport();
   const ended = new Promise<void>((resolve) => {
     transport.onclose = resolve;
@@ -72,76 +91,50 @@ export async function serveStdio(settings: McpSettings, stop: AbortSignal): Prom
     stop.addEventListener('abort', () => resolve(), { once: true });
   });
   await session.server.connect(transport);
-  settings.log(
-    `townhall mcp: serving ${settings.agent.agentId} on stdio (budget ${settings.budget.remaining})`,
-  );
+  settings.log(`townhall mcp: serving ${settings.agent.agentId} on stdio (${budgetText(settings.budget)})`);
   await ended;
   await session.close();
+  followUp.close();
 }
 
-/** Concurrent HTTP sessions at most: each may hold live streams open. */
-const MAX_HTTP_SESSIONS = 32;
-
 /**
- * Serves Streamable HTTP at `http://127.0.0.1:<port>/mcp` until `stop` fires: one session per
- * `initialize`, its id in `Mcp-Session-Id`. Bound to the loopback interface only, behind the SDK's
- * Host header validation (a web page cannot reach it through DNS rebinding).
+ * Serves Streamable HTTP at `http://127.0.0.1:<port>/mcp` until `stop` fires. Bound to the loopback
+ * interface only; every request must carry the bearer token (checked first, so that nothing else
+ * is answered to a process without it), then the SDK's Host header validation (a web page cannot
+ * reach it through DNS rebinding); sessions: http-sessions.ts.
  */
-export async function serveHttp(settings: McpSettings, port: number, stop: AbortSignal): Promise<void> {
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; session: Session }>();
+export async function serveHttp(settings: McpSettings, http: HttpSettings, stop: AbortSignal): Promise<void> {
+  const followUp = new PaymentFollowUp(settings.budget, ticketLookup(settings.agent), settings.log);
+  const sessions = new HttpSessions(() => openSession(settings, followUp), http.idleMs, settings.log);
   const app = createMcpExpressApp({ host: '127.0.0.1' });
-  const failure = (status: number, message: string) => ({
-    status,
-    body: { jsonrpc: '2.0', error: { code: -32000, message }, id: null },
+  app.all('/mcp', (request, response) => sessions.handle(request, response));
+  const authorized = bearerGuard(http.token);
+  const listener = createServer((request, response) => {
+    if (authorized(request, response)) app(request, response);
   });
-  app.all('/mcp', async (request, response) => {
-    const sessionId = request.header('mcp-session-id');
-    let entry = sessionId === undefined ? undefined : sessions.get(sessionId);
-    if (!entry) {
-      const refused =
-        sessionId !== undefined
-          ? failure(404, 'Unknown or closed session: initialize a new one')
-          : request.method !== 'POST' || !isInitializeRequest(request.body)
-            ? failure(400, 'No session: send initialize first (without Mcp-Session-Id)')
-            : sessions.size >= MAX_HTTP_SESSIONS
-              ? failure(503, `At most ${MAX_HTTP_SESSIONS} sessions at once: close one (DELETE /mcp)`)
-              : undefined;
-      if (refused) {
-        response.status(refused.status).json(refused.body);
-        return;
-      }
-      const session = openSession(settings);
-      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => {
-          sessions.set(id, { transport, session });
-        },
-      });
-      transport.onclose = () => {
-        if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
-        void session.close();
-      };
-      await session.server.connect(transport);
-      entry = { transport, session };
-    }
-    await entry.transport.handleRequest(request, response, request.body);
-  });
-  const listener = await new Promise<HttpServer>((resolve, reject) => {
-    const bound = app.listen(port, '127.0.0.1', (error?: Error) => (error ? reject(error) : resolve(bound)));
+  await new Promise<void>((resolve, reject) => {
+    listener.once('error', reject);
+    listener.listen(http.port, '127.0.0.1', () => {
+      listener.off('error', reject);
+      resolve();
+    });
   });
   const address = listener.address();
-  const boundPort = typeof address === 'object' && address ? address.port : port;
+  const boundPort = typeof address === 'object' && address ? address.port : http.port;
   settings.log(
-    `townhall mcp: serving ${settings.agent.agentId} at http://127.0.0.1:${boundPort}/mcp (budget ${settings.budget.remaining})`,
+    `townhall mcp: serving ${settings.agent.agentId} at http://127.0.0.1:${boundPort}/mcp (${budgetText(settings.budget)})`,
+  );
+  settings.log(
+    http.tokenFile === undefined
+      ? `townhall mcp: bearer token ${http.token} (send Authorization: Bearer <token>; it changes every run, --token-file keeps one)`
+      : `townhall mcp: bearer token from ${http.tokenFile} (send Authorization: Bearer <token>)`,
   );
   await new Promise<void>((resolve) => {
     if (stop.aborted) resolve();
     else stop.addEventListener('abort', () => resolve(), { once: true });
   });
-  for (const { transport, session } of sessions.values()) {
-    await transport.close();
-    await session.close();
-  }
+  await sessions.closeAll();
+  followUp.close();
   listener.closeAllConnections();
   await new Promise<void>((resolve) => listener.close(() => resolve()));
 }

@@ -119,18 +119,28 @@ export function registerEventTools(server: McpServer, session: PayingSession, ru
     {
       title: 'Get a ticket',
       description:
-        "Gets this agent a ticket for an event. Free events: at once. Paid events COST MONEY: the price (atomic units, e.g. USDC with 6 decimals) is paid from this agent's own funds, and only if it is at most maxPrice and at most what is left of this session's budget (--budget); otherwise the result is the error payment.budget with the price, and nothing is charged. Holding a ticket already returns it, with no charge. Tiered events need tierId.",
+        "Gets this agent a ticket for an event. Free events: at once. Paid events COST MONEY: the price (atomic units of the event's asset, e.g. USDC with 6 decimals) is paid from this agent's own funds, and only if you pass maxPrice (the most you agree to pay) and the price is at most maxPrice, in the budget's asset, and at most what is left of this session's budget (--budget); otherwise the result is the error payment.budget (or payment.budget_asset) with the price, and nothing is charged. A payment whose answer was lost is payment.unconfirmed: do not pay for that event again; tickets_mine shows the ticket if it was bought. Holding a ticket already returns it, with no charge. Tiered events need tierId.",
       inputSchema: z
         .object({
           eventId: EventId,
           tierId: z.string().min(1).max(32).optional().describe('The tier, for an event sold in tiers'),
-          maxPrice: Amount.optional().describe('The most this ticket may cost'),
+          maxPrice: Amount.optional().describe(
+            'The most this ticket may cost, in atomic units; required to pay for a paid event',
+          ),
         })
         .strict(),
       outputSchema: z.object({
         ticket: TicketViewSchema,
         charged: z.string().describe('Atomic units this call paid ("0": nothing)'),
-        budgetLeft: z.string().describe('What this session may still spend'),
+        budgetLeft: z.string().describe('What this session may still spend, in atomic units of budgetAsset'),
+        budgetAsset: z
+          .string()
+          .optional()
+          .describe('The asset the budget counts (absent until --asset or the first payment names it)'),
+        budgetUnconfirmed: z
+          .string()
+          .optional()
+          .describe('Reserved for payments whose answer was lost, until Townhall confirms them'),
         transaction: z
           .string()
           .optional()
@@ -138,7 +148,7 @@ export function registerEventTools(server: McpServer, session: PayingSession, ru
         network: z.string().optional(),
       }),
     },
-    (args) => run(() => paidRsvp(session, args)),
+    (args, extra) => run(() => paidRsvp(session, args, extra.requestId)),
   );
 
   server.registerTool(

@@ -11,7 +11,9 @@ import { LocalChain, SOLANA_DEVNET, startLocalRpc, type LocalRpc } from '@townha
 import { AgentClient, TownhallError } from '@townhall/sdk';
 import { saveKeyFile } from '@townhall/sdk/key-file';
 import { freePort, problemOf, REPO_ROOT, StandaloneProcess, Topology, waitFor } from '@townhall/testing';
-import { SvmFacilitatorServer } from '@townhall/testing/solana';
+import { pushTransfers, SvmFacilitatorServer } from '@townhall/testing/solana';
+import { readExactSvmTransfer } from '@townhall/x402/svm';
+import { decodePaymentHeader } from '@townhall/x402';
 import { x402Client, x402HTTPClient } from '@x402/core/client';
 import type { PaymentRequired } from '@x402/core/types';
 import { decodePaymentResponseHeader, wrapFetchWithPayment } from '@x402/fetch';
@@ -275,7 +277,8 @@ function theSaleOnSolana(started: () => Sale): void {
           stderr: 'ignore',
         }),
       );
-      const bought = await client.callTool({ name: 'rsvp', arguments: { eventId } });
+      // The model names the most it agrees to pay, as it must for a paid rsvp.
+      const bought = await client.callTool({ name: 'rsvp', arguments: { eventId, maxPrice: PRICE } });
       expect(bought.isError).toBeFalsy();
       expect(bought.structuredContent).toMatchObject({
         ticket: { eventId, status: 'active' },
@@ -286,9 +289,13 @@ function theSaleOnSolana(started: () => Sale): void {
       });
       expect(await tokens(sale.rpcUrl, buyer.agentId, mint)).toBe(USDC - BigInt(PRICE));
       // Dearer than what is left: refused before anything is signed, nothing moved.
-      const refused = await client.callTool({ name: 'rsvp', arguments: { eventId: dearer } });
+      const refused = await client.callTool({
+        name: 'rsvp',
+        arguments: { eventId: dearer, maxPrice: '600000' },
+      });
       expect(refused.isError).toBe(true);
       expect(JSON.stringify(refused.content)).toContain('payment.budget');
+      expect(JSON.stringify(refused.content)).toContain('may spend 500000 more');
       expect(await tokens(sale.rpcUrl, buyer.agentId, mint)).toBe(USDC - BigInt(PRICE));
     } finally {
       await client.close();
@@ -432,6 +439,206 @@ describe('Solana exact through an HTTP facilitator (the official x402Facilitator
       expect((await buy(await fundedBuyer(), eventId)).ticket.status).toBe('active');
     });
 
+    it('a /settle the facilitator refuses before sending anything (the buyer spent its USDC after /verify): 402 at once, the seat released to the next buyer', async () => {
+      const eventId = await oneSeat();
+      const [unlucky, payee] = [await fundedBuyer(), await fundedBuyer()];
+      const hostBefore = await tokens(rpc.url, host.agentId, chain.mint);
+      // Between /verify and /settle the buyer pays all its USDC to someone else: @x402/svm's settle
+      // verifies again, its simulation fails, and it says so before it signs or sends anything.
+      facilitator.beforeSettle = async () => {
+        await pushTransfers(chain, rpc.url, unlucky.key, payee.agentId, {
+          count: 1,
+          memo: 'spent elsewhere',
+          amount: USDC,
+        });
+      };
+      const refused = await problemOf(
+        payWith(unlucky, eventId, await signedPayment(unlucky, eventId, rpc.url)),
+      );
+      expect(refused).toMatchObject({ status: 402, code: 'payment.invalid' });
+      expect(refused.problem['error']).toBe('invalid_exact_svm_transaction_simulation_failed');
+      expect(facilitator.settles).toBe(1);
+      // The seat was taken after /verify, and released with the refusal: not left to the chain.
+      expect((await unlucky.tickets.mine()).items).toEqual([
+        expect.objectContaining({ eventId, status: 'cancelled' }),
+      ]);
+      expect(await held(unlucky, eventId)).toBeUndefined();
+      expect((await buy(await fundedBuyer(), eventId)).ticket.status).toBe('active');
+      expect(await tokens(rpc.url, host.agentId, chain.mint)).toBe(hostBefore + BigInt(PRICE));
+    });
+
+    it('a payment the facilitator refuses at /verify (the buyer has no USDC): 402, no seat taken, nothing settled', async () => {
+      const eventId = await oneSeat();
+      const broke = topology.client();
+      await chain.ensureTokenAccount(broke.agentId);
+      const refused = await problemOf(payWith(broke, eventId, await signedPayment(broke, eventId, rpc.url)));
+      expect(refused).toMatchObject({ status: 402, code: 'payment.invalid' });
+      expect(refused.problem['error']).toBe('invalid_exact_svm_transaction_simulation_failed');
+      expect(facilitator.calls.filter((path) => path !== '/supported')).toEqual(['/verify']);
+      // No ticket was ever written for it, not even a cancelled one: the one seat is still for sale.
+      expect((await broke.tickets.mine()).items).toEqual([]);
+      expect((await buy(await fundedBuyer(), eventId)).ticket.status).toBe('active');
+    });
+
+    /** The entries of `agent`'s ledger of `type` for `ticketId`, from every page. */
+    async function entriesOf(agent: AgentClient, type: string, ticketId: string) {
+      const found = [];
+      let cursor: string | undefined;
+      do {
+        const page = await agent.ledger.entries({ limit: 100, ...(cursor ? { cursor } : {}) });
+        found.push(...page.items.filter((entry) => entry.type === type && entry.ticketId === ticketId));
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+      return found;
+    }
+
+    it('a payment whose /settle timed out after sending, then buried under 101 transfers into the buyer’s account: settled from the chain, counted once', async () => {
+      const eventId = await oneSeat();
+      const [buyer, stranger] = [await fundedBuyer(), await fundedBuyer()];
+      const hostBefore = await tokens(rpc.url, host.agentId, chain.mint);
+      // While the facilitator stalls after sending, 101 one-unit transfers land in the buyer's
+      // token account (the payment's source): the payment is no longer among its newest 100.
+      let buried: Promise<string[]> | undefined;
+      facilitator.mode = 'hang-after-send';
+      facilitator.afterSend = async () => {
+        buried = pushTransfers(chain, rpc.url, stranger.key, buyer.agentId, { count: 101, memo: 'one unit' });
+        await buried;
+      };
+      const pending = await buy(buyer, eventId);
+      expect(pending.ticket.status).toBe('pending');
+      await waitFor('the transfers landed', async () => (buried ? await buried : undefined));
+      // Reconciliation looks first after the facilitator timeout and a second: not yet.
+      expect((await held(buyer, eventId))?.status).toBe('pending');
+
+      const issued = await waitFor(
+        'the payment concluded from the chain',
+        async () => {
+          const ticket = await held(buyer, eventId);
+          return ticket?.status !== 'pending' ? (ticket ?? null) : undefined;
+        },
+        30_000,
+      );
+      expect(issued).toMatchObject({ status: 'active', network: SOLANA_DEVNET });
+      expect(chain.transactionStatus(issued!.transaction!)).toEqual({ ok: true });
+      // The money moved once, and is counted once.
+      expect(await tokens(rpc.url, buyer.agentId, chain.mint)).toBe(USDC - BigInt(PRICE) + 101n);
+      expect(await tokens(rpc.url, host.agentId, chain.mint)).toBe(hostBefore + BigInt(PRICE));
+      expect(await entriesOf(buyer, 'EVENT_TICKET', issued!.id)).toEqual([
+        expect.objectContaining({ amount: `-${PRICE}`, transaction: issued!.transaction }),
+      ]);
+      expect(await entriesOf(host, 'EVENT_TICKET', issued!.id)).toEqual([
+        expect.objectContaining({ amount: PRICE, transaction: issued!.transaction }),
+      ]);
+    });
+
+    it('a refund whose /settle timed out after sending, then buried under 101 transfers by the holder into the host’s account: paid once', async () => {
+      const eventId = await oneSeat(PRICE, 2);
+      const holder = await fundedBuyer();
+      const { ticket } = await buy(holder, eventId);
+      await host.events.cancel(eventId);
+      const [owed] = await waitFor('the refund owed', async () => {
+        const page = await host.refunds.list(eventId);
+        return page.items.length === 1 ? page.items : undefined;
+      });
+      const hostBefore = await tokens(rpc.url, host.agentId, chain.mint);
+      // The holder, who would gain from a second refund, pushes 101 one-unit transfers into the
+      // host's token account (the refund's source), each with a memo naming the refund's: none
+      // can be told apart from the payment without fetching it.
+      let buried: Promise<string[]> | undefined;
+      facilitator.mode = 'hang-after-send';
+      facilitator.afterSend = async () => {
+        buried = pushTransfers(chain, rpc.url, holder.key, host.agentId, {
+          count: 101,
+          memo: owed!.payment!.extra.memo,
+        });
+        await buried;
+      };
+      const [paying] = await host.refunds.payAll(eventId, { rpcUrl: rpc.url });
+      expect(paying).toMatchObject({ id: owed!.id, status: 'paying' });
+      await waitFor('the transfers landed', async () => (buried ? await buried : undefined));
+      expect((await host.refunds.list(eventId)).items[0]!.status).toBe('paying');
+
+      const concluded = await waitFor(
+        'the refund concluded from the chain',
+        async () => {
+          const [refund] = (await host.refunds.list(eventId)).items;
+          return refund?.status === 'paying' ? undefined : refund;
+        },
+        60_000,
+      );
+      expect(concluded).toMatchObject({ status: 'paid', transaction: expect.any(String) });
+      expect(chain.transactionStatus(concluded!.transaction!)).toEqual({ ok: true });
+      // The holder got the price back once: all it has is what it had, less the 101 it pushed.
+      expect(await tokens(rpc.url, holder.agentId, chain.mint)).toBe(USDC - 101n);
+      expect(await tokens(rpc.url, host.agentId, chain.mint)).toBe(hostBefore - BigInt(PRICE) + 101n);
+      expect(await entriesOf(holder, 'EVENT_TICKET_REFUND', ticket.id)).toEqual([
+        expect.objectContaining({ amount: PRICE, transaction: concluded!.transaction }),
+      ]);
+      // Nothing is owed any more: a second payment is never asked for.
+      expect(await host.refunds.payAll(eventId, { rpcUrl: rpc.url })).toEqual([]);
+      expect(await tokens(rpc.url, holder.agentId, chain.mint)).toBe(USDC - 101n);
+    });
+
+    it('a facilitator that sends and then answers a failure no list knows: 202 pending, then settled from the chain', async () => {
+      const eventId = await oneSeat();
+      const buyer = await fundedBuyer();
+      facilitator.mode = 'unknown-after-send';
+      const pending = await buy(buyer, eventId);
+      expect(pending.ticket.status).toBe('pending');
+      await neverAsksAgain(buyer, eventId);
+      const issued = await waitFor('the payment concluded from the chain', async () => {
+        const ticket = await held(buyer, eventId);
+        return ticket?.status !== 'pending' ? (ticket ?? null) : undefined;
+      });
+      expect(issued).toMatchObject({ status: 'active' });
+      expect(await tokens(rpc.url, buyer.agentId, chain.mint)).toBe(USDC - BigInt(PRICE));
+      expect(await entriesOf(buyer, 'EVENT_TICKET', issued!.id)).toHaveLength(1);
+    });
+
+    it('a facilitator that answers a failure no list knows without sending: pending while its blockhash is valid, then voided', async () => {
+      const eventId = await oneSeat();
+      const buyer = await fundedBuyer();
+      const header = await signedPayment(buyer, eventId, rpc.url);
+      const { blockhash } = readExactSvmTransfer(decodePaymentHeader(header));
+      facilitator.mode = 'unknown-unsent';
+      const answered = await payWith(buyer, eventId, header);
+      expect(answered.status).toBe(202);
+      expect(answered.data.status).toBe('pending');
+      // Reconciliation looks every 200 ms: while the payment could still land, it stays open.
+      while (chain.isBlockhashValid(blockhash)) {
+        expect((await held(buyer, eventId))?.status).toBe('pending');
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      await waitFor(
+        'the payment voided',
+        async () => ((await held(buyer, eventId)) === undefined ? true : undefined),
+        30_000,
+      );
+      expect(await tokens(rpc.url, buyer.agentId, chain.mint)).toBe(USDC);
+      facilitator.mode = 'ok';
+      expect((await buy(await fundedBuyer(), eventId)).ticket.status).toBe('active');
+    });
+
+    it('a refund whose facilitator sends and then answers a failure no list knows: paid from the chain, never owed again', async () => {
+      const eventId = await oneSeat(PRICE, 2);
+      const holder = await fundedBuyer();
+      await buy(holder, eventId);
+      await host.events.cancel(eventId);
+      await waitFor('the refund owed', async () =>
+        (await host.refunds.list(eventId)).items.length === 1 ? true : undefined,
+      );
+      facilitator.mode = 'unknown-after-send';
+      const [paying] = await host.refunds.payAll(eventId, { rpcUrl: rpc.url });
+      expect(paying!.status).toBe('paying');
+      const concluded = await waitFor('the refund concluded from the chain', async () => {
+        const [refund] = (await host.refunds.list(eventId)).items;
+        return refund?.status === 'paying' ? undefined : refund;
+      });
+      expect(concluded).toMatchObject({ status: 'paid' });
+      expect(await tokens(rpc.url, holder.agentId, chain.mint)).toBe(USDC);
+      expect(await host.refunds.payAll(eventId, { rpcUrl: rpc.url })).toEqual([]);
+    });
+
     it('a cancelled event owes refunds of its tickets paid on chain; the host pays each exactly once, with its key', async () => {
       const eventId = await oneSeat(PRICE, 5);
       const [ada, bob] = [await fundedBuyer(), await fundedBuyer()];
@@ -539,6 +746,41 @@ describe('Solana exact through an HTTP facilitator (the official x402Facilitator
       } finally {
         await rm(home, { recursive: true, force: true });
       }
+    });
+
+    // Last in this describe: ticketing is killed here and started again (with the same environment).
+    it('a payment settling when ticketing is killed with SIGKILL: the service started again settles it from the chain, charged once', async () => {
+      const eventId = await oneSeat();
+      const buyer = await fundedBuyer();
+      const hostBefore = await tokens(rpc.url, host.agentId, chain.mint);
+      // The facilitator sends the payment and, before it answers, ticketing is killed (no chance to
+      // finish anything) and started again: what it wrote before /settle (the pending ticket, its
+      // settlement) is all the new process knows of the payment.
+      let restarted: Promise<unknown> | undefined;
+      facilitator.mode = 'hang-after-send';
+      facilitator.afterSend = async () => {
+        restarted = topology.restartService('ticketing', {}, { kill: true });
+        await restarted;
+      };
+      const lost = await problemOf(payWith(buyer, eventId, await signedPayment(buyer, eventId, rpc.url)));
+      // The request died with the process that held it.
+      expect(lost).toMatchObject({ status: 504, code: 'service.timeout' });
+      await waitFor('ticketing started again', async () => (restarted ? await restarted : undefined));
+
+      const issued = await waitFor('the payment concluded from the chain', async () => {
+        const ticket = await held(buyer, eventId);
+        return ticket?.status === 'active' ? ticket : undefined;
+      });
+      expect(chain.transactionStatus(issued.transaction!)).toEqual({ ok: true });
+      expect(await tokens(rpc.url, buyer.agentId, chain.mint)).toBe(USDC - BigInt(PRICE));
+      expect(await tokens(rpc.url, host.agentId, chain.mint)).toBe(hostBefore + BigInt(PRICE));
+      expect(await entriesOf(buyer, 'EVENT_TICKET', issued.id)).toHaveLength(1);
+      // The chain told the new process; the facilitator was asked once, by the killed one.
+      expect(facilitator.settles).toBe(1);
+      expect(await problemOf(topology.client().request('POST', `/events/${eventId}/rsvp`))).toMatchObject({
+        status: 409,
+        code: 'capacity.sold_out',
+      });
     });
   });
 });

@@ -12,6 +12,7 @@ import { Settlements1764400000000 } from './migrations/1764400000000-settlements
 import { Waitlist1764610000000 } from './migrations/1764610000000-waitlist.js';
 import { ChainPayments1765100000000 } from './migrations/1765100000000-chain-payments.js';
 import { OutboxClaims1767000000000 } from './migrations/1767000000000-outbox-claims.js';
+import { PaymentSearch1767100000000 } from './migrations/1767100000000-payment-search.js';
 
 export const TICKETING_SCHEMA = 'ticketing';
 
@@ -28,6 +29,7 @@ export function createTicketingDataSource(url: string, pool: PoolSettings = {}):
       Waitlist1764610000000,
       ChainPayments1765100000000,
       OutboxClaims1767000000000,
+      PaymentSearch1767100000000,
     ],
     // The functions, one file each (db/functions/<name>.sql), applied after the migrations.
     functions: [

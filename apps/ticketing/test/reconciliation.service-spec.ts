@@ -3,52 +3,48 @@
 // and the refund payments it asks about (its sub-select locks them, FOR UPDATE SKIP LOCKED, and
 // the UPDATE moves their next attempt out), so a payment is asked about by one replica per attempt
 // and concluded once. Without the lock the tests fail (each payment asked up to three times).
-import { randomBytes } from 'node:crypto';
-import { generateAgentKey } from '@townhall/auth';
-import { RefundTopics, TicketTopics } from '@townhall/contracts';
-import { TestFacilitator, waitFor } from '@townhall/testing';
+// The payments are real `exact` transfers on a local SVM, signed by the buyer's (or the host's)
+// key, through the official facilitator over HTTP. On Solana, a look at the chain that stops at its
+// bound saves where it stopped, and whichever replica looks next goes on from there.
+import { generateAgentKey, type AgentKey } from '@townhall/auth';
+import { Refunds, RefundTopics, TicketTopics, type EventAccess } from '@townhall/contracts';
+import { waitFor } from '@townhall/testing';
 import type { ServiceHarness } from '@townhall/testing/service';
+import {
+  pushTransfers,
+  signTransfer,
+  startLocalSvm,
+  SvmFacilitatorServer,
+  type LocalSvm,
+} from '@townhall/testing/solana';
+import { encodePaymentHeader, type PaymentPayload } from '@townhall/x402';
 import pg from 'pg';
 import { paid, TicketingFixtures } from './fixtures.js';
 
-const NETWORK = 'eip155:84532';
-const TRANSACTION =
-  '5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW';
 const PAYMENTS = 20;
-/** Rounds in which every payment is due at once and the facilitator still fails /settle. */
+/** Rounds in which every payment is due at once and the facilitator still settles none. */
 const FAILED_ROUNDS = 3;
-
-/** A v1 x402 payment, opaque to Townhall on this network; `proof` tells the payments apart. */
-function chainPayment(proof: string): string {
-  const payload = { x402Version: 1, scheme: 'exact', network: NETWORK, payload: { transaction: proof } };
-  return Buffer.from(JSON.stringify(payload)).toString('base64');
-}
 
 describe('ticketing: settlement reconciliation on three replicas', () => {
   const fixtures = new TicketingFixtures();
-  let facilitator: TestFacilitator;
+  const PRICE = 1_000_000n;
+  /** What each buyer holds on the chain: the price, and as much again. */
+  const FUNDS = 2n * PRICE;
+  let svm: LocalSvm;
+  let facilitator: SvmFacilitatorServer;
   let ticketing: ServiceHarness;
 
   beforeAll(async () => {
-    facilitator = await TestFacilitator.start({
-      payer: 'chain-payer',
-      transaction: TRANSACTION,
-      // A refund's requirements name the facilitator's fee payer (FeePayer asks GET /supported).
-      supported: {
-        kinds: [
-          {
-            x402Version: 1,
-            scheme: 'exact',
-            network: NETWORK,
-            extra: { feePayer: generateAgentKey().agentId },
-          },
-        ],
-      },
-    });
+    // Each payment must still be able to land when the facilitator at last sends it, after every
+    // failed round: its blockhash outlives the test. (While it is valid and nothing landed, the
+    // chain cannot decide, and each attempt asks the facilitator.)
+    svm = await startLocalSvm({ blockhashLifetimeMs: 300_000 });
+    facilitator = await SvmFacilitatorServer.start(svm.chain);
     ticketing = await fixtures.start({
       X402_FACILITATOR: 'http',
       X402_FACILITATOR_URL: facilitator.url,
-      X402_NETWORK: NETWORK,
+      X402_NETWORK: svm.chain.network,
+      X402_RPC_URL: svm.rpcUrl,
       // A ceiling, never reached here (the facilitator answers at once): twenty purchases at once
       // on three replicas of a loaded CI machine took more than 500 ms to verify.
       X402_FACILITATOR_TIMEOUT_MS: '5000',
@@ -57,26 +53,41 @@ describe('ticketing: settlement reconciliation on three replicas', () => {
     });
     await ticketing.startReplica();
     await ticketing.startReplica();
+    await svm.chain.ensureTokenAccount(fixtures.host.agentId);
   });
   afterAll(async () => {
     await ticketing?.stop();
     await facilitator?.stop();
+    await svm?.stop();
   });
 
+  /**
+   * A buyer with FUNDS on the chain pays for a one-seat event of the host's with its own key (the
+   * official client's transfer, to the 402's payTo with its memo): the RSVP's answer.
+   */
+  async function purchase(): Promise<{
+    event: EventAccess;
+    buyer: AgentKey;
+    payment: PaymentPayload;
+    ticket: { id: string; status: string };
+  }> {
+    const event = fixtures.anEvent(1, paid(PRICE.toString()));
+    const buyer = generateAgentKey();
+    await svm.chain.faucet(buyer.agentId, FUNDS);
+    const offer = await fixtures.offerOf(buyer, event.eventId);
+    const payment = await signTransfer(svm.chain, svm.rpcUrl, buyer, offer.payTo, {
+      amount: PRICE,
+      memo: String(offer.extra['memo']),
+    });
+    const { ticket } = await fixtures.rsvp(buyer, event.eventId, encodePaymentHeader(payment));
+    return { event, buyer, payment, ticket };
+  }
+
   const settlements = (ids: string[]) =>
-    ticketing.query<{ ticket_id: string; status: string; attempts: number; proof: string }>(
-      `SELECT ticket_id, status, attempts, payment->'payload'->>'transaction' AS proof
-         FROM ticketing.settlements WHERE ticket_id = ANY($1::uuid[])`,
+    ticketing.query<{ ticket_id: string; status: string; attempts: number; transaction: string | null }>(
+      `SELECT ticket_id, status, attempts, transaction FROM ticketing.settlements WHERE ticket_id = ANY($1::uuid[])`,
       [ids],
     );
-  /** The facilitator's /settle calls for the payment with `proof`. */
-  const settleCalls = (proof: string) =>
-    facilitator.received.filter(
-      (request) =>
-        request.path === '/settle' &&
-        (request.body.paymentPayload as { payload?: { transaction?: string } }).payload?.transaction ===
-          proof,
-    ).length;
   /**
    * Makes every open payment of `ids` (ticket ids for settlements, refund ids for refunds) fall
    * due at once, a moment from now, while a transaction of the test holds their rows: every
@@ -108,31 +119,36 @@ describe('ticketing: settlement reconciliation on three replicas', () => {
   };
 
   it('asks the facilitator once per attempt and concludes each payment once, whichever replica takes it', async () => {
-    facilitator.mode = 'settle-error500';
+    // The facilitator answers at once a failure no list knows, and sends nothing: each payment
+    // stays open (on Solana only a refusal known to come before sending decides), and since
+    // nothing landed and its blockhash is valid, every attempt asks the facilitator again.
+    facilitator.mode = 'unknown-unsent';
     const bought = await Promise.all(
       Array.from({ length: PAYMENTS }, async () => {
-        const event = fixtures.anEvent(1, paid('1000000'));
-        const proof = randomBytes(24).toString('base64');
-        const { ticket } = await fixtures.rsvp(generateAgentKey(), event.eventId, chainPayment(proof));
+        const { event, buyer, payment, ticket } = await purchase();
         expect(ticket.status).toBe('pending');
-        return { ticketId: ticket.id, eventId: event.eventId, proof };
+        return { ticketId: ticket.id, eventId: event.eventId, buyer, payment };
       }),
     );
-    const ids = bought.map((purchase) => purchase.ticketId);
+    const ids = bought.map((entry) => entry.ticketId);
+    const paymentOf = new Map(bought.map((entry) => [entry.ticketId, entry.payment]));
+    /** The facilitator's /settle requests for the payment of `ticketId`. */
+    const settleCalls = (ticketId: string) => facilitator.settlesOf(paymentOf.get(ticketId)!);
+    const hostBefore = svm.chain.tokenBalance(fixtures.host.agentId);
 
     // Each round, every payment falls due at once on all three replicas; the round ends when each
-    // has been asked about again (and answered 500), so the next one starts from a quiet table.
+    // has been asked about again (and left open), so the next one starts from a quiet table.
     for (let round = 2; round <= 1 + FAILED_ROUNDS; round++) {
       await dueNow('settlements', ids);
       await waitFor(`attempt ${round} at every payment`, async () =>
-        (await settlements(ids)).every((row) => row.attempts >= round && settleCalls(row.proof) >= round)
+        (await settlements(ids)).every((row) => row.attempts >= round && settleCalls(row.ticket_id) >= round)
           ? true
           : undefined,
       );
       // One lease per payment and round: whichever replica took it, the others skipped it.
       for (const row of await settlements(ids)) {
         expect(row).toMatchObject({ status: 'settling', attempts: round });
-        expect(settleCalls(row.proof)).toBe(round);
+        expect(settleCalls(row.ticket_id)).toBe(round);
       }
     }
     facilitator.mode = 'ok';
@@ -141,12 +157,17 @@ describe('ticketing: settlement reconciliation on three replicas', () => {
       (await settlements(ids)).every((row) => row.status === 'settled') ? true : undefined,
     );
 
-    // Settled once each, asked exactly once per attempt: the purchase's own, then one per round.
-    expect(facilitator.settled.size).toBe(PAYMENTS);
-    for (const row of await settlements(ids)) {
+    // Asked exactly once per attempt: the purchase's own, then one per round.
+    const settled = await settlements(ids);
+    for (const row of settled) {
       expect(row.attempts).toBe(2 + FAILED_ROUNDS);
-      expect(settleCalls(row.proof)).toBe(row.attempts);
+      expect(settleCalls(row.ticket_id)).toBe(row.attempts);
+      expect(svm.chain.transactionStatus(row.transaction!)).toEqual({ ok: true });
     }
+    // Landed once each: every buyer paid the price once, the host received it once per payment.
+    expect(new Set(settled.map((row) => row.transaction)).size).toBe(PAYMENTS);
+    for (const { buyer } of bought) expect(svm.chain.tokenBalance(buyer.agentId)).toBe(FUNDS - PRICE);
+    expect(svm.chain.tokenBalance(fixtures.host.agentId)).toBe(hostBefore + BigInt(PAYMENTS) * PRICE);
     // One ticket issued per payment, announced once, whichever replica concluded it.
     await waitFor('every ticket announced', async () =>
       ids.every((id) => announced(TicketTopics.issued, id) === 1) ? true : undefined,
@@ -168,55 +189,54 @@ describe('ticketing: settlement reconciliation on three replicas', () => {
     facilitator.reset();
     const bought = await Promise.all(
       Array.from({ length: PAYMENTS }, async () => {
-        const event = fixtures.anEvent(1, paid('1000000'));
-        const holder = generateAgentKey();
-        const { ticket } = await fixtures.rsvp(
-          holder,
-          event.eventId,
-          chainPayment(randomBytes(24).toString('base64')),
-        );
+        const { event, buyer, ticket } = await purchase();
         expect(ticket.status).toBe('active');
-        return ticket.id;
+        return { event, ticketId: ticket.id, holder: buyer };
       }),
     );
-    // Each ticket's refund, paid by the host and left open by the facilitator, as PayRefund.pay
-    // leaves one (`paying`, its payment kept); each payment is told apart by its `transaction`.
-    const refunds = await ticketing.query<{
-      id: string;
-      ticket_id: string;
-      holder_id: string;
-      proof: string;
-    }>(
-      `INSERT INTO ticketing.refunds (ticket_id, event_id, host_id, holder_id, amount, asset, network, status,
-                                      payment, payment_key, attempts, next_attempt_at, created_at)
-       SELECT t.id, t.event_id, $2, t.holder_id, t.price, t.asset, $3, 'paying',
-              jsonb_build_object('x402Version', 1, 'scheme', 'exact', 'network', $3::text,
-                                 'payload', jsonb_build_object('transaction', 'refund-' || t.id)),
-              'refund-' || t.id, 0, now() + interval '1 hour', now()
-         FROM ticketing.tickets t WHERE t.id = ANY($1::uuid[])
-       RETURNING id, ticket_id, holder_id, payment->'payload'->>'transaction' AS proof`,
-      [bought, fixtures.host.agentId, NETWORK],
+    // The host cancels each event: a refund of each ticket paid on chain is owed, for the host to
+    // pay with its own key. It pays each through a facilitator that leaves the payment open, as
+    // above: the refund is `paying`, its claim the first attempt.
+    for (const { event } of bought) await ticketing.deliver(fixtures.cancelled(event));
+    facilitator.mode = 'unknown-unsent';
+    const refunds = await Promise.all(
+      bought.map(async ({ event, ticketId, holder }) => {
+        const host = fixtures.host.agentId;
+        const [owed] = (await ticketing.send(Refunds.list, { eventId: event.eventId }, host)).items;
+        const { payTo, amount, extra } = owed!.payment!;
+        const payment = await signTransfer(svm.chain, svm.rpcUrl, fixtures.host, payTo, {
+          amount: BigInt(amount),
+          memo: extra.memo,
+        });
+        const { refund } = await ticketing.send(
+          Refunds.pay,
+          { eventId: event.eventId, refundId: owed!.id, payment: encodePaymentHeader(payment) },
+          host,
+        );
+        expect(refund).toMatchObject({ status: 'paying', holderId: holder.agentId });
+        return { id: refund.id, ticketId, holder, payment };
+      }),
     );
-    expect(refunds).toHaveLength(PAYMENTS);
     const ids = refunds.map((refund) => refund.id);
+    const paymentOf = new Map(refunds.map((refund) => [refund.id, refund.payment]));
+    const settleCalls = (refundId: string) => facilitator.settlesOf(paymentOf.get(refundId)!);
     const state = () =>
-      ticketing.query<{ id: string; status: string; attempts: number; proof: string }>(
-        `SELECT id, status, attempts, payment->'payload'->>'transaction' AS proof
-           FROM ticketing.refunds WHERE id = ANY($1::uuid[])`,
+      ticketing.query<{ id: string; status: string; attempts: number; transaction: string | null }>(
+        `SELECT id, status, attempts, transaction FROM ticketing.refunds WHERE id = ANY($1::uuid[])`,
         [ids],
       );
+    const hostBefore = svm.chain.tokenBalance(fixtures.host.agentId);
 
-    facilitator.mode = 'settle-error500';
-    for (let round = 1; round <= FAILED_ROUNDS; round++) {
+    for (let round = 2; round <= 1 + FAILED_ROUNDS; round++) {
       await dueNow('refunds', ids);
       await waitFor(`attempt ${round} at every refund`, async () =>
-        (await state()).every((row) => row.attempts >= round && settleCalls(row.proof) >= round)
+        (await state()).every((row) => row.attempts >= round && settleCalls(row.id) >= round)
           ? true
           : undefined,
       );
       for (const row of await state()) {
         expect(row).toMatchObject({ status: 'paying', attempts: round });
-        expect(settleCalls(row.proof)).toBe(round);
+        expect(settleCalls(row.id)).toBe(round);
       }
     }
     facilitator.mode = 'ok';
@@ -225,26 +245,30 @@ describe('ticketing: settlement reconciliation on three replicas', () => {
       (await state()).every((row) => row.status === 'paid') ? true : undefined,
     );
 
-    for (const row of await state()) {
-      expect(row.attempts).toBe(1 + FAILED_ROUNDS);
-      expect(settleCalls(row.proof)).toBe(row.attempts);
+    const paidRefunds = await state();
+    for (const row of paidRefunds) {
+      expect(row.attempts).toBe(2 + FAILED_ROUNDS);
+      expect(settleCalls(row.id)).toBe(row.attempts);
+      expect(svm.chain.transactionStatus(row.transaction!)).toEqual({ ok: true });
     }
-    expect([...facilitator.settled.keys()].filter((payment) => payment.includes('refund-'))).toHaveLength(
-      PAYMENTS,
-    );
+    // Each refund landed once: every holder has all it had again, and the host paid each once.
+    expect(new Set(paidRefunds.map((row) => row.transaction)).size).toBe(PAYMENTS);
+    for (const { holder } of refunds) expect(svm.chain.tokenBalance(holder.agentId)).toBe(FUNDS);
+    expect(svm.chain.tokenBalance(fixtures.host.agentId)).toBe(hostBefore - BigInt(PAYMENTS) * PRICE);
     // The ledger records each refund once (the host's debit, the holder's credit), and
     // townhall.refund.paid announces it once, whichever replica concluded it.
+    const ticketIds = refunds.map((refund) => refund.ticketId);
     const entries = await ticketing.query<{ ticket_id: string; agent_id: string; amount: string }>(
       `SELECT ticket_id, agent_id, amount::text AS amount FROM ticketing.ledger_entries
         WHERE type = 'EVENT_TICKET_REFUND' AND ticket_id = ANY($1::uuid[]) ORDER BY ticket_id, amount`,
-      [bought],
+      [ticketIds],
     );
     expect(entries).toEqual(
       [...refunds]
-        .sort((a, b) => (a.ticket_id < b.ticket_id ? -1 : 1))
+        .sort((a, b) => (a.ticketId < b.ticketId ? -1 : 1))
         .flatMap((refund) => [
-          { ticket_id: refund.ticket_id, agent_id: fixtures.host.agentId, amount: '-1000000' },
-          { ticket_id: refund.ticket_id, agent_id: refund.holder_id, amount: '1000000' },
+          { ticket_id: refund.ticketId, agent_id: fixtures.host.agentId, amount: `-${PRICE}` },
+          { ticket_id: refund.ticketId, agent_id: refund.holder.agentId, amount: `${PRICE}` },
         ]),
     );
     await waitFor('every refund announced', async () =>
@@ -258,4 +282,107 @@ describe('ticketing: settlement reconciliation on three replicas', () => {
   const announced = (type: string, id: string) =>
     ticketing.published.filter((event) => event.type === type && (event.data as { id?: string }).id === id)
       .length;
+});
+
+describe('ticketing: a Solana payment the chain search reaches in several looks, on three replicas', () => {
+  const fixtures = new TicketingFixtures();
+  const PRICE = 500_000n;
+  /**
+   * More transfers naming the payment's memo than one look fetches of an account (50), in both
+   * of its accounts: it takes two looks after the blockhash expired.
+   */
+  const LOOK_ALIKES = 70;
+  let svm: LocalSvm;
+  let facilitator: SvmFacilitatorServer;
+  let ticketing: ServiceHarness;
+
+  beforeAll(async () => {
+    // A blockhash lives 1.5 s: the payment can no longer land by the second look.
+    svm = await startLocalSvm({ blockhashLifetimeMs: 1_500 });
+    facilitator = await SvmFacilitatorServer.start(svm.chain);
+    ticketing = await fixtures.start({
+      X402_FACILITATOR: 'http',
+      X402_FACILITATOR_URL: facilitator.url,
+      X402_NETWORK: svm.chain.network,
+      X402_RPC_URL: svm.rpcUrl,
+      // The first look comes 3 s after the payment was recorded: the transfers below are in by then.
+      X402_FACILITATOR_TIMEOUT_MS: '2000',
+      SETTLEMENT_RETRY_INTERVAL_MS: '100',
+    });
+    await ticketing.startReplica();
+    await ticketing.startReplica();
+  });
+  afterAll(async () => {
+    await ticketing?.stop();
+    await facilitator?.stop();
+    await svm?.stop();
+  });
+
+  it('goes on from where the last look stopped, and settles the payment once', async () => {
+    const event = fixtures.anEvent(1, paid(PRICE.toString()));
+    await svm.chain.ensureTokenAccount(fixtures.host.agentId);
+    const [buyer, stranger] = [generateAgentKey(), generateAgentKey()];
+    await svm.chain.faucet(buyer.agentId, 5n * PRICE);
+    await svm.chain.faucet(stranger.agentId, 5n * PRICE);
+    const offer = await fixtures.offerOf(buyer, event.eventId);
+    const memo = String(offer.extra['memo']);
+    const payment = await signTransfer(svm.chain, svm.rpcUrl, buyer, offer.payTo, { amount: PRICE, memo });
+    // The facilitator sends, then stalls; meanwhile transfers whose memos contain the payment's
+    // land in the buyer's and the host's token accounts, newer than the payment: each must be
+    // fetched to be ruled out.
+    let buried: Promise<void> | undefined;
+    facilitator.mode = 'hang-after-send';
+    facilitator.afterSend = async () => {
+      buried = (async () => {
+        for (const owner of [buyer.agentId, fixtures.host.agentId])
+          await pushTransfers(svm.chain, svm.rpcUrl, stranger, owner, { count: LOOK_ALIKES, memo });
+      })();
+      await buried;
+    };
+    const { ticket } = await fixtures.rsvp(buyer, event.eventId, encodePaymentHeader(payment));
+    expect(ticket.status).toBe('pending');
+    await buried;
+
+    const settlement = () =>
+      ticketing.query<{
+        status: string;
+        attempts: number;
+        transaction: string | null;
+        chain_search: unknown;
+      }>(
+        'SELECT status, attempts, transaction, chain_search FROM ticketing.settlements WHERE ticket_id = $1',
+        [ticket.id],
+      );
+    // No look yet: the first one finds the payment under the look-alikes.
+    expect(await settlement()).toEqual([expect.objectContaining({ status: 'settling', attempts: 1 })]);
+    const [settled] = await waitFor('the payment settled from the chain', async () => {
+      const rows = await settlement();
+      return rows[0]?.status === 'settled' ? rows : undefined;
+    });
+    expect(svm.chain.transactionStatus(settled!.transaction!)).toEqual({ ok: true });
+    // A look stopped at its bound and said where; the look that found the payment went on from there.
+    expect(settled!.chain_search).toEqual({ source: expect.any(String), destination: expect.any(String) });
+
+    // Settled once: the ticket issued and announced once, the purchase in the ledger once, the
+    // money moved once.
+    await waitFor('the ticket announced', async () =>
+      ticketing.published.some((e) => e.type === TicketTopics.issued) ? true : undefined,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(
+      ticketing.published.filter(
+        (e) => e.type === TicketTopics.issued && (e.data as { id?: string }).id === ticket.id,
+      ),
+    ).toHaveLength(1);
+    const entries = await ticketing.query<{ agent_id: string; amount: string; transaction: string }>(
+      `SELECT agent_id, amount::text AS amount, transaction FROM ticketing.ledger_entries
+        WHERE type = 'EVENT_TICKET' AND ticket_id = $1 ORDER BY amount`,
+      [ticket.id],
+    );
+    expect(entries).toEqual([
+      { agent_id: buyer.agentId, amount: `-${PRICE}`, transaction: settled!.transaction },
+      { agent_id: fixtures.host.agentId, amount: `${PRICE}`, transaction: settled!.transaction },
+    ]);
+    expect(svm.chain.tokenBalance(buyer.agentId)).toBe(4n * PRICE + BigInt(LOOK_ALIKES));
+  });
 });

@@ -78,9 +78,11 @@ describe('ticketing: a deployed database upgraded to the functions applied by ch
     // Today's migrate command: nothing to migrate, every function applied.
     const { dataSource, outbox, database } = schema;
     const applied = await migrateSchema(createTicketingDataSource(database.url, { size: 1 }));
-    // The migrations written since (the outbox's claim holders), then every function by checksum.
+    // The migrations written since (the outbox's claim holders, the chain search of open
+    // payments), then every function by checksum.
     expect(applied).toEqual([
       'OutboxClaims1767000000000',
+      'PaymentSearch1767100000000',
       ...dataSource.functions.map((fn) => `function ticketing.${fn.name}`),
     ]);
     expect(await snapshot()).toEqual(before);

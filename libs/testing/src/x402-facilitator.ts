@@ -33,25 +33,19 @@ export const FacilitatorRequestSchema = z.discriminatedUnion('x402Version', [
 export type FacilitatorRequest = z.infer<typeof FacilitatorRequestSchema>;
 
 /**
- * How the facilitator answers: `ok`; `refuse` at /verify; `refuse-settle`; `error500`;
- * `settle-error500` (a valid /verify, then 500 at /settle); `hang` (never answers); `stall-body`
- * (headers and half a body); `settle-late` (settles at once but answers /settle only after
- * `lateMs`, when the client has stopped waiting).
+ * How the facilitator answers: `ok`; `refuse` (a refusal at /verify and at /settle); `error500`;
+ * `hang` (never answers); `stall-body` (headers and half a body).
  */
-export type FacilitatorMode =
-  'ok' | 'refuse' | 'refuse-settle' | 'error500' | 'settle-error500' | 'hang' | 'stall-body' | 'settle-late';
+export type FacilitatorMode = 'ok' | 'refuse' | 'error500' | 'hang' | 'stall-body';
 
+/**
+ * The x402 facilitator protocol as any facilitator speaks it, whatever its network: for the HTTP
+ * facilitator client's own tests (libs/x402). Its payments are opaque and it settles nothing;
+ * ticketing's tests pay on Solana through SvmFacilitatorServer (`@townhall/testing/solana`).
+ */
 export class TestFacilitator {
   mode: FacilitatorMode = 'ok';
-  /** How long `settle-late` waits before it answers. */
-  lateMs = 3_000;
   readonly received: Array<{ path: string; body: FacilitatorRequest }> = [];
-  /**
-   * The payments it settled (by their canonical JSON), each once, with its transaction. Like a
-   * chain, settling the same payment again settles nothing more: /settle answers it with the
-   * same success, whatever the mode (the idempotent settle docs/protocol/payments.md asks for).
-   */
-  readonly settled = new Map<string, string>();
 
   private readonly server: Server = createServer((request, response) => {
     this.handle(request, response).catch(() => response.destroy());
@@ -74,7 +68,6 @@ export class TestFacilitator {
   reset(): void {
     this.mode = 'ok';
     this.received.length = 0;
-    this.settled.clear();
   }
 
   async stop(): Promise<void> {
@@ -102,12 +95,7 @@ export class TestFacilitator {
       return sendJson(response, 400, { error: 'invalid request', issues: parsed.error.issues });
     this.received.push({ path, body: parsed.data });
     const network = parsed.data.paymentRequirements.network;
-    const { payer } = this.answers;
-    const payment = canonicalJson(parsed.data.paymentPayload);
-    const already = this.settled.get(payment);
-    if (path === '/settle' && already !== undefined)
-      return sendJson(response, 200, { success: true, transaction: already, network, payer });
-    const transaction = `${this.answers.transaction}${this.settled.size === 0 ? '' : `-${this.settled.size}`}`;
+    const { payer, transaction } = this.answers;
     switch (this.mode) {
       case 'hang':
         return; // never answers; the client's timeout must end it
@@ -115,10 +103,6 @@ export class TestFacilitator {
         response.writeHead(200, { 'content-type': 'application/json' });
         response.write('{"success":tr');
         return; // headers and half a body, then silence
-      case 'settle-error500':
-        if (path === '/verify') return sendJson(response, 200, { isValid: true, payer });
-        response.writeHead(500, { 'content-type': 'text/plain' }).end('facilitator exploded');
-        return;
       case 'error500':
         response.writeHead(500, { 'content-type': 'text/plain' }).end('facilitator exploded');
         return;
@@ -132,34 +116,9 @@ export class TestFacilitator {
           network,
           payer,
         });
-      case 'refuse-settle':
-        if (path === '/verify') return sendJson(response, 200, { isValid: true, payer });
-        return sendJson(response, 200, {
-          success: false,
-          errorReason: 'transaction_failed',
-          transaction: '',
-          network,
-          payer,
-        });
-      case 'settle-late':
-        if (path === '/verify') return sendJson(response, 200, { isValid: true, payer });
-        this.settled.set(payment, transaction);
-        await new Promise((resolve) => setTimeout(resolve, this.lateMs));
-        return sendJson(response, 200, { success: true, transaction, network, payer });
       case 'ok':
         if (path === '/verify') return sendJson(response, 200, { isValid: true, payer });
-        this.settled.set(payment, transaction);
         return sendJson(response, 200, { success: true, transaction, network, payer });
     }
   }
-}
-
-/** JSON with every object's keys sorted: one spelling per value, whoever serialised it. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }

@@ -6,3 +6,4 @@ export { isSolanaNetwork } from './requirements.js';
 export * from './svm/exact-svm-transfer.js';
 export * from './svm/check-exact-svm.js';
 export * from './svm/solana-chain.js';
+export * from './svm/payment-search.js';

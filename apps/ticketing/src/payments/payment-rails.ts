@@ -1,6 +1,6 @@
 import { ConfigError, type Logger } from '@townhall/platform/service';
 import type { LocalChain } from '@townhall/solana-local';
-import { isSolanaNetwork, ledgerNetwork, type Facilitator } from '@townhall/x402';
+import { ledgerNetwork, type Facilitator } from '@townhall/x402';
 import type { SolanaChain } from '@townhall/x402/svm';
 import type { TicketingConfig } from '../config.js';
 
@@ -12,9 +12,9 @@ import type { TicketingConfig } from '../config.js';
 export interface PaymentRails {
   facilitator: Facilitator | null;
   network: string;
-  /** The SPL mint prices are paid in on Solana; undefined on the ledger and on other networks. */
+  /** The SPL mint prices are paid in on Solana; undefined on the ledger. */
   asset: string | undefined;
-  /** Solana JSON-RPC reads, for reconciliation; null on the ledger and on other networks. */
+  /** Solana JSON-RPC reads, for reconciliation; null on the ledger (a facilitator settles on Solana). */
   chain: SolanaChain | null;
   /** solana-local only: the runtime (its faucet) and the URL of its JSON-RPC. */
   local: { chain: LocalChain; rpcUrl: string } | null;
@@ -42,24 +42,31 @@ export async function openPaymentRails(config: TicketingConfig, logger: Logger):
           'Invalid configuration:\n  X402_FACILITATOR_URL, X402_NETWORK: required when X402_FACILITATOR=http',
         );
       }
+      // A solana: network (config.ts admits no other here): the service reads its payments itself.
       const network = config.X402_NETWORK;
-      const solana = isSolanaNetwork(network);
       const { HttpFacilitator } = await import('@townhall/x402/server');
       const { defaultRpcUrl, defaultUsdcMint, SolanaChain } = await import('@townhall/x402/svm');
-      const asset = solana ? (config.X402_ASSET ?? defaultUsdcMint(network)) : undefined;
-      if (solana && !asset) {
+      const asset = config.X402_ASSET ?? defaultUsdcMint(network);
+      if (!asset) {
         throw new ConfigError(
           `Invalid configuration:\n  X402_ASSET: required on ${network} (no default USDC mint)`,
         );
       }
-      const rpcUrl = config.X402_RPC_URL ?? (solana ? defaultRpcUrl(network) : undefined);
+      const rpcUrl = config.X402_RPC_URL ?? defaultRpcUrl(network);
+      // Only the chain concludes a payment its facilitator may have sent: without an RPC one left
+      // open would wait for a facilitator that may never say.
+      if (!rpcUrl) {
+        throw new ConfigError(
+          `Invalid configuration:\n  X402_RPC_URL: required on ${network} (no public RPC known), to read the chain`,
+        );
+      }
       return {
         facilitator: new HttpFacilitator(config.X402_FACILITATOR_URL, {
           timeoutMs: config.X402_FACILITATOR_TIMEOUT_MS,
         }),
         network,
         asset,
-        chain: solana && rpcUrl ? new SolanaChain(rpcUrl) : null,
+        chain: new SolanaChain(rpcUrl),
         local: null,
         close: async () => undefined,
       };

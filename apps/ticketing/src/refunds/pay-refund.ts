@@ -8,7 +8,7 @@ import {
   type PaymentPayload,
   type SettleResult,
 } from '@townhall/x402';
-import type { ChainVerdict } from '@townhall/x402/svm';
+import type { ChainSearchProgress, ChainVerdict } from '@townhall/x402/svm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { LedgerBook } from '../ledger/ledger-book.js';
 import { FeePayer } from '../payments/fee-payer.js';
@@ -31,7 +31,9 @@ const MAX_RETRY_DELAY_MS = 60_000;
  * transaction) and `townhall.refund.paid` announces it. Exactly once: a paid refund refuses a
  * second payment before anything is settled, and one being paid refuses another (the same
  * payment again answers as it stands). A payment the facilitator leaves open stays `paying` until
- * the chain says what happened (landed: paid; failed or expired unlanded: owed again).
+ * the chain says what happened (landed: paid; failed, or expired unlanded after a complete search
+ * of the host's and holder's token accounts back to the claim: owed again). A refund that may
+ * have landed is never owed again: the host would sign a second transfer.
  */
 @Injectable()
 export class PayRefund {
@@ -81,6 +83,7 @@ export class PayRefund {
           manager,
           `UPDATE ticketing.refunds
               SET status = 'paying', payment = $2::jsonb, payment_key = $3, attempts = 1, last_error = NULL,
+                  claimed_at = now(), chain_search = NULL,
                   next_attempt_at = now() + make_interval(secs => $4::double precision / 1000)
             WHERE id = $1 AND status = 'owed' RETURNING id`,
           [refund.id, JSON.stringify(payload), paymentKey, this.firstRetryDelayMs],
@@ -99,7 +102,7 @@ export class PayRefund {
       return this.inFlight(now, paymentKey);
     }
     const result = await facilitator.settle(payload, requirements);
-    const outcome = await this.conclude(refund.id, result, !leavesOpen(result, requirements.network));
+    const outcome = await this.conclude(refund.id, result, !leavesOpen(result));
     if (outcome.refund.status === 'owed') {
       throw new DomainError('payment.invalid', `Settlement failed: ${result.errorReason ?? 'refused'}`);
     }
@@ -111,14 +114,14 @@ export class PayRefund {
    * chain (or, while its payment could still land, the facilitator) asked what happened.
    */
   async reconcile(): Promise<number> {
-    const due = await queryRows<{ id: string; payment: PaymentPayload; pending_transaction: string | null }>(
+    const due = await queryRows<PayingRefund>(
       this.dataSource.manager,
       `UPDATE ticketing.refunds r
           SET attempts = r.attempts + 1,
               next_attempt_at = now() + make_interval(secs => LEAST($2::double precision, $3::double precision * 2 ^ r.attempts) / 1000)
         WHERE r.id IN (SELECT id FROM ticketing.refunds WHERE status = 'paying' AND next_attempt_at <= now()
                         ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-        RETURNING r.id, r.payment, r.pending_transaction`,
+        RETURNING r.id, r.payment, r.pending_transaction, r.claimed_at, r.chain_search`,
       [RECONCILE_BATCH, MAX_RETRY_DELAY_MS, this.firstRetryDelayMs],
     );
     let concluded = 0;
@@ -129,23 +132,27 @@ export class PayRefund {
     return concluded;
   }
 
-  private async reconcileOne(row: {
-    id: string;
-    payment: PaymentPayload;
-    pending_transaction: string | null;
-  }): Promise<RefundPaymentReply> {
+  private async reconcileOne(row: PayingRefund): Promise<RefundPaymentReply> {
     const [refund] = await queryRows<RefundRow>(
       this.dataSource,
       `SELECT ${REFUND_COLUMNS} FROM ${REFUND_FROM} WHERE r.id = $1`,
       [row.id],
     );
     const network = refund!.network;
-    let verdict: ChainVerdict = { state: 'unknown' };
+    const chain = this.rails.chain;
+    // Refunds are owed of tickets paid on chain, through a facilitator on Solana (config.ts), and
+    // its rails read that chain.
+    if (!chain) throw new Error('paying refunds need the Solana chain of X402_FACILITATOR');
+    let verdict: ChainVerdict;
     try {
-      if (this.rails.chain)
-        verdict = await this.rails.chain.verdict(row.payment, row.pending_transaction ?? undefined);
+      verdict = await chain.verdict(row.payment, {
+        since: row.claimed_at,
+        knownTransaction: row.pending_transaction ?? undefined,
+        progress: chain.progressOf(row.chain_search),
+      });
     } catch (error) {
       this.logger.warn({ err: error, refundId: row.id }, 'the Solana RPC did not answer; asking again later');
+      verdict = { state: 'unknown' };
     }
     switch (verdict.state) {
       case 'landed':
@@ -157,6 +164,8 @@ export class PayRefund {
           { success: false, errorReason: verdict.state, transaction: '', network },
           true,
         );
+      case 'incomplete':
+        return this.searchOn(row.id, verdict.progress);
       case 'unknown': {
         const requirements = refundRequirements(this.settings, refund!, await this.feePayer.current());
         const result = await this.facilitator!.settle(row.payment, requirements);
@@ -216,7 +225,7 @@ export class PayRefund {
           manager,
           `UPDATE ticketing.refunds
               SET status = 'owed', payment = NULL, payment_key = NULL, pending_transaction = NULL,
-                  next_attempt_at = NULL, last_error = $2
+                  claimed_at = NULL, chain_search = NULL, next_attempt_at = NULL, last_error = $2
             WHERE id = $1 AND status = 'paying'`,
           [refundId, error],
         );
@@ -229,6 +238,25 @@ export class PayRefund {
           [refundId, error, result.transaction],
         );
       }
+      return { refund: toRefund(await this.byId(manager, refundId)), settlement: null };
+    });
+  }
+
+  /**
+   * The chain search stopped at its bound before it was complete: the refund stays `paying`, and
+   * the next look, due after the first retry delay rather than the backoff (each look gets further),
+   * goes on from `progress`.
+   */
+  private async searchOn(refundId: string, progress: ChainSearchProgress): Promise<RefundPaymentReply> {
+    return this.outbox.run(async (manager) => {
+      await queryRows(
+        manager,
+        `UPDATE ticketing.refunds
+            SET chain_search = $2::jsonb, last_error = 'chain_search_incomplete',
+                next_attempt_at = now() + make_interval(secs => $3::double precision / 1000)
+          WHERE id = $1 AND status = 'paying'`,
+        [refundId, JSON.stringify(progress), this.firstRetryDelayMs],
+      );
       return { refund: toRefund(await this.byId(manager, refundId)), settlement: null };
     });
   }
@@ -270,6 +298,16 @@ export class PayRefund {
   private get firstRetryDelayMs(): number {
     return this.settings.facilitatorTimeoutMs + 1_000;
   }
+}
+
+/** A refund whose payment is left open, as reconciliation leases it. */
+interface PayingRefund {
+  id: string;
+  payment: PaymentPayload;
+  pending_transaction: string | null;
+  /** When the payment was claimed: its transfer cannot have landed before. */
+  claimed_at: Date;
+  chain_search: unknown;
 }
 
 function alreadyPaid(refund: RefundRow): DomainError {

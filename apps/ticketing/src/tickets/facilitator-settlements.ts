@@ -3,13 +3,12 @@ import { TicketTopics, type SettlementView, type TicketView } from '@townhall/co
 import { OutboxWriter, queryRows } from '@townhall/platform/service';
 import {
   FACILITATOR_FAILURES,
-  isSolanaNetwork,
   type Facilitator,
   type PaymentPayload,
   type PaymentRequirements,
   type SettleResult,
 } from '@townhall/x402';
-import type { ChainVerdict } from '@townhall/x402/svm';
+import type { ChainSearchProgress, ChainVerdict } from '@townhall/x402/svm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { LedgerBook } from '../ledger/ledger-book.js';
 import { RefundsOwed } from '../refunds/refunds-owed.js';
@@ -25,6 +24,18 @@ const MAX_RETRY_DELAY_MS = 60_000;
 /** How many settling payments one reconciliation pass takes on. */
 const RECONCILE_BATCH = 20;
 
+/** A settling payment, as reconciliation leases it. */
+interface SettlingPayment {
+  ticket_id: string;
+  attempts: number;
+  payment: PaymentPayload;
+  requirements: PaymentRequirements;
+  pending_transaction: string | null;
+  /** When the settlement was recorded, before /settle: its transaction cannot have landed earlier. */
+  created_at: Date;
+  chain_search: unknown;
+}
+
 /** Where a settlement stands after an answer of the facilitator. */
 export type SettlementOutcome =
   | { state: 'settled'; ticket: TicketView; settlement: SettlementView }
@@ -32,12 +43,15 @@ export type SettlementOutcome =
   | { state: 'settling'; ticket: TicketView; reason: string };
 
 /**
- * The state machine of a payment through an http facilitator (docs/protocol/payments.md
+ * The state machine of a payment through a facilitator, on Solana (docs/protocol/payments.md
  * "Settlement states"), one row of ticketing.settlements per pending ticket:
  *
- *   settling --facilitator: success--------------------> settled (ticket active, issued)
- *   settling --facilitator: success false, a reason----> voided (ticket cancelled, seat released)
- *   settling --timeout, unreachable, 5xx, garbage------> settling (asked again later, with backoff)
+ *   settling --facilitator: success--------------------------> settled (ticket active, issued)
+ *   settling --facilitator: refused before sending anything--> voided (ticket cancelled, seat released)
+ *   settling --any other answer, or none---------------------> settling (the chain decides: reconcileOnChain)
+ *
+ * Which refusals come before sending is settle-answers.ts's list; only the first /settle of a
+ * payment can be one of them.
  *
  * Every move is one conditional UPDATE of a `settling` row in the transaction that changes the
  * ticket, so a payment concludes once however many callers (the request, the reconciliation job
@@ -103,7 +117,7 @@ export class FacilitatorSettlements {
     requirements: PaymentRequirements,
   ): Promise<SettlementOutcome> {
     const result = await this.settlementOf(payload, requirements);
-    return this.conclude(ticketId, result, !leavesOpen(result, requirements.network));
+    return this.conclude(ticketId, result, !leavesOpen(result));
   }
 
   /**
@@ -112,13 +126,7 @@ export class FacilitatorSettlements {
    * Returns how many it concluded.
    */
   async reconcile(): Promise<number> {
-    const due = await queryRows<{
-      ticket_id: string;
-      attempts: number;
-      payment: PaymentPayload;
-      requirements: PaymentRequirements;
-      pending_transaction: string | null;
-    }>(
+    const due = await queryRows<SettlingPayment>(
       this.dataSource.manager,
       `UPDATE ticketing.settlements s
             SET attempts = s.attempts + 1,
@@ -127,15 +135,13 @@ export class FacilitatorSettlements {
             SELECT ticket_id FROM ticketing.settlements
              WHERE status = 'settling' AND next_attempt_at <= now()
              ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-          RETURNING s.ticket_id, s.attempts, s.payment, s.requirements, s.pending_transaction`,
+          RETURNING s.ticket_id, s.attempts, s.payment, s.requirements, s.pending_transaction,
+                    s.created_at, s.chain_search`,
       [RECONCILE_BATCH, MAX_RETRY_DELAY_MS, this.firstRetryDelayMs],
     );
     let concluded = 0;
     for (const row of due) {
-      const outcome =
-        this.rails.chain && isSolanaNetwork(row.requirements.network)
-          ? await this.reconcileOnChain(row)
-          : await this.settle(row.ticket_id, row.payment, row.requirements);
+      const outcome = await this.reconcileOnChain(row);
       if (outcome.state === 'settling') {
         this.logger.warn(
           { ticketId: row.ticket_id, attempts: row.attempts, reason: outcome.reason },
@@ -154,21 +160,25 @@ export class FacilitatorSettlements {
 
   /**
    * A Solana payment the facilitator left open: the chain decides. Landed, it is settled with its
-   * transaction; landed and failed, or never landed before its blockhash expired, it is voided and
-   * its seat released (nothing moved, and nothing can). While it still could land, the facilitator
-   * is asked again and only its success is taken: a refusal now (its settle cache has forgotten
-   * the payment; the payer's funds are gone because it landed) could be wrong, the chain is not.
+   * transaction; landed and failed, or never landed before its blockhash expired (a complete search
+   * of its token accounts back to this settlement's creation found nothing), it is voided and its
+   * seat released (nothing moved, and nothing can). A search that stopped at its bound leaves it
+   * settling, to go on at the next look. While it still could land, the facilitator is asked again
+   * and only its success is taken: a refusal now (its settle cache has forgotten the payment; the
+   * payer's funds are gone because it landed) could be wrong, the chain is not.
    */
-  private async reconcileOnChain(row: {
-    ticket_id: string;
-    payment: PaymentPayload;
-    requirements: PaymentRequirements;
-    pending_transaction: string | null;
-  }): Promise<SettlementOutcome> {
+  private async reconcileOnChain(row: SettlingPayment): Promise<SettlementOutcome> {
     const network = row.requirements.network;
+    const chain = this.rails.chain;
+    // Every facilitator here settles on Solana (config.ts), and its rails read that chain.
+    if (!chain) throw new Error('settling payments need the Solana chain of X402_FACILITATOR');
     let verdict: ChainVerdict;
     try {
-      verdict = await this.rails.chain!.verdict(row.payment, row.pending_transaction ?? undefined);
+      verdict = await chain.verdict(row.payment, {
+        since: row.created_at,
+        knownTransaction: row.pending_transaction ?? undefined,
+        progress: chain.progressOf(row.chain_search),
+      });
     } catch (error) {
       this.logger.warn(
         { err: error, ticketId: row.ticket_id },
@@ -207,11 +217,32 @@ export class FacilitatorSettlements {
           },
           true,
         );
+      case 'incomplete':
+        return this.searchOn(row.ticket_id, verdict.progress);
       case 'unknown': {
         const result = await this.settlementOf(row.payment, row.requirements);
         return this.conclude(row.ticket_id, result, result.success);
       }
     }
+  }
+
+  /**
+   * The chain search stopped at its bound before it was complete: the payment stays settling with
+   * its seat, and the next look, due after the first retry delay rather than the backoff (each look
+   * gets further), goes on from `progress`.
+   */
+  private async searchOn(ticketId: string, progress: ChainSearchProgress): Promise<SettlementOutcome> {
+    return this.outbox.run(async (manager) => {
+      await queryRows(
+        manager,
+        `UPDATE ticketing.settlements
+            SET chain_search = $2::jsonb, last_error = 'chain_search_incomplete',
+                next_attempt_at = now() + make_interval(secs => $3::double precision / 1000)
+          WHERE ticket_id = $1 AND status = 'settling'`,
+        [ticketId, JSON.stringify(progress), this.firstRetryDelayMs],
+      );
+      return this.current(manager, ticketId, undefined, 'chain_search_incomplete');
+    });
   }
 
   private async settlementOf(

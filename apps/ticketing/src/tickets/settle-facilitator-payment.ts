@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { RsvpReply } from '@townhall/contracts';
 import { OutboxWriter, sqlState } from '@townhall/platform/service';
-import { isSolanaNetwork, paymentFingerprint, PaymentError, type Facilitator } from '@townhall/x402';
+import { PaymentError, type Facilitator } from '@townhall/x402';
 import { FeePayer } from '../payments/fee-payer.js';
 import { FEE_PAYER_REFUSALS } from '../payments/settle-answers.js';
 import { type PaymentSettlement, type Purchase } from '../payments/payment-problems.js';
@@ -12,10 +12,11 @@ import { AlreadyHolding, insertTicket } from './seats.js';
 import { TicketBook } from './ticket-book.js';
 
 /**
- * A paid ticket through an x402 facilitator (http, or solana-local in process). A Solana payment
- * is first checked here against the request (checkExactSvmPayment: the transfer's authority is
- * the signer, and mint, recipient, amount and memo are this tier's), so a payment made by another
- * key or for another event, tier or price never reaches the facilitator. After /verify, one
+ * A paid ticket through an x402 facilitator (http, or solana-local in process), on Solana: the only
+ * network a facilitator settles on here (config.ts). The payment is first checked against the
+ * request (checkExactSvmPayment: the transfer's authority is the signer, and mint, recipient,
+ * amount and memo are this tier's), so a payment made by another key or for another event, tier
+ * or price never reaches the facilitator. After /verify, one
  * transaction takes the seat, writes a pending ticket and records the payment as settling (one
  * live settlement per payment); no transaction is open while the facilitator works. Its answer to
  * /settle concludes the payment (FacilitatorSettlements): settled, the ticket is issued (201);
@@ -37,16 +38,14 @@ export class SettleFacilitatorPayment implements PaymentSettlement {
   async settle({ event, caller, payload, requirements, refuse }: Purchase): Promise<RsvpReply> {
     const facilitator = this.facilitator;
     if (!facilitator) throw new Error('a facilitator payment needs X402_FACILITATOR=http or solana-local');
-    let paymentKey = paymentFingerprint(payload);
-    if (isSolanaNetwork(requirements.network)) {
-      // Loaded with the first Solana payment: @solana/kit is not for ledger deployments to load.
-      const { checkExactSvmPayment } = await import('@townhall/x402/svm');
-      try {
-        paymentKey = (await checkExactSvmPayment(payload, requirements, { payer: caller })).messageHash;
-      } catch (error) {
-        if (!(error instanceof PaymentError)) throw error;
-        throw await refuse('payment.invalid', error.message, error.reason);
-      }
+    // Loaded with the first payment: @solana/kit is not for ledger deployments to load.
+    const { checkExactSvmPayment } = await import('@townhall/x402/svm');
+    let paymentKey: string;
+    try {
+      paymentKey = (await checkExactSvmPayment(payload, requirements, { payer: caller })).messageHash;
+    } catch (error) {
+      if (!(error instanceof PaymentError)) throw error;
+      throw await refuse('payment.invalid', error.message, error.reason);
     }
     const verified = await facilitator.verify(payload, requirements);
     if (!verified.isValid) {

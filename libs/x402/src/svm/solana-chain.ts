@@ -1,13 +1,13 @@
-import {
-  address,
-  createSolanaRpc,
-  getBase64Encoder,
-  getTransactionDecoder,
-  signature as toSignature,
-} from '@solana/kit';
+import { createSolanaRpc, signature as toSignature } from '@solana/kit';
 import type { Blockhash } from '@solana/kit';
 import type { PaymentPayload } from '../payload.js';
 import { readExactSvmTransfer } from './exact-svm-transfer.js';
+import {
+  DEFAULT_SEARCH_BOUNDS,
+  PaymentSearch,
+  type ChainSearchBounds,
+  type ChainSearchProgress,
+} from './payment-search.js';
 
 /** What the chain says of a payment sent to a facilitator. */
 export type ChainVerdict =
@@ -15,16 +15,28 @@ export type ChainVerdict =
   | { state: 'landed'; transaction: string }
   /** It landed and failed: nothing moved, and it cannot land again. */
   | { state: 'failed'; transaction: string; error: string }
-  /** It never landed and never can: its blockhash is no longer valid. */
+  /** It never landed and never can: its blockhash is no longer valid, and a complete search found nothing. */
   | { state: 'expired' }
-  /** Not landed yet, and still could. */
-  | { state: 'unknown' };
+  /** Not landed yet, and still could: its blockhash is valid. */
+  | { state: 'unknown' }
+  /**
+   * Its blockhash is no longer valid, but this look stopped at its bound before the search was
+   * complete: undecided. The next look goes on from `progress`.
+   */
+  | { state: 'incomplete'; progress: ChainSearchProgress };
 
-/** How far back a payer's token account history is searched for the payment (newest first). */
-const HISTORY_LIMIT = 100;
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((byte, i) => byte === b[i]);
+/** What is known of a payment when the chain is asked about it. */
+export interface PaymentLook {
+  /**
+   * When our record of the payment was written (a ticket's settlement row, a refund's claim):
+   * its transaction cannot have landed before, since the facilitator adds the fee payer's
+   * signature only at /settle, after that record.
+   */
+  since: Date;
+  /** The transaction the facilitator named for it, if it named one. */
+  knownTransaction?: string | undefined;
+  /** Where the last look's search stopped, if it stopped before it was complete. */
+  progress?: ChainSearchProgress | undefined;
 }
 
 /**
@@ -33,30 +45,59 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
  * is a duplicate of one it may have finished). A facilitator's memory of a settlement is
  * in-process and short (@x402/svm keeps it two minutes); the chain's is not. The transaction id
  * is the fee payer's signature, added only at settle, so a payment whose id is unknown is found
- * by its message among the recent transactions of the payer's token account; and one whose
- * blockhash expired without landing can never land, so its seat can be released safely.
+ * by its message in the history of its token accounts (PaymentSearch). One whose blockhash
+ * expired can never land; it is `expired` only once a complete search found it nowhere, since
+ * the answer releases a seat or has a refund paid again.
  */
 export class SolanaChain {
   private readonly rpc: ReturnType<typeof createSolanaRpc>;
 
-  constructor(readonly rpcUrl: string) {
+  constructor(
+    readonly rpcUrl: string,
+    private readonly bounds: ChainSearchBounds = DEFAULT_SEARCH_BOUNDS,
+  ) {
     this.rpc = createSolanaRpc(rpcUrl);
   }
 
-  async verdict(payment: PaymentPayload, knownTransaction?: string): Promise<ChainVerdict> {
+  /**
+   * The progress a caller stored (JSON, read back), or undefined when it is not one: the search
+   * then starts again from the newest entries, which costs a look and misses nothing.
+   */
+  progressOf(stored: unknown): ChainSearchProgress | undefined {
+    if (typeof stored !== 'object' || stored === null || Array.isArray(stored)) return undefined;
+    const valid = Object.entries(stored).every(
+      ([key, cursor]) => (key === 'source' || key === 'destination') && typeof cursor === 'string',
+    );
+    return valid ? (stored as ChainSearchProgress) : undefined;
+  }
+
+  async verdict(payment: PaymentPayload, look: PaymentLook): Promise<ChainVerdict> {
     const transfer = readExactSvmTransfer(payment);
-    if (knownTransaction) {
-      const known = await this.statusOf(knownTransaction);
+    if (look.knownTransaction) {
+      const known = await this.statusOf(look.knownTransaction);
       if (known) return known;
     }
     // Blockhash first: if it is no longer valid, anything that landed did so before this read,
-    // so the search below sees it.
+    // so the search below, which starts after it, sees it.
     const { value: valid } = await this.rpc
       .isBlockhashValid(transfer.blockhash as Blockhash, { commitment: 'confirmed' })
       .send();
-    const found = await this.find(transfer.source, transfer.message);
-    if (found) return found;
-    return valid ? { state: 'unknown' } : { state: 'expired' };
+    // Progress is kept only by looks that began after the blockhash expired: before that, the
+    // payment could still land above where they started.
+    const search = new PaymentSearch(this.rpc, transfer, look.since, this.bounds);
+    const outcome = await search.run(valid ? {} : look.progress);
+    switch (outcome.state) {
+      case 'found': {
+        const { transaction, error } = outcome.landed;
+        return error === null
+          ? { state: 'landed', transaction }
+          : { state: 'failed', transaction, error: JSON.stringify(error, bigints) };
+      }
+      case 'complete':
+        return valid ? { state: 'unknown' } : { state: 'expired' };
+      case 'incomplete':
+        return valid ? { state: 'unknown' } : { state: 'incomplete', progress: outcome.progress };
+    }
   }
 
   private async statusOf(transaction: string): Promise<ChainVerdict | undefined> {
@@ -68,29 +109,6 @@ export class SolanaChain {
     return status.err === null
       ? { state: 'landed', transaction }
       : { state: 'failed', transaction, error: JSON.stringify(status.err, bigints) };
-  }
-
-  private async find(source: string, message: Uint8Array): Promise<ChainVerdict | undefined> {
-    const history = await this.rpc
-      .getSignaturesForAddress(address(source), { limit: HISTORY_LIMIT, commitment: 'confirmed' })
-      .send();
-    for (const entry of history) {
-      const landed = await this.rpc
-        .getTransaction(entry.signature, {
-          encoding: 'base64',
-          maxSupportedTransactionVersion: 0,
-          commitment: 'confirmed',
-        })
-        .send();
-      if (!landed) continue;
-      const bytes = getBase64Encoder().encode(landed.transaction[0]);
-      if (!sameBytes(Uint8Array.from(getTransactionDecoder().decode(bytes).messageBytes), message)) continue;
-      const error = landed.meta?.err ?? null;
-      return error === null
-        ? { state: 'landed', transaction: entry.signature }
-        : { state: 'failed', transaction: entry.signature, error: JSON.stringify(error, bigints) };
-    }
-    return undefined;
   }
 }
 

@@ -18,6 +18,7 @@ import {
   type LocalSvm,
 } from '@townhall/testing/solana';
 import { encodePaymentHeader, type PaymentPayload } from '@townhall/x402';
+import { readExactSvmTransfer } from '@townhall/x402/svm';
 import pg from 'pg';
 import { paid, TicketingFixtures } from './fixtures.js';
 
@@ -305,8 +306,10 @@ describe('ticketing: a Solana payment the chain search reaches in several looks,
       X402_FACILITATOR_URL: facilitator.url,
       X402_NETWORK: svm.chain.network,
       X402_RPC_URL: svm.rpcUrl,
-      // The first look comes 3 s after the payment was recorded: the transfers below are in by then.
-      X402_FACILITATOR_TIMEOUT_MS: '2000',
+      // No look comes of itself while the test arranges the chain: the first is due 31 s after the
+      // payment was recorded, the next as long after a look that stopped at its bound. The test
+      // lets each look in by making it due, so a slow machine changes nothing of what it sees.
+      X402_FACILITATOR_TIMEOUT_MS: '30000',
       SETTLEMENT_RETRY_INTERVAL_MS: '100',
     });
     await ticketing.startReplica();
@@ -327,21 +330,21 @@ describe('ticketing: a Solana payment the chain search reaches in several looks,
     const offer = await fixtures.offerOf(buyer, event.eventId);
     const memo = String(offer.extra['memo']);
     const payment = await signTransfer(svm.chain, svm.rpcUrl, buyer, offer.payTo, { amount: PRICE, memo });
-    // The facilitator sends, then stalls; meanwhile transfers whose memos contain the payment's
-    // land in the buyer's and the host's token accounts, newer than the payment: each must be
-    // fetched to be ruled out.
-    let buried: Promise<void> | undefined;
-    facilitator.mode = 'hang-after-send';
+    // The facilitator sends; before it answers (a failure it names no reason for, which leaves
+    // the payment open), transfers whose memos contain the payment's land in the buyer's and the
+    // host's token accounts, newer than the payment: each must be fetched to be ruled out.
+    facilitator.mode = 'unknown-after-send';
     facilitator.afterSend = async () => {
-      buried = (async () => {
-        for (const owner of [buyer.agentId, fixtures.host.agentId])
-          await pushTransfers(svm.chain, svm.rpcUrl, stranger, owner, { count: LOOK_ALIKES, memo });
-      })();
-      await buried;
+      for (const owner of [buyer.agentId, fixtures.host.agentId])
+        await pushTransfers(svm.chain, svm.rpcUrl, stranger, owner, { count: LOOK_ALIKES, memo });
     };
     const { ticket } = await fixtures.rsvp(buyer, event.eventId, encodePaymentHeader(payment));
     expect(ticket.status).toBe('pending');
-    await buried;
+    // Looks from now on can tell: the payment can no longer land.
+    const { blockhash } = readExactSvmTransfer(payment);
+    await waitFor('the payment’s blockhash to expire', async () =>
+      svm.chain.isBlockhashValid(blockhash) ? undefined : true,
+    );
 
     const settlement = () =>
       ticketing.query<{
@@ -353,15 +356,31 @@ describe('ticketing: a Solana payment the chain search reaches in several looks,
         'SELECT status, attempts, transaction, chain_search FROM ticketing.settlements WHERE ticket_id = $1',
         [ticket.id],
       );
-    // No look yet: the first one finds the payment under the look-alikes.
-    expect(await settlement()).toEqual([expect.objectContaining({ status: 'settling', attempts: 1 })]);
+    /** Makes the payment's next look due now: one of the three replicas takes it. */
+    const lookNow = () =>
+      ticketing.query('UPDATE ticketing.settlements SET next_attempt_at = now() WHERE ticket_id = $1', [
+        ticket.id,
+      ]);
+    expect(await settlement()).toEqual([
+      expect.objectContaining({ status: 'settling', attempts: 1, chain_search: null }),
+    ]);
+    // The first look stops at its bound in both accounts (70 look-alikes each, 50 fetched a look),
+    // incomplete: still settling, where it stopped kept.
+    await lookNow();
+    const [stopped] = await waitFor('a look that stopped at its bound', async () => {
+      const rows = await settlement();
+      return rows[0]?.chain_search ? rows : undefined;
+    });
+    expect(stopped).toMatchObject({ status: 'settling', attempts: 2 });
+    expect(stopped!.chain_search).toEqual({ source: expect.any(String), destination: expect.any(String) });
+    // The next look goes on from there, and finds the payment.
+    await lookNow();
     const [settled] = await waitFor('the payment settled from the chain', async () => {
       const rows = await settlement();
       return rows[0]?.status === 'settled' ? rows : undefined;
     });
+    expect(settled!.attempts).toBe(3);
     expect(svm.chain.transactionStatus(settled!.transaction!)).toEqual({ ok: true });
-    // A look stopped at its bound and said where; the look that found the payment went on from there.
-    expect(settled!.chain_search).toEqual({ source: expect.any(String), destination: expect.any(String) });
 
     // Settled once: the ticket issued and announced once, the purchase in the ledger once, the
     // money moved once.

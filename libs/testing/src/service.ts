@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import {
   DomainError,
@@ -160,9 +161,11 @@ export class ServiceHarness {
   }
 
   /**
-   * The SQL statements the service sent to Postgres while `work` ran: every query of its
-   * DataSource's connections (BEGIN and COMMIT included), the outbox relay's own passes left
-   * out. Honest only when nothing else of the service runs meanwhile: count one request at a time.
+   * The SQL statements `work` sent to Postgres: every query of the DataSource's connections made in
+   * its async context (BEGIN and COMMIT included), so that what the service's periodic jobs run
+   * meanwhile (the waitlist sweep, reconciliation, each on its own timer) is not counted, nor the
+   * outbox relay's passes (woken by the work's commit, within its context). Count one request at a
+   * time: two of them at once share nothing that tells their statements apart.
    */
   async statementsDuring<T>(work: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
     const pool = (this.definition.dataSource.driver as unknown as { master: pg.Pool }).master;
@@ -171,14 +174,16 @@ export class ServiceHarness {
     client.release();
     const original = prototype.query;
     const statements: string[] = [];
+    const request = new AsyncLocalStorage<true>();
     prototype.query = function (this: unknown, ...args: unknown[]) {
       const [config] = args;
       const text = typeof config === 'string' ? config : (config as { text?: string }).text;
-      if (text !== undefined && !RELAY_PASS.test(text)) statements.push(text.replace(/\s+/g, ' ').trim());
+      if (request.getStore() && text !== undefined && !RELAY_PASS.test(text))
+        statements.push(text.replace(/\s+/g, ' ').trim());
       return original.apply(this, args);
     };
     try {
-      return { result: await work(), statements };
+      return { result: await request.run(true, work), statements };
     } finally {
       prototype.query = original;
     }

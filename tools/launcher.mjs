@@ -36,16 +36,10 @@ export const MACHINE_NATS_URL = 'nats://127.0.0.1:4222';
  * and NATS_PASSWORD, and none of the others' passwords.
  */
 export function appEnv(app, env) {
-  const own = {};
-  for (const other of BUS_APPS) {
-    const variable = natsPasswordVariable(other);
-    if (other === app && env[variable] !== undefined)
-      Object.assign(own, { NATS_USER: app, NATS_PASSWORD: env[variable] });
-  }
-  const rest = Object.fromEntries(
-    Object.entries(env).filter(([name]) => !BUS_APPS.some((other) => natsPasswordVariable(other) === name)),
-  );
-  return { ...rest, ...own };
+  const passwords = new Set(BUS_APPS.map(natsPasswordVariable));
+  const rest = Object.fromEntries(Object.entries(env).filter(([name]) => !passwords.has(name)));
+  const own = env[natsPasswordVariable(app)];
+  return own === undefined ? rest : { ...rest, NATS_USER: app, NATS_PASSWORD: own };
 }
 
 const COLORS = [36, 33, 35, 32, 34, 31];

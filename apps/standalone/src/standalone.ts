@@ -97,17 +97,18 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
     // On a real NATS every service connects with the one identity NATS_USER (and the rest) names:
     // a NATS without authorization, or a user allowed what every app may. The apps' users of the
     // shipped authorization are each one app's (npm run start:distributed runs them so).
-    const transportFor = (name: string): Promise<ServiceTransport> =>
-      natsUrl
-        ? openNatsTransport(
-            busAppOf(name),
-            {
-              connection: natsConnectionOptions(busAppOf(name), { ...gatewayConfig, NATS_URL: natsUrl }),
-              streamReplicas: gatewayConfig.NATS_STREAM_REPLICAS,
-            },
-            logger.child({ app: name }),
-          )
-        : Promise.resolve(inProcessTransport(broker, eventLog));
+    const transportFor = async (name: string): Promise<ServiceTransport> => {
+      if (!natsUrl) return inProcessTransport(broker, eventLog);
+      const app = busAppOf(name);
+      return openNatsTransport(
+        app,
+        {
+          connection: natsConnectionOptions(app, { ...gatewayConfig, NATS_URL: natsUrl }),
+          streamReplicas: gatewayConfig.NATS_STREAM_REPLICAS,
+        },
+        logger.child({ app: name }),
+      );
+    };
 
     const child = (app: string) => logger.child({ app });
     const services: StartedService[] = [];

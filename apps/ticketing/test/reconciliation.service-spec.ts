@@ -22,6 +22,47 @@ import { readExactSvmTransfer } from '@townhall/x402/svm';
 import pg from 'pg';
 import { paid, TicketingFixtures } from './fixtures.js';
 
+/**
+ * Ticketing on three replicas of one database, paid through the official facilitator over HTTP
+ * on a local SVM of its own: what both describes below run on. Each replica passes every 100 ms,
+ * so the three meet at every payment that falls due.
+ */
+async function threeReplicasOnSolana(
+  fixtures: TicketingFixtures,
+  {
+    blockhashLifetimeMs,
+    facilitatorTimeoutMs,
+  }: { blockhashLifetimeMs: number; facilitatorTimeoutMs: number },
+): Promise<{
+  svm: LocalSvm;
+  facilitator: SvmFacilitatorServer;
+  ticketing: ServiceHarness;
+  stop(): Promise<void>;
+}> {
+  const svm = await startLocalSvm({ blockhashLifetimeMs });
+  const facilitator = await SvmFacilitatorServer.start(svm.chain);
+  const ticketing = await fixtures.start({
+    X402_FACILITATOR: 'http',
+    X402_FACILITATOR_URL: facilitator.url,
+    X402_NETWORK: svm.chain.network,
+    X402_RPC_URL: svm.rpcUrl,
+    X402_FACILITATOR_TIMEOUT_MS: String(facilitatorTimeoutMs),
+    SETTLEMENT_RETRY_INTERVAL_MS: '100',
+  });
+  await ticketing.startReplica();
+  await ticketing.startReplica();
+  return {
+    svm,
+    facilitator,
+    ticketing,
+    stop: async () => {
+      await ticketing.stop();
+      await facilitator.stop();
+      await svm.stop();
+    },
+  };
+}
+
 const PAYMENTS = 20;
 /** Rounds in which every payment is due at once and the facilitator still settles none. */
 const FAILED_ROUNDS = 3;
@@ -34,33 +75,21 @@ describe('ticketing: settlement reconciliation on three replicas', () => {
   let svm: LocalSvm;
   let facilitator: SvmFacilitatorServer;
   let ticketing: ServiceHarness;
+  let stop: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    // Each payment must still be able to land when the facilitator at last sends it, after every
-    // failed round: its blockhash outlives the test. (While it is valid and nothing landed, the
-    // chain cannot decide, and each attempt asks the facilitator.)
-    svm = await startLocalSvm({ blockhashLifetimeMs: 300_000 });
-    facilitator = await SvmFacilitatorServer.start(svm.chain);
-    ticketing = await fixtures.start({
-      X402_FACILITATOR: 'http',
-      X402_FACILITATOR_URL: facilitator.url,
-      X402_NETWORK: svm.chain.network,
-      X402_RPC_URL: svm.rpcUrl,
+    ({ svm, facilitator, ticketing, stop } = await threeReplicasOnSolana(fixtures, {
+      // Each payment must still be able to land when the facilitator at last sends it, after every
+      // failed round: its blockhash outlives the test. (While it is valid and nothing landed, the
+      // chain cannot decide, and each attempt asks the facilitator.)
+      blockhashLifetimeMs: 300_000,
       // A ceiling, never reached here (the facilitator answers at once): twenty purchases at once
       // on three replicas of a loaded CI machine took more than 500 ms to verify.
-      X402_FACILITATOR_TIMEOUT_MS: '5000',
-      // Each replica passes every 100 ms: three of them meet at every payment that falls due.
-      SETTLEMENT_RETRY_INTERVAL_MS: '100',
-    });
-    await ticketing.startReplica();
-    await ticketing.startReplica();
+      facilitatorTimeoutMs: 5_000,
+    }));
     await svm.chain.ensureTokenAccount(fixtures.host.agentId);
   });
-  afterAll(async () => {
-    await ticketing?.stop();
-    await facilitator?.stop();
-    await svm?.stop();
-  });
+  afterAll(() => stop?.());
 
   /**
    * A buyer with FUNDS on the chain pays for a one-seat event of the host's with its own key (the
@@ -296,30 +325,19 @@ describe('ticketing: a Solana payment the chain search reaches in several looks,
   let svm: LocalSvm;
   let facilitator: SvmFacilitatorServer;
   let ticketing: ServiceHarness;
+  let stop: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    // A blockhash lives 1.5 s: the payment can no longer land by the second look.
-    svm = await startLocalSvm({ blockhashLifetimeMs: 1_500 });
-    facilitator = await SvmFacilitatorServer.start(svm.chain);
-    ticketing = await fixtures.start({
-      X402_FACILITATOR: 'http',
-      X402_FACILITATOR_URL: facilitator.url,
-      X402_NETWORK: svm.chain.network,
-      X402_RPC_URL: svm.rpcUrl,
+    ({ svm, facilitator, ticketing, stop } = await threeReplicasOnSolana(fixtures, {
+      // A blockhash lives 1.5 s: the payment can no longer land by the first look.
+      blockhashLifetimeMs: 1_500,
       // No look comes of itself while the test arranges the chain: the first is due 31 s after the
       // payment was recorded, the next as long after a look that stopped at its bound. The test
       // lets each look in by making it due, so a slow machine changes nothing of what it sees.
-      X402_FACILITATOR_TIMEOUT_MS: '30000',
-      SETTLEMENT_RETRY_INTERVAL_MS: '100',
-    });
-    await ticketing.startReplica();
-    await ticketing.startReplica();
+      facilitatorTimeoutMs: 30_000,
+    }));
   });
-  afterAll(async () => {
-    await ticketing?.stop();
-    await facilitator?.stop();
-    await svm?.stop();
-  });
+  afterAll(() => stop?.());
 
   it('goes on from where the last look stopped, and settles the payment once', async () => {
     const event = fixtures.anEvent(1, paid(PRICE.toString()));

@@ -280,15 +280,12 @@ export async function runServiceMain<Config extends ServiceConfig>(
 ): Promise<void> {
   await exitOnConfigError(service.name, async () => {
     const logger = createLogger(service.name, config.LOG_LEVEL);
-    const connection = natsConnectionOptions(busAppOf(service.name), config);
+    const app = busAppOf(service.name);
+    const connection = natsConnectionOptions(app, config);
     const definition = await service.define(config, logger);
     await runService(
       definition,
-      await openNatsTransport(
-        busAppOf(service.name),
-        { connection, streamReplicas: config.NATS_STREAM_REPLICAS },
-        logger,
-      ),
+      await openNatsTransport(app, { connection, streamReplicas: config.NATS_STREAM_REPLICAS }, logger),
       { logger, probePort: config.PROBE_PORT },
     );
   });

@@ -1,5 +1,4 @@
 import { createServer, request as forward, type IncomingMessage, type Server } from 'node:http';
-import type { Socket } from 'node:net';
 
 /** What a LostAnswerProxy judges a request by. */
 export interface ProxiedRequest {
@@ -24,7 +23,6 @@ export class LostAnswerProxy {
   loses: (request: ProxiedRequest) => boolean = () => false;
   /** The requests whose answer was lost, in order: `METHOD /path -> status`. */
   readonly lost: string[] = [];
-  private readonly sockets = new Set<Socket>();
   private readonly server: Server;
   private readonly upstream: URL;
 
@@ -55,10 +53,6 @@ export class LostAnswerProxy {
       sent.once('error', () => client.socket.destroy());
       client.pipe(sent);
     });
-    this.server.on('connection', (socket) => {
-      this.sockets.add(socket);
-      socket.once('close', () => this.sockets.delete(socket));
-    });
   }
 
   /** Starts one in front of `upstream` (a base URL, e.g. a Townhall's). */
@@ -74,7 +68,7 @@ export class LostAnswerProxy {
   }
 
   async stop(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
+    this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 }

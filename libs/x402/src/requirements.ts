@@ -35,11 +35,6 @@ export interface PaymentRequiredBody {
 // CAIP-2 reference syntax, so `ledger:<environment>` is a network name every x402 v2 parser accepts.
 const ENVIRONMENT = /^[-_a-zA-Z0-9]{1,32}$/;
 
-/** Whether a network is a Solana cluster (CAIP-2 namespace `solana`): its payments the server reads itself. */
-export function isSolanaNetwork(network: string): boolean {
-  return network.startsWith('solana:');
-}
-
 export function ledgerNetwork(environment: string): string {
   if (!ENVIRONMENT.test(environment)) {
     throw new RangeError('an environment name is 1 to 32 characters of A-Z, a-z, 0-9, - and _');

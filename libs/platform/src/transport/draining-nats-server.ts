@@ -1,6 +1,9 @@
 import { ServerNats, type NatsOptions } from '@nestjs/microservices';
 import { contextOf, inSpan, isTracing, SpanKind } from '../observability/tracing.js';
 
+/** Every client's inbox begins so (`_INBOX.` by default, `_INBOX_<app>.` for the apps' users). */
+const CLIENT_INBOX = '_INBOX';
+
 /**
  * Nest's NATS server, stopped as long as it needs to be and no longer. Nest's graceful close
  * unsubscribes (no new request reaches this process; the queue group's other members take them),
@@ -9,9 +12,6 @@ import { contextOf, inSpan, isTracing, SpanKind } from '../observability/tracing
  * service stops at once), else `maxGraceMs` for the handlers still running. A message counts as in
  * flight from its delivery until its handler settled and its reply was handed to the connection.
  */
-/** Every client's inbox begins so (`_INBOX.` by default, `_INBOX_<app>.` for the apps' users). */
-const CLIENT_INBOX = '_INBOX';
-
 export class DrainingNatsServer extends ServerNats {
   private inFlight = 0;
 

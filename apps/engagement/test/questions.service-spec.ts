@@ -132,6 +132,60 @@ describe('engagement service: questions', () => {
     ]);
   });
 
+  it('a hidden question (pending, withdrawn, of a blocked author) is not found on every route by all but the staff and its author', async () => {
+    const eventId = await liveEvent('live', { moderation: { ...DEFAULT_MODERATION, questions: 'pre' } });
+    const [author, voter, stranger, blockedAuthor] = [
+      await attendee(eventId),
+      await attendee(eventId),
+      await attendee(eventId),
+      await attendee(eventId),
+    ];
+    const pending = await ask(eventId, author, 'Held for review');
+    const withdrawn = await ask(eventId, author, 'Taken back');
+    const ofBlocked = await ask(eventId, blockedAuthor, 'Asked before the block');
+    await moderate(eventId, withdrawn.id, 'approve');
+    await moderate(eventId, ofBlocked.id, 'approve');
+    // The voter upvoted both while they were public: withdrawing those upvotes must not show them.
+    await upvote(eventId, withdrawn.id, voter);
+    await upvote(eventId, ofBlocked.id, voter);
+    await withdraw(eventId, withdrawn.id, author);
+    await engagement.send(Blocks.set, { eventId, agentId: blockedAuthor, blocked: true }, moderator);
+
+    const hidden = [pending, withdrawn, ofBlocked];
+    const unknown = randomUUID();
+    for (const caller of [voter, stranger]) {
+      for (const { id } of [...hidden, { id: unknown }]) {
+        expect(await codeOf(upvote(eventId, id, caller))).toBe('question.not_found');
+        expect(await codeOf(upvote(eventId, id, caller, false))).toBe('question.not_found');
+        expect(await codeOf(withdraw(eventId, id, caller))).toBe('question.not_found');
+        expect(await codeOf(report(eventId, id, caller))).toBe('question.not_found');
+        // Moderating is the staff's: refused alike whether the question exists or not.
+        expect(await codeOf(moderate(eventId, id, 'dismiss', caller))).toBe('role.forbidden');
+      }
+      expect(ids(await list({ eventId }, caller))).toEqual([]);
+      for (const state of ['pending', 'withdrawn', 'open'] as const)
+        expect(ids(await list({ eventId, state }, caller))).toEqual([]);
+    }
+    // The voter's upvotes stay where they were: a 404 changed nothing.
+    const upvotes = await engagement.query<{ question_id: string }>(
+      'SELECT question_id FROM engagement.question_upvotes WHERE agent_id = $1 ORDER BY question_id',
+      [voter],
+    );
+    expect(upvotes.map((row) => row.question_id)).toEqual([withdrawn.id, ofBlocked.id].sort());
+
+    // Its author sees its own (a blocked author is refused as blocked, not told it is missing).
+    expect(await codeOf(upvote(eventId, pending.id, author, false))).toBe('question.own_upvote');
+    expect(await codeOf(report(eventId, withdrawn.id, author))).toBe('question.own_report');
+    expect((await withdraw(eventId, withdrawn.id, author)).state).toBe('withdrawn');
+    expect(await codeOf(upvote(eventId, ofBlocked.id, blockedAuthor, false))).toBe('role.blocked');
+    // The staff see each one as it is.
+    expect((await upvote(eventId, withdrawn.id, moderator, false)).body).toBe('Taken back');
+    expect(await codeOf(upvote(eventId, pending.id, host))).toBe('question.invalid_transition');
+    expect(await codeOf(withdraw(eventId, ofBlocked.id, moderator))).toBe('role.forbidden');
+    expect((await upvote(eventId, ofBlocked.id, host)).upvotes).toBe(2);
+    expect(ids(await list({ eventId, state: 'pending' }, moderator))).toEqual([pending.id]);
+  });
+
   it('withdraws for its author only, from pending or open; again is a no-op', async () => {
     const eventId = await liveEvent();
     const [author, other] = [await attendee(eventId), await attendee(eventId)];

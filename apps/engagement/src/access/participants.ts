@@ -172,6 +172,11 @@ export function blockedProblem(): DomainError {
   return new DomainError('role.blocked', 'A moderator of this event has blocked you from taking part');
 }
 
+/** The event's staff: its host and its moderators. */
+export function isStaff(participant: Participant): boolean {
+  return participant.role === 'host' || participant.role === 'moderator';
+}
+
 /** Refuses (403) a participant whose role is not one of `roles`. */
 export function requireRole(participant: Participant, roles: readonly EventRole[], doing: string): void {
   if (participant.role === null || !roles.includes(participant.role))

@@ -11,7 +11,7 @@ import {
 } from '@townhall/contracts';
 import { queryRows } from '@townhall/platform/service';
 import { DataSource } from 'typeorm';
-import { Participants, type Participant } from '../access/participants.js';
+import { isStaff, Participants } from '../access/participants.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { QUESTION_COLUMNS, toQuestion, type QuestionRow } from './question-row.js';
 
@@ -21,10 +21,6 @@ export interface QuestionListQuery {
   state?: QuestionState | undefined;
   limit: number;
   cursor?: string | undefined;
-}
-
-function isStaff(participant: Participant): boolean {
-  return participant.role === 'host' || participant.role === 'moderator';
 }
 
 /**

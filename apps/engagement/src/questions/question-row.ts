@@ -22,6 +22,19 @@ export function isPublic(row: Pick<QuestionRow, 'state' | 'withheld'>): boolean 
   return isPublicQuestionState(row.state) && !row.withheld;
 }
 
+/** A question as one reader asks for it: with whether its author is blocked in the event now. */
+export interface FoundQuestionRow extends QuestionRow {
+  author_blocked: boolean;
+}
+
+/**
+ * Whether the public sees the question now: public (isPublic), and not the open question of an
+ * agent a moderator has blocked in the event (it left public view with the block).
+ */
+export function isPublicNow(row: FoundQuestionRow): boolean {
+  return isPublic(row) && !(row.author_blocked && row.state === 'open');
+}
+
 /** The question as anyone may see it; `forStaff` adds its report count (moderators and the host). */
 export function toQuestion(row: QuestionRow, forStaff = false): QuestionView {
   return {

@@ -8,9 +8,9 @@ import {
 } from '@townhall/contracts';
 import { OutboxWriter, queryRows, type Announcement } from '@townhall/platform/service';
 import { Participants } from '../access/participants.js';
-import { QuestionBook, questionNotFound } from './question-book.js';
+import { QuestionBook, questionNotFound, visibleTo } from './question-book.js';
 import { invalidTransition, questionEvent, VOTABLE } from './question-lifecycle.js';
-import { isPublic, QUESTION_COLUMNS, toQuestion, type QuestionRow } from './question-row.js';
+import { QUESTION_COLUMNS, toQuestion, type QuestionRow } from './question-row.js';
 import { holdQuestionsOpen, requireAttendeeWhileOpen } from './questions-open.js';
 
 /**
@@ -41,14 +41,16 @@ export class ReportQuestion {
     questionId: string,
     reason: string | undefined,
   ): Promise<QuestionView> {
-    const { moderation } = await this.participants.authorize(eventId, meta, (participant) => {
+    const reporter = await this.participants.authorize(eventId, meta, (participant) => {
       requireAttendeeWhileOpen(participant, 'report questions');
       return participant;
     });
     const current = await this.book.find(eventId, questionId);
+    // Held by reports, it was public and may still be reported; else hidden is not found.
+    const held = heldByReports(current) && !current.author_blocked;
+    if (!visibleTo(current, reporter) && !held) throw questionNotFound(questionId);
     if (current.author_id === meta.caller)
       throw new DomainError('question.own_report', 'You cannot report your own question');
-    if (!isPublic(current) && !heldByReports(current)) throw questionNotFound(questionId);
     if (!VOTABLE.has(current.state) && !heldByReports(current))
       throw invalidTransition('report', current.state);
     return this.outbox.run(async (manager) => {
@@ -67,7 +69,7 @@ export class ReportQuestion {
            state = CASE WHEN state = 'open' AND cleared_at IS NULL AND reports + 1 >= $2 THEN 'pending'
                    ELSE state END
          WHERE id = $1 RETURNING ${QUESTION_COLUMNS}`,
-        [questionId, moderation.reportThreshold],
+        [questionId, reporter.moderation.reportThreshold],
       );
       const held = before.state === 'open' && row!.state === 'pending';
       const staffView = toQuestion(row!, true);

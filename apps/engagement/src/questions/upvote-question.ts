@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DomainError, EngagementTopics, type QuestionView, type SignedMeta } from '@townhall/contracts';
 import { OutboxWriter, queryRows } from '@townhall/platform/service';
 import { Participants } from '../access/participants.js';
-import { QuestionBook, questionNotFound } from './question-book.js';
+import { QuestionBook } from './question-book.js';
 import { invalidTransition, questionEvent, VOTABLE } from './question-lifecycle.js';
 import { isPublic, QUESTION_COLUMNS, toQuestion, type QuestionRow } from './question-row.js';
 import { holdQuestionsOpen, requireAttendeeWhileOpen } from './questions-open.js';
@@ -22,16 +22,15 @@ export class UpvoteQuestion {
 
   /** `up` true to upvote, false to take the upvote back. */
   async upvote(meta: SignedMeta, eventId: string, questionId: string, up: boolean): Promise<QuestionView> {
-    await this.participants.authorize(eventId, meta, (participant) =>
-      requireAttendeeWhileOpen(participant, 'upvote questions'),
-    );
-    const current = await this.book.find(eventId, questionId);
+    const voter = await this.participants.authorize(eventId, meta, (participant) => {
+      requireAttendeeWhileOpen(participant, 'upvote questions');
+      return participant;
+    });
+    // Taking an upvote back too: a question hidden from the voter is not found, whatever it holds.
+    const current = await this.book.seenBy(eventId, questionId, voter);
     if (current.author_id === meta.caller)
       throw new DomainError('question.own_upvote', 'You cannot upvote your own question');
-    if (up && !VOTABLE.has(current.state)) {
-      if (!isPublic(current)) throw questionNotFound(questionId);
-      throw invalidTransition('upvote', current.state);
-    }
+    if (up && !VOTABLE.has(current.state)) throw invalidTransition('upvote', current.state);
     return this.outbox.run(async (manager) => {
       await holdQuestionsOpen(manager, eventId);
       const changed = up

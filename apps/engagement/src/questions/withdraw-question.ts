@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DomainError, EngagementTopics, type QuestionView, type SignedMeta } from '@townhall/contracts';
 import { OutboxWriter, queryRows } from '@townhall/platform/service';
 import { Participants } from '../access/participants.js';
-import { QuestionBook, questionNotFound } from './question-book.js';
+import { QuestionBook } from './question-book.js';
 import { invalidTransition, questionEvent } from './question-lifecycle.js';
 import { isPublic, QUESTION_COLUMNS, toQuestion, type QuestionRow } from './question-row.js';
 import { holdQuestionsOpen, requireOpen } from './questions-open.js';
@@ -20,13 +20,14 @@ export class WithdrawQuestion {
   ) {}
 
   async withdraw(meta: SignedMeta, eventId: string, questionId: string): Promise<QuestionView> {
-    await this.participants.authorize(eventId, meta, (participant) => requireOpen(participant.status));
-    const current = await this.book.find(eventId, questionId);
-    if (current.author_id !== meta.caller) {
-      // What others cannot see does not exist for them (as for upvotes and reports).
-      if (!isPublic(current)) throw questionNotFound(questionId);
+    const reader = await this.participants.authorize(eventId, meta, (participant) => {
+      requireOpen(participant.status);
+      return participant;
+    });
+    // What others cannot see does not exist for them (as for upvotes and reports).
+    const current = await this.book.seenBy(eventId, questionId, reader);
+    if (current.author_id !== meta.caller)
       throw new DomainError('role.forbidden', 'Only its author can withdraw a question');
-    }
     return this.outbox.run(async (manager) => {
       await holdQuestionsOpen(manager, eventId);
       const before = await this.book.lock(manager, eventId, questionId);

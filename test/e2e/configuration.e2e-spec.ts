@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { APPS, REPO_ROOT } from '@townhall/testing';
+import { AgentClient } from '@townhall/sdk';
+import { APPS, freePort, problemOf, REPO_ROOT, StandaloneProcess } from '@townhall/testing';
 
 /** Runs an app's entry point with only `env` (and PATH); resolves with its exit code and stderr. */
 function runApp(app: string, env: Record<string, string>, script = 'main.js', args: string[] = []) {
@@ -124,6 +125,44 @@ describe('configuration: every app checks its environment at start and names wha
         expect(stderr).toMatch(/NATS_USER: required when TOWNHALL_ENV=production .*its own user/);
       },
     );
+
+    it('ticketing in production with LEDGER_FAUCET=true: exit 78, naming it', async () => {
+      const { code, stderr } = await runApp('ticketing', {
+        ...servers,
+        TOWNHALL_ENV: 'production',
+        PUBLIC_BASE_URL: 'https://townhall.example',
+        LEDGER_FAUCET: 'true',
+      });
+      expect(code).toBe(78);
+      expect(stderr).toContain('LEDGER_FAUCET: must not be true when TOWNHALL_ENV=production');
+    });
+
+    it('standalone in production with LEDGER_FAUCET=true: exit 78, naming it; without it, no faucet', async () => {
+      const production = { TOWNHALL_ENV: 'production' };
+      const asked = await runApp(
+        'standalone',
+        { ...production, PUBLIC_BASE_URL: 'https://townhall.example', LEDGER_FAUCET: 'true' },
+        'main.js',
+        ['--ephemeral', '--port', '0'],
+      );
+      expect(asked.code).toBe(78);
+      expect(asked.stderr).toContain('LEDGER_FAUCET: must not be true when TOWNHALL_ENV=production');
+
+      const port = await freePort();
+      const standalone = await StandaloneProcess.start(
+        { ...production, PUBLIC_BASE_URL: `http://127.0.0.1:${port}` },
+        port,
+      );
+      try {
+        const agent = new AgentClient({ baseUrl: standalone.baseUrl });
+        expect(await problemOf(agent.ledger.faucet('1000'))).toMatchObject({
+          status: 404,
+          code: 'ledger.faucet_disabled',
+        });
+      } finally {
+        await standalone.stop();
+      }
+    });
 
     it('standalone in production without PUBLIC_BASE_URL: exit 78, naming it', async () => {
       const { code, stderr } = await runApp('standalone', { TOWNHALL_ENV: 'production' }, 'main.js', [

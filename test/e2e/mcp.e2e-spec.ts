@@ -64,13 +64,19 @@ interface Deployment {
   stop(): Promise<void>;
 }
 
+/** The paid events here cost up to 2.50 USDC: each buyer takes 10 USDC in one faucet call. */
+const FAUCET_OF_10_USDC = { LEDGER_FAUCET_MAX_AMOUNT: '10000000' };
+
 async function distributed(): Promise<Deployment> {
-  const topology = await Topology.start({ env: { LEDGER_FAUCET: 'true' } });
+  const topology = await Topology.start({ env: { LEDGER_FAUCET: 'true', ...FAUCET_OF_10_USDC } });
   return { baseUrl: topology.baseUrl, audience: undefined, stop: () => topology.stop() };
 }
 
 async function standalone(): Promise<Deployment> {
-  const server = await StandaloneProcess.start({ PUBLIC_BASE_URL: STANDALONE_AUDIENCE });
+  const server = await StandaloneProcess.start({
+    PUBLIC_BASE_URL: STANDALONE_AUDIENCE,
+    ...FAUCET_OF_10_USDC,
+  });
   return { baseUrl: server.baseUrl, audience: STANDALONE_AUDIENCE, stop: () => server.stop() };
 }
 

@@ -69,6 +69,8 @@ describe('the published packages, installed outside the workspace', () => {
           PUBLIC_BASE_URL: baseUrl,
           X402_FACILITATOR: 'solana-local',
           SOLANA_LOCAL_RPC_PORT: String(rpcPort),
+          // The stranger's SDK takes 5 test USDC in one faucet call.
+          LEDGER_FAUCET_MAX_AMOUNT: '5000000',
         },
         port,
         { startTimeoutMs: SLOW_MS },

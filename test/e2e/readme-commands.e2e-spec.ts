@@ -196,8 +196,8 @@ describe('the commands the README and the start banner print, as printed', () =>
           stderr: '',
         });
         if (command.includes('wallet faucet'))
-          expect(run.stdout).toMatch(/^minted 10000000 of \S+ to your token account/m);
-        if (command.includes('wallet --rpc')) expect(run.stdout).toMatch(/^USDC\s+10000000 atomic units/m);
+          expect(run.stdout).toMatch(/^minted 1000000 of \S+ to your token account/m);
+        if (command.includes('wallet --rpc')) expect(run.stdout).toMatch(/^USDC\s+1000000 atomic units/m);
         if (command.startsWith('npm run demo')) {
           expect(run.stdout).toMatch(/Solana transaction \S+\)$/m);
           expect(run.stdout).toMatch(/went from 0 to 7500 atomic units/);

@@ -819,7 +819,7 @@ describe('Solana exact with X402_FACILITATOR=solana-local, distributed', () => {
   onDeployment(async () => {
     const port = await freePort();
     const topology = await Topology.start({
-      env: { LEDGER_FAUCET: 'true' },
+      env: { LEDGER_FAUCET: 'true', LEDGER_FAUCET_MAX_AMOUNT: String(USDC) },
       serviceEnv: { ticketing: { X402_FACILITATOR: 'solana-local', SOLANA_LOCAL_RPC_PORT: String(port) } },
     });
     return localChainSale(
@@ -837,6 +837,8 @@ describe('Solana exact with npm start -- --solana-local (standalone)', () => {
     const standalone = await StandaloneProcess.start({
       X402_FACILITATOR: 'solana-local',
       SOLANA_LOCAL_RPC_PORT: String(port),
+      // Each buyer is funded with USDC in one faucet call.
+      LEDGER_FAUCET_MAX_AMOUNT: String(USDC),
     });
     expect(standalone.log).toContain(
       `Payments   USDC on a local Solana (solana-local), JSON-RPC http://127.0.0.1:${port}`,

@@ -59,8 +59,9 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
   // without it): a deployment that defaults to localhost would share its audience with every other.
   if ((env['TOWNHALL_ENV'] ?? 'development') === 'development')
     env['PUBLIC_BASE_URL'] ??= `http://localhost:${env['PORT']}`;
-  // Trying it out: the ledger faucet is on unless told otherwise (LEDGER_FAUCET in the root README's "Configuration").
-  env['LEDGER_FAUCET'] ??= 'true';
+  // Trying it out: the ledger faucet is on unless told otherwise (LEDGER_FAUCET in the root README's
+  // "Configuration"), but never in production, where asking for it fails the start (ticketing's config).
+  env['LEDGER_FAUCET'] ??= env['TOWNHALL_ENV'] === 'production' ? 'false' : 'true';
   // Webhooks to receivers on this machine or network (docs/product.md "Webhooks"), signed with
   // the data folder's key (main.ts), or with one for this run only (--ephemeral).
   env['WEBHOOK_ALLOW_PRIVATE'] ??= env['TOWNHALL_ENV'] === 'production' ? 'false' : 'true';
@@ -187,10 +188,10 @@ function paymentsPart(env: NodeJS.ProcessEnv): string {
     case 'solana-local':
       return `USDC on a local Solana (solana-local), JSON-RPC http://127.0.0.1:${env['SOLANA_LOCAL_RPC_PORT'] ?? '8899'}${
         env['SOLANA_LOCAL_STATE'] ? '' : ' (ephemeral)'
-      }; test USDC: npx townhall wallet faucet 10000000`;
+      }; test USDC: npx townhall wallet faucet 1000000`;
     case 'http':
       return `x402 facilitator at ${env['X402_FACILITATOR_URL'] ?? '?'} on ${env['X402_NETWORK'] ?? '?'}`;
     default:
-      return `the ledger${env['LEDGER_FAUCET'] === 'false' ? '' : ' (faucet on: npx townhall ledger faucet 10000)'}`;
+      return `the ledger${env['LEDGER_FAUCET'] === 'true' ? ' (faucet on: npx townhall ledger faucet 10000)' : ''}`;
   }
 }

@@ -14,8 +14,19 @@ export const TicketingConfigSchema = BaseConfigSchema.extend(DatabaseConfigSchem
     PROBE_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     /** The gateway's public origin: the x402 `resource` URLs are absolute under it (publicBaseUrlOf). */
     PUBLIC_BASE_URL: PublicBaseUrlSchema,
-    /** `POST /ledger/faucet` exists only where this is true (standalone and test environments). */
+    /**
+     * `POST /ledger/faucet` exists only where this is true (standalone and test environments); never
+     * in production (deploymentChecks below).
+     */
     LEDGER_FAUCET: flag.default(false),
+    /** The most one faucet call mints, in atomic units (1,000,000 is 1 USDC); more is 422. */
+    LEDGER_FAUCET_MAX_AMOUNT: z.coerce
+      .bigint()
+      .min(1n)
+      .max(10n ** 21n - 1n)
+      .default(1_000_000n),
+    /** Faucet calls one agent may make in any hour, on every replica together; the next is 429. */
+    LEDGER_FAUCET_CALLS_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(10),
     /**
      * `ledger` (the service's own balances), `http` (any x402 facilitator at X402_FACILITATOR_URL) or
      * `solana-local` (a Solana runtime in this process, settled by @x402/svm's own facilitator scheme).
@@ -83,6 +94,14 @@ export const TicketingConfigSchema = BaseConfigSchema.extend(DatabaseConfigSchem
       context.addIssue({
         code: 'custom',
         path: ['X402_NETWORK'],
+    // Money from nothing, and a paid seat bought with it credits its host: never where money is real.
+    if (config.LEDGER_FAUCET && config.TOWNHALL_ENV === 'production')
+      context.addIssue({
+        code: 'custom',
+        path: ['LEDGER_FAUCET'],
+        message:
+          'must not be true when TOWNHALL_ENV=production: the faucet mints money from nothing, and a seat bought with it pays its host',
+      });
         message: `X402_FACILITATOR=${config.X402_FACILITATOR} settles on a solana: network; ledger: networks are X402_FACILITATOR=ledger's`,
       });
   });

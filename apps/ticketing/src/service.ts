@@ -52,6 +52,8 @@ async function defineTicketing(
           environment: config.TOWNHALL_ENV,
           publicBaseUrl: publicBaseUrlOf(config),
           faucet: config.LEDGER_FAUCET,
+          faucetMaxAmount: config.LEDGER_FAUCET_MAX_AMOUNT,
+          faucetCallsPerHour: config.LEDGER_FAUCET_CALLS_PER_HOUR,
           facilitator: config.X402_FACILITATOR,
           network: rails.network,
           asset: rails.asset,

@@ -16,6 +16,10 @@ export interface TicketingSettings {
   environment: string;
   publicBaseUrl: string;
   faucet: boolean;
+  /** The most one faucet call mints (LEDGER_FAUCET_MAX_AMOUNT). */
+  faucetMaxAmount: bigint;
+  /** Faucet calls per agent per hour, across replicas (LEDGER_FAUCET_CALLS_PER_HOUR). */
+  faucetCallsPerHour: number;
   facilitator: 'ledger' | 'http' | 'solana-local';
   /** x402 network: `ledger:<environment>` for the ledger facilitator, else X402_NETWORK. */
   network: string;

@@ -57,6 +57,8 @@ export const PROBLEM_CODES = {
 
   'stage.closed': { status: 409, title: 'The stage is open only while the event is live' },
   'question.not_found': { status: 404, title: 'No such question' },
+  'ledger.faucet_over_cap': { status: 422, title: 'One faucet call cannot mint this much' },
+  'ledger.faucet_rate_limited': { status: 429, title: 'This agent has used its faucet calls for the hour' },
   'question.closed': { status: 409, title: 'Questions are taken while the event is scheduled or live' },
   'question.own_upvote': { status: 409, title: 'You cannot upvote your own question' },
   'question.own_report': { status: 409, title: 'You cannot report your own question' },

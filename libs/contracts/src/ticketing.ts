@@ -191,9 +191,10 @@ export const LedgerRoutes = routeGroup('Ledger', {
     rest: 'body',
     signed: true,
     summary: "Credit the caller's balance (test environments only)",
-    description: 'Exists only where `LEDGER_FAUCET=true`.',
+    description:
+      'Exists only where `LEDGER_FAUCET=true` (never in production). One call mints at most `LEDGER_FAUCET_MAX_AMOUNT` (1,000,000 by default), and one agent may call it `LEDGER_FAUCET_CALLS_PER_HOUR` times an hour (10 by default).',
     reply: LedgerEntryViewSchema,
-    codes: ['ledger.faucet_disabled'],
+    codes: ['ledger.faucet_disabled', 'ledger.faucet_over_cap', 'ledger.faucet_rate_limited'],
   }),
 });
 

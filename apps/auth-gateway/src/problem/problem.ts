@@ -75,6 +75,15 @@ export function buildProblem(error: DomainError, requestId: string, baseUrl: str
   return x402 ? { ...x402, ...problem } : problem;
 }
 
+/**
+ * A refusal that knows when it ends (a limit per hour, a key that expires) says so in the
+ * extension `retryAfterSeconds`; the rest are asked to come back in a second.
+ */
+function retryAfterSecondsOf(error: DomainError): number | undefined {
+  const seconds = error.extensions?.['retryAfterSeconds'];
+  return typeof seconds === 'number' && Number.isInteger(seconds) && seconds > 0 ? seconds : undefined;
+}
+
 function paymentRequiredOf(error: DomainError): PaymentRequiredBody | undefined {
   const x402 = error.extensions?.['x402'];
   return typeof x402 === 'object' && x402 !== null && 'accepts' in x402
@@ -92,7 +101,8 @@ export function sendProblem(
   const problem = buildProblem(error, request.id, audience);
   if (error.code.startsWith('auth.')) authFailures.inc({ code: error.code });
   if (problem.status === 401) reply.header('www-authenticate', `service realm="${audience}"`);
-  if (RETRY_AFTER_STATUSES.has(problem.status)) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+  if (RETRY_AFTER_STATUSES.has(problem.status))
+    reply.header('retry-after', String(retryAfterSecondsOf(error) ?? RETRY_AFTER_SECONDS));
   const x402 = paymentRequiredOf(error);
   if (x402) reply.header('payment-required', encodePaymentRequiredHeader(x402));
   return reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));

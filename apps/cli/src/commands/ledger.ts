@@ -33,7 +33,9 @@ export function registerLedger(program: Command, io: CliIo): void {
 
   ledger
     .command('faucet')
-    .description('credit yourself test money (only where the server runs with LEDGER_FAUCET=true)')
+    .description(
+      'credit yourself test money (only where the server runs with LEDGER_FAUCET=true; by default at most 1000000 a call, 10 calls an hour)',
+    )
     .argument('<amount>', 'atomic units', amount)
     .option('--asset <asset>', 'the asset (default USDC)')
     .action(async (value: string, options: { asset?: string }, command: Command) => {

@@ -118,11 +118,25 @@ export class LedgerBook {
     return [debit, credit];
   }
 
+  /**
+   * Test money for the caller: at most `faucetMaxAmount` a call (422 `ledger.faucet_over_cap`) and
+   * `faucetCallsPerHour` calls an hour (429 `ledger.faucet_rate_limited`, with the seconds until
+   * the oldest of them leaves the hour). The calls are counted from the agent's own FAUCET entries,
+   * in the transaction that writes the next one, under a lock per agent: every replica counts the
+   * same rows, and two calls at once cannot both take the last place.
+   */
   async faucet(agentId: string, amount: string, asset: string, network?: string): Promise<LedgerEntryView> {
     if (!this.settings.faucet)
       throw new DomainError('ledger.faucet_disabled', 'The faucet exists only where LEDGER_FAUCET=true');
+    if (BigInt(amount) > this.settings.faucetMaxAmount)
+      throw new DomainError(
+        'ledger.faucet_over_cap',
+        `One faucet call mints at most ${this.settings.faucetMaxAmount} (LEDGER_FAUCET_MAX_AMOUNT)`,
+        [{ field: 'amount', message: `must be at most ${this.settings.faucetMaxAmount}` }],
+      );
     if (network !== undefined) return this.chainFaucet(agentId, amount, network);
     return this.outbox.run(async (manager) => {
+      await this.spendFaucetCall(manager, agentId);
       await this.credit(manager, agentId, asset, amount);
       return this.entry(manager, {
         type: 'FAUCET',
@@ -140,7 +154,8 @@ export class LedgerBook {
 
   /**
    * Test USDC minted on solana-local's chain to the agent's own token account (created if needed),
-   * recorded as a FAUCET entry with its network and transaction; no ledger balance moves.
+   * recorded as a FAUCET entry with its network and transaction; no ledger balance moves. The mint
+   * runs inside the transaction that counts the call, so the per-agent lock covers it too.
    */
   private async chainFaucet(agentId: string, amount: string, network: string): Promise<LedgerEntryView> {
     const local = this.rails.local;
@@ -156,9 +171,10 @@ export class LedgerBook {
         ],
       );
     }
-    const { transaction } = await local.chain.faucet(agentId, BigInt(amount));
-    return this.outbox.run((manager) =>
-      this.entry(manager, {
+    return this.outbox.run(async (manager) => {
+      await this.spendFaucetCall(manager, agentId);
+      const { transaction } = await local.chain.faucet(agentId, BigInt(amount));
+      return this.entry(manager, {
         type: 'FAUCET',
         agentId,
         amount,
@@ -168,7 +184,33 @@ export class LedgerBook {
         counterpartyId: null,
         network,
         transaction,
-      }),
+      });
+    });
+  }
+
+  /**
+   * Takes one of the agent's faucet calls of the last hour, or refuses with 429. The lock is held
+   * until the transaction ends (its FAUCET entry written), so concurrent calls count in turn.
+   */
+  private async spendFaucetCall(manager: EntityManager, agentId: string): Promise<void> {
+    await queryRows(manager, `SELECT pg_advisory_xact_lock(hashtextextended('ticketing.faucet:' || $1, 0))`, [
+      agentId,
+    ]);
+    const [window] = await queryRows<{ calls: number; free_in: number | null }>(
+      manager,
+      `SELECT count(*)::int AS calls,
+              ceil(extract(epoch FROM min(created_at) + interval '1 hour' - now()))::int AS free_in
+       FROM ticketing.ledger_entries
+       WHERE agent_id = $1 AND type = 'FAUCET' AND created_at > now() - interval '1 hour'`,
+      [agentId],
+    );
+    if (window!.calls < this.settings.faucetCallsPerHour) return;
+    const seconds = Math.max(1, window!.free_in ?? 1);
+    throw new DomainError(
+      'ledger.faucet_rate_limited',
+      `The faucet gives one agent ${this.settings.faucetCallsPerHour} calls an hour (LEDGER_FAUCET_CALLS_PER_HOUR); the next is free in ${seconds} s`,
+      undefined,
+      { retryAfterSeconds: seconds },
     );
   }
 

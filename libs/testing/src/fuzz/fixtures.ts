@@ -62,7 +62,8 @@ export interface FixtureOptions {
 }
 
 const HOUR = 3_600_000;
-const FUNDS = '100000000';
+/** The most one faucet call mints by default (LEDGER_FAUCET_MAX_AMOUNT); the dearest tier costs 5,000. */
+const FUNDS = '1000000';
 
 function anEvent(title: string, overrides: Partial<EventFieldsInput> = {}): EventFieldsInput {
   const startsAt = new Date(Math.ceil(Date.now() / HOUR) * HOUR + 48 * HOUR);

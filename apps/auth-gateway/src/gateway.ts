@@ -17,6 +17,7 @@ import { installIdempotentRequests, type IdempotencyOptions } from './idempotenc
 import { LIVE_STREAM, type LiveStream } from './live/live-stream.js';
 import { clientErrorHandler, routerErrorHandler } from './problem/framework-errors.js';
 import { ProblemFilter } from './problem/problem.filter.js';
+import { installQueryPolicy } from './input/query-policy.js';
 import { installRateLimits } from './rate-limit/rate-limited-requests.js';
 import { installCachedEventReads } from './read-cache/cached-event-reads.js';
 import type { RateLimitOptions } from './rate-limit/rate-limits.js';
@@ -108,6 +109,8 @@ export async function createGateway(deps: GatewayDependencies): Promise<NestFast
   installHttpMetrics(fastify, deps.liveStream?.hub);
   const rateLimits = deps.rateLimits && installRateLimits(fastify, deps.rateLimits, deps.audience);
   installSignedRequests(fastify, { ...deps, rateLimits });
+  // After the rate limits (a refused read still counts), before the read cache (keyed on its result).
+  installQueryPolicy(fastify, deps.audience);
   // After the rate limits: a cached read still counts against its client's quota.
   if (deps.liveStream && deps.readCacheMaxAgeMs)
     installCachedEventReads(fastify, deps.liveStream.hub, { maxAgeMs: deps.readCacheMaxAgeMs });

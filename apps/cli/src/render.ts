@@ -291,6 +291,7 @@ export function recordingLines(recording: RecordingView): string[] {
       (poll) =>
         `    "${poll.question}": ${poll.options.map((option) => `${option.label} ${option.votes ?? '-'}`).join(', ')}`,
     ),
+    ...(recording.nextCursor ? [`more: --cursor ${recording.nextCursor}`] : []),
   ];
 }
 

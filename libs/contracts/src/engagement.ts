@@ -210,11 +210,20 @@ export const RecordingViewSchema = reply(
       stage: z.array(StageMessageViewSchema),
       questions: z.array(QuestionViewSchema),
       polls: z.array(PollViewSchema),
-      attendance: z.object({ ticketsIssued: z.number().int(), attendees: z.array(z.string()) }),
+      attendance: z.object({
+        ticketsIssued: z.number().int().describe('Every ticket issued before the end'),
+        attendees: z.array(z.string()).describe("This page's agents holding a ticket at the end, by agentId"),
+      }),
     }),
+    nextCursor: z
+      .string()
+      .nullable()
+      .describe(
+        'The next page of `stage`, `questions`, `polls` and `attendance.attendees` (up to `limit` more of each); null on the last',
+      ),
   }),
   'Recording',
-  'What happened in an event, assembled when it ended',
+  'What happened in an event, assembled when it ended: a page of each of its lists at a time',
 );
 export type RecordingView = z.output<typeof RecordingViewSchema>;
 
@@ -227,7 +236,18 @@ export const RecordingPublishSchema = z.strictObject({
   summary: z.string().max(10_000).optional(),
 });
 
-const EventRef = z.strictObject({ eventId: EventIdSchema });
+/** The most of each list of a recording in one page (`limit`, default 100). */
+export const RECORDING_PAGE_LIMIT = 500;
+
+/**
+ * A page of a recording: up to `limit` stage messages, questions, polls and attendees, from where
+ * `cursor` (the last page's `nextCursor`) left each list.
+ */
+export const RecordingPageSchema = z.strictObject({
+  eventId: EventIdSchema,
+  limit: z.coerce.number().int().min(1).max(RECORDING_PAGE_LIMIT).default(100),
+  cursor: z.string().max(512).optional(),
+});
 
 export const Stage = {
   post: contract<StageMessageView>()('engagement.stage.post', StagePostSchema),
@@ -257,7 +277,7 @@ export const Polls = {
 } as const;
 
 export const Recordings = {
-  get: contract<RecordingView>()('engagement.recording.get', EventRef),
+  get: contract<RecordingView>()('engagement.recording.get', RecordingPageSchema),
   publish: contract<RecordingView>()('engagement.recording.publish', RecordingPublishSchema),
 } as const;
 
@@ -651,10 +671,11 @@ export const RecordingRoutes = routeGroup('Recordings', {
     path: '/events/:id/recording',
     fields: { id: 'eventId' },
     params: EventPath,
-    rest: 'none',
+    rest: 'query',
     signed: false,
     summary: 'The published recording',
-    description: 'Public once the host has published it.',
+    description:
+      'Public once the host has published it. A page at a time: up to `limit` (default 100, at most 500) stage messages, questions, polls and attendees; `nextCursor` reads the next page of each.',
     reply: RecordingViewSchema,
     codes: ['event.not_found', 'recording.not_found'],
   }),
@@ -665,10 +686,10 @@ export const RecordingRoutes = routeGroup('Recordings', {
     path: '/events/:id/recording/draft',
     fields: { id: 'eventId' },
     params: EventPath,
-    rest: 'none',
+    rest: 'query',
     signed: true,
     summary: 'The recording before it is published',
-    description: 'The host, whether published or not.',
+    description: 'The host, whether published or not; paged as the published recording is.',
     reply: RecordingViewSchema,
     codes: ['event.not_found', 'recording.not_found', 'role.forbidden'],
   }),

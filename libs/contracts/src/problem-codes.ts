@@ -9,6 +9,7 @@ export const PROBLEM_CODES = {
   'request.malformed_json': { status: 400, title: 'The body is not valid JSON' },
   'request.too_deep': { status: 400, title: 'The JSON body is nested too deeply' },
   'request.path_invalid': { status: 400, title: 'The request path is not acceptable' },
+  'request.unknown_parameter': { status: 400, title: 'The query names a parameter this route does not take' },
   'request.malformed': { status: 400, title: 'The HTTP request is malformed' },
   'request.timeout': { status: 408, title: 'The request was not received in time' },
   'request.uri_too_long': { status: 414, title: 'The request path is longer than allowed' },

@@ -347,10 +347,16 @@ export class AgentClient {
 
   /** Recordings: assembled when the event ends, public once the host publishes. */
   readonly recordings = {
-    /** The published recording (public). */
-    get: (eventId: string) => this.route(RecordingRoutes.get, { eventId }),
-    /** The host's read, before or after publishing (signed). */
-    draft: (eventId: string) => this.route(RecordingRoutes.draft, { eventId }),
+    /**
+     * The published recording (public), a page at a time: up to `limit` (default 100, at most
+     * 500) stage messages, questions, polls and attendees; pass the answer's `nextCursor` as
+     * `cursor` for the next page of each (null on the last).
+     */
+    get: (eventId: string, page: { limit?: number; cursor?: string } = {}) =>
+      this.route(RecordingRoutes.get, { ...page, eventId }),
+    /** The host's read, before or after publishing (signed); paged as `get` is. */
+    draft: (eventId: string, page: { limit?: number; cursor?: string } = {}) =>
+      this.route(RecordingRoutes.draft, { ...page, eventId }),
     publish: (eventId: string, media: { mediaUrl?: string; summary?: string } = {}) =>
       this.route(RecordingRoutes.publish, { ...media, eventId }),
   };

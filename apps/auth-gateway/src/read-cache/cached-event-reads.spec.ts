@@ -202,6 +202,46 @@ describe('public event reads from the gateway cache (in process)', () => {
     expect(listCalls()).toBe(2);
   });
 
+  it('refuses a parameter the route does not take, and keys a read on its parsed fields, not its URL', async () => {
+    services.questions = ['first?'];
+    for (const query of ['n=1', 'sort=top&n=2', 'sort=top&Sort=new', '__proto__=x']) {
+      const refused = await fetch(`${base}/events/${EVENT}/questions?${query}`);
+      const problem = (await refused.json()) as { code: string; errors: Array<{ field: string }> };
+      expect([query, refused.status, problem.code]).toEqual([query, 400, 'request.unknown_parameter']);
+      expect(problem.errors[0]!.field).toBe(/(n|Sort|__proto__)=/.exec(query)![1]);
+    }
+    const invalid = await fetch(`${base}/events/${EVENT}/questions?sort=best`);
+    expect([invalid.status, ((await invalid.json()) as { code: string }).code]).toEqual([
+      400,
+      'validation.failed',
+    ]);
+    expect(listCalls()).toBe(0); // refused before the cache and the service
+
+    // One entry, however the same fields are ordered, spelled or left to their defaults.
+    for (const query of [
+      'sort=top&limit=10&cursor=x',
+      'cursor=x&limit=10&sort=top',
+      'limit=010&cursor=%78',
+      'cursor=x&limit=10&sort=%74op',
+    ])
+      expect([query, await bodies(await fetch(`${base}/events/${EVENT}/questions?${query}`))]).toEqual([
+        query,
+        ['first?'],
+      ]);
+    expect(listCalls()).toBe(1);
+    for (const query of ['', 'sort=top', 'limit=20', 'limit=20&sort=top&'])
+      await fetch(`${base}/events/${EVENT}/questions?${query}`);
+    expect(listCalls()).toBe(2);
+    await fetch(`${base}/events/${EVENT}/questions?limit=11&cursor=x`); // other fields: another entry
+    expect(listCalls()).toBe(3);
+    // The event itself takes no query at all.
+    const event = await fetch(`${base}/events/${EVENT}?fresh=1`);
+    expect([event.status, ((await event.json()) as { detail: string }).detail]).toEqual([
+      400,
+      'Unknown query parameter "fresh": it takes none',
+    ]);
+  });
+
   it('keeps errors out of the cache and signed or unrelated routes out of it', async () => {
     const missing = `/events/${'1'.repeat(8)}-1111-4111-8111-${'1'.repeat(12)}/questions`;
     expect((await fetch(`${base}${missing}`)).status).toBe(404);

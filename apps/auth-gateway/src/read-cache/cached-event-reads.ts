@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Counter } from 'prom-client';
 import { metricsRegistry } from '@townhall/platform';
 import { matchesEntityTag } from '../entity-tag.js';
+import { readKeyOf } from '../input/query-policy.js';
 import type { LiveHub } from '../live/live-hub.js';
 import { EventReadCache, type EventReadCacheOptions } from './event-read-cache.js';
 
@@ -64,7 +65,7 @@ export function installCachedEventReads(
     if (request.headers.authorization !== undefined) return;
     const eventId = eventIdOf(request);
     if (eventId === undefined) return;
-    const cached = cache.get(eventId, request.url);
+    const cached = cache.get(eventId, readKeyOf(request));
     if (!cached) {
       readCacheRequests.inc({ outcome: 'miss' });
       request.eventRead = { eventId, ticket: cache.ticket() };
@@ -82,7 +83,7 @@ export function installCachedEventReads(
     if (read) {
       if (status === 200 && typeof payload === 'string') {
         const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
-        const etag = cache.store(read.eventId, request.url, read.ticket, payload, contentType);
+        const etag = cache.store(read.eventId, readKeyOf(request), read.ticket, payload, contentType);
         reply.header('cache-control', EVENT_READ_CACHE_CONTROL).header('etag', etag);
         // A miss (the event changed since, in ways this read may not show) still revalidates.
         if (matchesEntityTag(request.headers['if-none-match'], etag)) {

@@ -57,7 +57,7 @@ export class EventReadCache {
     return this.changes.ticket();
   }
 
-  /** The fresh reply for `key` (method and URL) of `eventId`, if any. */
+  /** The fresh reply for `key` (input/query-policy.ts `readKeyOf`: route and parsed fields) of `eventId`, if any. */
   get(eventId: string, key: string): CachedReply | undefined {
     const reply = this.replies.get(key);
     if (!reply) return undefined;

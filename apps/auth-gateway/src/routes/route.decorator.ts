@@ -3,6 +3,7 @@ import { RouteConfig } from '@nestjs/platform-fastify';
 import type { HttpMethod } from '@townhall/contracts';
 import type { FastifyContextConfig } from 'fastify';
 import type { z } from 'zod';
+import { NO_QUERY } from '../input/query-policy.js';
 import { defaultStatus, type GatewayRoute, type RouteDoc } from './gateway-route.js';
 
 const METHODS: Record<HttpMethod, (path: string) => MethodDecorator> = {
@@ -46,7 +47,12 @@ export function mountRoute(
   config: FastifyContextConfig = {},
 ): void {
   METHODS[route.method](route.path)(prototype, name, descriptor);
-  RouteConfig({ ...(route.signed ? { signed: true } : {}), ...config })(prototype, name, descriptor);
+  RouteConfig({
+    ...(route.signed ? { signed: true } : {}),
+    // A read takes the query it documents and nothing else (input/query-policy.ts).
+    ...(route.method === 'GET' ? { query: route.doc.query ?? NO_QUERY } : {}),
+    ...config,
+  })(prototype, name, descriptor);
   if (route.status !== defaultStatus(route.method)) HttpCode(route.status)(prototype, name, descriptor);
   if (route.contentType) Header('content-type', route.contentType)(prototype, name, descriptor);
   const controller = prototype.constructor as Type;

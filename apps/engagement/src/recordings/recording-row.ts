@@ -4,20 +4,29 @@ import { isPublicQuestionState, type RecordingView } from '@townhall/contracts';
 export type StoredTranscript = Omit<RecordingView['transcript'], 'attendance'>;
 export type Attendance = RecordingView['transcript']['attendance'];
 
-/** A row of engagement.recordings (see the migrations). */
+/** The transcript's lists a page holds part of, as stored (each in the order it happened). */
+export const TRANSCRIPT_LISTS = ['stage', 'questions', 'polls'] as const;
+export type TranscriptList = (typeof TRANSCRIPT_LISTS)[number];
+
+/**
+ * A row of engagement.recordings (see the migrations) as a page reads it: `transcript` holds the
+ * agenda and one page of each list (RecordingsService.find slices them in the query), and
+ * `totals` each list's whole length.
+ */
 export interface RecordingRow {
   event_id: string;
   host_id: string;
   ended_at: Date;
   transcript: StoredTranscript;
+  totals: Record<TranscriptList, number>;
   published: boolean;
   published_at: Date | null;
   media_url: string | null;
   summary: string | null;
 }
 
-export const RECORDING_COLUMNS =
-  'event_id, host_id, ended_at, transcript, published, published_at, media_url, summary';
+/** The columns of a recording but its transcript, which a page reads in slices. */
+export const RECORDING_COLUMNS = 'event_id, host_id, ended_at, published, published_at, media_url, summary';
 
 /** What moderation has taken out of public view since (or before) the transcript froze. */
 export interface Redactions {
@@ -36,6 +45,7 @@ export function toRecording(
   row: RecordingRow,
   attendance: Attendance,
   redactions: Redactions,
+  nextCursor: string | null,
 ): RecordingView {
   const { stage, questions } = row.transcript;
   return {
@@ -59,5 +69,6 @@ export function toRecording(
       ),
       attendance,
     },
+    nextCursor,
   };
 }

@@ -10,7 +10,7 @@ export class RecordingsHandler {
 
   @Handle(Recordings.get)
   get(data: ParsedRequestOf<typeof Recordings.get>, meta: MessageMeta) {
-    return this.recordings.get(data.eventId, meta);
+    return this.recordings.get(data.eventId, meta, { limit: data.limit, cursor: data.cursor });
   }
 
   @Handle(Recordings.publish)

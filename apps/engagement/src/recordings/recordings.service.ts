@@ -17,12 +17,21 @@ import { PollBook } from '../polls/poll-book.js';
 import { QuestionBook } from '../questions/question-book.js';
 import { StageBook } from '../stage/stage-book.js';
 import {
+  decodeRecordingCursor,
+  encodeRecordingCursor,
+  FIRST_PAGE,
+  START,
+  type RecordingPage,
+  type RecordingPosition,
+} from './recording-cursor.js';
+import {
   RECORDING_COLUMNS,
   toRecording,
   type Attendance,
   type RecordingRow,
   type Redactions,
   type StoredTranscript,
+  type TranscriptList,
 } from './recording-row.js';
 
 /**
@@ -66,8 +75,9 @@ export class RecordingsService {
    * Published: anyone (meta.caller null on the public route). Before: the host only, signed
    * (the gateway's draft route); unsigned it does not exist yet (404 recording.not_found).
    */
-  async get(eventId: string, meta: MessageMeta): Promise<RecordingView> {
-    const row = await this.find(eventId);
+  async get(eventId: string, meta: MessageMeta, page: RecordingPage = FIRST_PAGE): Promise<RecordingView> {
+    const position = page.cursor === undefined ? START : decodeRecordingCursor(page.cursor);
+    const row = await this.find(eventId, position, page.limit);
     if (!row) {
       await this.participants.event(eventId, meta); // 404 event.not_found for an unknown event
       throw new DomainError('recording.not_found', 'The event has not ended');
@@ -78,7 +88,7 @@ export class RecordingsService {
       if (meta.caller !== row.host_id)
         throw new DomainError('role.forbidden', 'Only the host reads the recording before it is published');
     }
-    return this.view(row);
+    return this.view(row, position, page.limit);
   }
 
   /** The host publishes, optionally with a media URL and a summary; publishing again updates them. */
@@ -87,7 +97,7 @@ export class RecordingsService {
     eventId: string,
     media: { mediaUrl?: string | undefined; summary?: string | undefined },
   ): Promise<RecordingView> {
-    const current = await this.find(eventId);
+    const current = await this.find(eventId, START, 0);
     if (!current) {
       await this.participants.authorize(eventId, meta, (participant) =>
         requireRole(participant, ['host'], 'publish the recording'),
@@ -97,14 +107,15 @@ export class RecordingsService {
     if (current.host_id !== meta.caller)
       throw new DomainError('role.forbidden', 'Only the host can publish the recording');
     return this.outbox.run(async (manager) => {
-      const [row] = await queryRows<RecordingRow>(
-        manager,
+      await manager.query(
         `UPDATE engagement.recordings SET published = true, published_at = COALESCE(published_at, now()),
            media_url = COALESCE($2, media_url), summary = COALESCE($3, summary)
-         WHERE event_id = $1 RETURNING ${RECORDING_COLUMNS}`,
+         WHERE event_id = $1`,
         [eventId, media.mediaUrl ?? null, media.summary ?? null],
       );
-      const recording = await this.view(row!, manager);
+      // Its first page: what the answer and the domain event carry (the rest is read by page).
+      const row = await this.find(eventId, START, FIRST_PAGE.limit, manager);
+      const recording = await this.view(row!, START, FIRST_PAGE.limit, manager);
       await this.outbox.announce(manager, [
         { type: EngagementTopics.recordingPublished, subject: eventId, data: recording },
       ]);
@@ -112,21 +123,58 @@ export class RecordingsService {
     });
   }
 
-  private async find(eventId: string): Promise<RecordingRow | undefined> {
+  /**
+   * The recording with `limit` of each transcript list from `position` on, sliced in the query
+   * (the reply is bounded, however long the event went on), and each list's whole length.
+   */
+  private async find(
+    eventId: string,
+    position: RecordingPosition,
+    limit: number,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<RecordingRow | undefined> {
     if (!isUuid(eventId)) return undefined;
+    const slice = (list: TranscriptList, from: string) =>
+      `'${list}', (SELECT COALESCE(jsonb_agg(item ORDER BY n), '[]'::jsonb)
+         FROM jsonb_array_elements(transcript->'${list}') WITH ORDINALITY AS t(item, n)
+         WHERE n > ${from} AND n <= ${from} + $5)`;
     const [row] = await queryRows<RecordingRow>(
-      this.dataSource,
-      `SELECT ${RECORDING_COLUMNS} FROM engagement.recordings WHERE event_id = $1`,
-      [eventId],
+      manager,
+      `SELECT ${RECORDING_COLUMNS},
+         jsonb_build_object('agenda', transcript->'agenda', ${slice('stage', '$2')}, ${slice('questions', '$3')},
+           ${slice('polls', '$4')}) AS transcript,
+         jsonb_build_object('stage', jsonb_array_length(transcript->'stage'),
+           'questions', jsonb_array_length(transcript->'questions'),
+           'polls', jsonb_array_length(transcript->'polls')) AS totals
+       FROM engagement.recordings WHERE event_id = $1`,
+      [eventId, position.s, position.q, position.p, limit],
     );
     return row;
   }
 
-  private async view(row: RecordingRow, manager: EntityManager = this.dataSource.manager) {
+  private async view(
+    row: RecordingRow,
+    position: RecordingPosition,
+    limit: number,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<RecordingView> {
+    const attendance = await this.attendance(manager, row.event_id, row.ended_at, position.a, limit);
+    const next: RecordingPosition = {
+      s: Math.min(row.totals.stage, position.s + limit),
+      q: Math.min(row.totals.questions, position.q + limit),
+      p: Math.min(row.totals.polls, position.p + limit),
+      a: attendance.attendees.at(-1) ?? position.a,
+    };
+    const more =
+      attendance.more ||
+      next.s < row.totals.stage ||
+      next.q < row.totals.questions ||
+      next.p < row.totals.polls;
     return toRecording(
       row,
-      await this.attendance(manager, row.event_id, row.ended_at),
+      { ticketsIssued: attendance.ticketsIssued, attendees: attendance.attendees },
       await this.redactions(manager, row.event_id),
+      more ? encodeRecordingCursor(next) : null,
     );
   }
 
@@ -148,15 +196,27 @@ export class RecordingsService {
    * projected after the recording was assembled; filtering by time gives the same answer
    * either way.
    */
-  private async attendance(manager: EntityManager, eventId: string, endedAt: Date): Promise<Attendance> {
+  private async attendance(
+    manager: EntityManager,
+    eventId: string,
+    endedAt: Date,
+    after: string,
+    limit: number,
+  ): Promise<Attendance & { more: boolean }> {
     const [row] = await queryRows<{ tickets_issued: number; attendees: string[] }>(
       manager,
-      `SELECT count(*)::int AS tickets_issued,
-              COALESCE(array_agg(DISTINCT agent_id ORDER BY agent_id)
-                FILTER (WHERE cancelled_at IS NULL OR cancelled_at > $2), '{}') AS attendees
-       FROM engagement.attendance WHERE event_id = $1 AND issued_at <= $2`,
-      [eventId, endedAt],
+      `SELECT (SELECT count(*)::int FROM engagement.attendance WHERE event_id = $1 AND issued_at <= $2) AS tickets_issued,
+              ARRAY(SELECT DISTINCT agent_id FROM engagement.attendance
+                    WHERE event_id = $1 AND issued_at <= $2 AND (cancelled_at IS NULL OR cancelled_at > $2)
+                      AND agent_id > $3
+                    ORDER BY agent_id LIMIT $4) AS attendees`,
+      [eventId, endedAt, after, limit + 1],
     );
-    return { ticketsIssued: row?.tickets_issued ?? 0, attendees: row?.attendees ?? [] };
+    const attendees = row?.attendees ?? [];
+    return {
+      ticketsIssued: row?.tickets_issued ?? 0,
+      attendees: attendees.slice(0, limit),
+      more: attendees.length > limit,
+    };
   }
 }

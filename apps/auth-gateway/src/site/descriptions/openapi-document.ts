@@ -225,6 +225,8 @@ function operationOf(route: GatewayRoute): OpenApiOperation {
     ...(takesIdempotencyKey(route) ? IDEMPOTENT_ROUTE_CODES : []),
     ...(doc.body ? BODY_CODES : []),
     ...(doc.query ? (['validation.failed'] as const) : []),
+    // A public read refuses any query parameter it does not declare (input/query-policy.ts).
+    ...(route.method === 'GET' && !route.signed ? (['request.unknown_parameter'] as const) : []),
     ...(doc.codes ?? []),
     ...(doc.callsService === false ? [] : SERVICE_CODES),
     ...(isUnlimitedRoute(route.path) ? [] : (['rate.limited'] as const)),

@@ -28,7 +28,7 @@ export function recordingSection(
               ? html`<p><a href=${media} rel="noopener noreferrer nofollow">Watch or listen to the recording</a></p>`
               : null
           }
-          <p><a href=${`/events/${encodeURIComponent(eventId)}/recording`}>The whole record as JSON</a></p>
+          <p><a href=${`/events/${encodeURIComponent(eventId)}/recording`}>The record as JSON, a page at a time</a></p>
         </div>`
         : html`<p class="empty">${RECORDING_UNPUBLISHED_TEXT}</p>`
     }

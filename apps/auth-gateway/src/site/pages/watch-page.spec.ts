@@ -343,6 +343,7 @@ describe('the watch page', () => {
         polls: [],
         attendance: { ticketsIssued: 0, attendees: [] },
       },
+      nextCursor: null,
     } as RecordingView;
     const published = renderDocument(watchPage(aState({ event: past, recording })));
     expect(textOf(published)).toContain('Published Thu, 4 Mar 2027, 21:00 CET. We talked.');

@@ -173,8 +173,11 @@ export class WatchReads {
 
   private async recording(eventId: string): Promise<RecordingView | 'unpublished'> {
     return (
-      (await orNull(this.services.send(Recordings.get, { eventId }, this.meta), 'recording.not_found')) ??
-      'unpublished'
+      // The page shows the recording's summary and media, none of its lists: the smallest page.
+      (await orNull(
+        this.services.send(Recordings.get, { eventId, limit: 1 }, this.meta),
+        'recording.not_found',
+      )) ?? 'unpublished'
     );
   }
 }

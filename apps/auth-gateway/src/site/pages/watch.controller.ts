@@ -2,6 +2,7 @@ import { Controller, Get, Inject, Optional, Param, Req, Res } from '@nestjs/comm
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { NO_QUERY } from '../../input/query-policy.js';
 import { LIVE_STREAM, type LiveStream } from '../../live/live-stream.js';
 import { prefersHtml } from './html-preference.js';
 import { indexPage } from './index-page.js';
@@ -42,7 +43,7 @@ export class WatchController {
   }
 
   @Get()
-  @RouteConfig({ page: 'html-or-json' })
+  @RouteConfig({ page: 'html-or-json', query: NO_QUERY })
   async index(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     reply.header('vary', 'accept');
     if (!prefersHtml(request.headers.accept)) {
@@ -56,7 +57,7 @@ export class WatchController {
   @Get('events/:id/watch')
   // Served from the gateway's event read cache like the JSON reads it is made of (read-cache/):
   // a crowd watching one event costs the services one render per change of the event.
-  @RouteConfig({ page: 'html', eventRead: true })
+  @RouteConfig({ page: 'html', eventRead: true, query: NO_QUERY })
   async watch(
     @Param('id') eventId: string,
     @Req() request: FastifyRequest,

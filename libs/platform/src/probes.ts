@@ -4,8 +4,10 @@ import { metricsRegistry } from './observability/metrics.js';
 export type ReadinessCheck = () => Promise<void>;
 
 /**
- * The tiny HTTP side of an app: `/healthz` says the process is alive (no dependencies, so a
- * database outage never restarts pods), `/readyz` runs the checks, `/metrics` is Prometheus.
+ * The tiny HTTP side of an app, the operators' port: `/healthz` says the process is alive (no
+ * dependencies, so a database outage never restarts pods), `/readyz` runs every check each time
+ * and names each failure (the gateway's public `/readyz` says only ready or not, from a cached run),
+ * `/metrics` is Prometheus. It listens on every interface, unless `host` names one.
  */
 export async function startProbeServer(
   port: number,
@@ -15,6 +17,7 @@ export async function startProbeServer(
     contentType: metricsRegistry.contentType,
     body: await metricsRegistry.metrics(),
   }),
+  host = '0.0.0.0',
 ): Promise<Server> {
   const server = createServer((request, response) => {
     const send = (status: number, body: unknown) => {
@@ -37,7 +40,7 @@ export async function startProbeServer(
   // A busy port rejects (the caller exits naming it) instead of crashing on an unhandled 'error'.
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, '0.0.0.0', () => {
+    server.listen(port, host, () => {
       server.off('error', reject);
       resolve();
     });

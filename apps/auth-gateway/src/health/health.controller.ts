@@ -1,15 +1,25 @@
 import { Controller, Inject, Res } from '@nestjs/common';
-import { runChecks, type ReadinessCheck } from '@townhall/platform';
+import type { ReadinessCheck } from '@townhall/platform';
 import type { FastifyReply } from 'fastify';
 import { Route } from '../routes/route.decorator.js';
+import { CachedReadiness } from './cached-readiness.js';
 import { HealthSchema, ReadinessSchema } from './health-schemas.js';
 
 export const READINESS_CHECKS = Symbol('ReadinessChecks');
 
-/** Liveness has no dependencies (a Redis outage must not restart the gateway); readiness checks them. */
+/**
+ * The public port's probes. Liveness has no dependencies (a Redis outage must not restart the
+ * gateway); readiness is ready or not, from a run of the checks at most once a second
+ * (CachedReadiness). The operators' port (PROBE_PORT) runs every check per request and says
+ * which failed and why.
+ */
 @Controller()
 export class HealthController {
-  constructor(@Inject(READINESS_CHECKS) private readonly checks: Record<string, ReadinessCheck>) {}
+  private readonly readiness: CachedReadiness;
+
+  constructor(@Inject(READINESS_CHECKS) checks: Record<string, ReadinessCheck>) {
+    this.readiness = new CachedReadiness(checks);
+  }
 
   @Route({
     method: 'GET',
@@ -29,14 +39,15 @@ export class HealthController {
     path: '/readyz',
     tag: 'Health',
     summary: 'Readiness',
-    description: 'Checks Redis (nonces) and NATS (services).',
+    description:
+      "Whether Redis (nonces) and NATS (services) answer, from a check run at most once a second. Which dependency failed, and why, is served on the operators' port (`PROBE_PORT`) only.",
     reply: ReadinessSchema,
-    statuses: { 200: 'Ready', 503: 'Not ready: `checks` says which dependency' },
+    statuses: { 200: 'Ready', 503: 'Not ready' },
     callsService: false,
   })
-  async ready(@Res({ passthrough: true }) reply: FastifyReply) {
-    const result = await runChecks(this.checks);
-    reply.code(result.ready ? 200 : 503);
-    return result;
+  async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<{ ready: boolean }> {
+    const ready = await this.readiness.ready();
+    reply.code(ready ? 200 : 503);
+    return { ready };
   }
 }

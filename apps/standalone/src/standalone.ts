@@ -162,16 +162,16 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
     // Stopping the gateway first: no new requests, live streams ended, in-flight ones finish.
     stops.push(() => gateway.stop());
     const port = gateway.port;
+    const host = gatewayConfig.HOST;
     return {
       url: `http://localhost:${port}`,
+      listening: `${isIP(host) === 6 ? `[${host}]` : host}:${port}`,
+      host,
       parts: {
         database: database
           ? options.pgdata
-    const host = gatewayConfig.HOST;
             ? `PGlite in ${options.pgdata}`
             : 'PGlite in memory'
-      listening: `${isIP(host) === 6 ? `[${host}]` : host}:${port}`,
-      host,
           : databaseUrl,
         messaging: natsUrl ? `NATS at ${natsUrl}` : 'in-process',
         nonces: env['REDIS_URL'] ? `Redis at ${env['REDIS_URL']}` : 'in memory',
@@ -186,11 +186,6 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
   }
 }
 
-/** A port free right now on the loopback interface. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
 /** Whether the gateway bound to `host` is reachable from this machine only. */
 export function isLoopbackHost(host: string | undefined): boolean {
   if (host === undefined) return false;
@@ -203,6 +198,11 @@ export function isLoopbackHost(host: string | undefined): boolean {
   return mapped?.[1] !== undefined && mapped[1].startsWith('127.');
 }
 
+/** A port free right now on the loopback interface. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
   const address = server.address();

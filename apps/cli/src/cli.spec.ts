@@ -419,6 +419,39 @@ describe('townhall command line', () => {
     }
   });
 
+  it('ends a series with the key: one signed POST, the series shown ended', async () => {
+    const ended = {
+      id: 's1',
+      title: 'Office hours',
+      description: '',
+      hostId: 'host-a',
+      recurrence: { startsAt: '2027-03-04T19:00', timezone: 'UTC', rrule: 'FREQ=WEEKLY' },
+      template: {
+        durationMinutes: 60,
+        capacity: 50,
+        ticketing: { mode: 'free' },
+        agenda: [],
+        moderators: [],
+        speakers: [],
+      },
+      followerCount: 0,
+      upcoming: [],
+      endedAt: '2027-02-01T10:00:00.000Z',
+      createdAt: '2027-01-01T00:00:00.000Z',
+      updatedAt: '2027-02-01T10:00:00.000Z',
+    };
+    const gateway = await fakeGateway(() => ended);
+    try {
+      await townhall(home, 'keygen');
+      const out = (await townhall(home, '--url', gateway.url, 'series', 'end', 's1')).stdout;
+      expect(out.split('\n')[0]).toBe('ended "Office hours"');
+      expect(out).toMatch(/ended\s+2027-02-01 10:00 UTC/);
+      expect(gateway.seen).toEqual(['POST /events/series/s1/end signed']);
+    } finally {
+      await gateway.close();
+    }
+  });
+
   it('sends --idempotency-key on signed writes only, and --offer-minutes in the event', async () => {
     const gateway = await fakeGateway((route) =>
       route.startsWith('GET ')

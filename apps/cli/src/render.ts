@@ -306,6 +306,7 @@ export function seriesLines(series: SeriesView): string[] {
       ['duration', formatDuration(series.template.durationMinutes * 60_000)],
       ['tickets', ticketingSummary(series.template.ticketing)],
       ['followers', String(series.followerCount)],
+      ...(series.endedAt ? [['ended', formatInstant(series.endedAt)]] : []),
     ]).map((line) => `  ${line}`),
     '  upcoming',
     ...series.upcoming.map(

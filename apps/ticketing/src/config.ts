@@ -76,6 +76,11 @@ export const TicketingConfigSchema = BaseConfigSchema.extend(DatabaseConfigSchem
     /** How often waitlist offers that ran out are expired and their seats passed on. */
     WAITLIST_SWEEP_INTERVAL_MS: z.coerce.number().int().min(50).max(600_000).default(1_000),
     /**
+     * How often series followers are seated in an occurrence that became its series' next one (the
+     * one before it started): followers get its seats at most this late.
+     */
+    FOLLOWER_SEATING_INTERVAL_MS: z.coerce.number().int().min(50).max(600_000).default(60_000),
+    /**
      * Tests only (refused in production): the service's clock runs this far ahead of the machine's,
      * so that a test can let a waitlist offer run out by restarting the service with it.
      */

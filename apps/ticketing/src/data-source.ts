@@ -13,6 +13,7 @@ import { Waitlist1764610000000 } from './migrations/1764610000000-waitlist.js';
 import { ChainPayments1765100000000 } from './migrations/1765100000000-chain-payments.js';
 import { OutboxClaims1767000000000 } from './migrations/1767000000000-outbox-claims.js';
 import { PaymentSearch1767100000000 } from './migrations/1767100000000-payment-search.js';
+import { FollowerSeating1767230000000 } from './migrations/1767230000000-follower-seating.js';
 
 export const TICKETING_SCHEMA = 'ticketing';
 
@@ -30,6 +31,7 @@ export function createTicketingDataSource(url: string, pool: PoolSettings = {}):
       ChainPayments1765100000000,
       OutboxClaims1767000000000,
       PaymentSearch1767100000000,
+      FollowerSeating1767230000000,
     ],
     // The functions, one file each (db/functions/<name>.sql), applied after the migrations.
     functions: [

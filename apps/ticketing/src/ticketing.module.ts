@@ -23,6 +23,7 @@ import { PaymentReconciler } from './payments/payment-reconciler.js';
 import { SettleFacilitatorPayment } from './tickets/settle-facilitator-payment.js';
 import { SettleLedgerPayment } from './tickets/settle-ledger-payment.js';
 import { TakeSeat } from './tickets/take-seat.js';
+import { SeriesFollowers } from './follows/series-followers.js';
 import { TicketBook } from './tickets/ticket-book.js';
 import { JoinWaitlist } from './waitlist/join-waitlist.js';
 import { LeaveWaitlist } from './waitlist/leave-waitlist.js';
@@ -83,6 +84,7 @@ export class TicketingModule {
         LedgerBook,
         TicketBook,
         TakeSeat,
+        SeriesFollowers,
         SettleLedgerPayment,
         FacilitatorSettlements,
         PaymentReconciler,

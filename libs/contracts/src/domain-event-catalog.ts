@@ -101,6 +101,13 @@ const seriesEvents = {
     subject: 'The series id',
     summary: 'An agent stopped following a series',
   },
+  [SeriesTopics.ended]: {
+    data: SeriesViewSchema,
+    source: 'townhall/events',
+    subject: 'The series id',
+    summary:
+      'The host ended a series: nothing more is scheduled (the occurrences it cancels are announced as `townhall.event.cancelled`)',
+  },
 } satisfies Record<string, DomainEventSpec>;
 
 /** Every engagement event is filed under its event's id. */

@@ -273,6 +273,9 @@ export const SeriesViewSchema = reply(
     upcoming: z
       .array(z.object({ eventId: z.string(), startsAt: InstantReply, status: z.enum(EVENT_STATUSES) }))
       .describe('The next occurrences that are scheduled or live (up to 10)'),
+    endedAt: InstantReply.nullable().describe(
+      'When the host ended the series: no occurrence is scheduled after that; those scheduled before it stay',
+    ),
     createdAt: InstantReply,
     updatedAt: InstantReply,
   }),
@@ -295,6 +298,17 @@ export type SeriesListQueryInput = z.input<typeof SeriesListQuerySchema>;
 export interface CalendarFile {
   filename: string;
   body: string;
+}
+
+/**
+ * A series' calendar file, or only its entity tag when the caller's `ifNoneMatch` names it: the
+ * tag comes from one query of the occurrences' versions, so a conditional read renders nothing.
+ */
+export interface SeriesCalendarFile {
+  filename: string;
+  etag: string;
+  /** Null when `ifNoneMatch` named `etag` (the caller's copy is current). */
+  body: string | null;
 }
 
 const EventRef = z.strictObject({ eventId: EventIdSchema });
@@ -327,7 +341,12 @@ export const Series = {
     'events.series.follow',
     z.strictObject({ seriesId: EventIdSchema, follow: z.boolean() }),
   ),
-  calendar: contract<CalendarFile>()('events.series.calendar', SeriesRef),
+  /** The host ends a series: nothing more is scheduled (docs/product.md "Series"). */
+  end: contract<SeriesView>()('events.series.end', SeriesRef),
+  calendar: contract<SeriesCalendarFile>()(
+    'events.series.calendar',
+    z.strictObject({ seriesId: EventIdSchema, ifNoneMatch: z.string().max(1000).optional() }),
+  ),
 } as const;
 
 // ---- Domain events (data: EventView for townhall.event.*, SeriesView for series.created) ----
@@ -346,6 +365,7 @@ export const SeriesTopics = {
   created: 'townhall.series.created',
   followed: 'townhall.series.followed',
   unfollowed: 'townhall.series.unfollowed',
+  ended: 'townhall.series.ended',
 } as const;
 
 export const SeriesFollowChangeSchema = busSchema(
@@ -494,7 +514,7 @@ export const SeriesRoutes = routeGroup('Series', {
     reply: SeriesViewSchema,
     codes: ['series.not_found'],
   }),
-  /** Following RSVPs the follower to every future free occurrence (done by ticketing). */
+  /** Following RSVPs the follower to the next free occurrence, and each later one as it becomes the next (done by ticketing). */
   follow: httpRoute({
     ...following,
     contract: Series.follow,
@@ -503,7 +523,8 @@ export const SeriesRoutes = routeGroup('Series', {
     fixed: { follow: true },
     status: 200,
     summary: 'Follow a series',
-    description: 'RSVPs the caller to every future free occurrence with a seat, once each (idempotent).',
+    description:
+      'RSVPs the caller to the next free occurrence with a seat, and to each later one when it becomes the next (once the one before has started), if a seat is still free then. Until then a later occurrence is open to everyone. Idempotent.',
   }),
   unfollow: httpRoute({
     ...following,
@@ -513,5 +534,21 @@ export const SeriesRoutes = routeGroup('Series', {
     fixed: { follow: false },
     summary: 'Stop following a series',
     description: 'Stops future automatic RSVPs (idempotent).',
+  }),
+  /** The host ends the series: idempotent, an ended series answers as it is. */
+  end: httpRoute({
+    contract: Series.end,
+    method: 'POST',
+    path: '/events/series/:id/end',
+    fields: { id: 'seriesId' },
+    params: SeriesPath,
+    rest: 'none',
+    signed: true,
+    status: 200,
+    summary: 'End a series',
+    description:
+      'The host only. No occurrence is scheduled after this; each occurrence not yet started that nobody holds a ticket for is cancelled, and those with tickets stay (the host may cancel each, which refunds its tickets). Ending an ended series answers the same series (idempotent).',
+    reply: SeriesViewSchema,
+    codes: ['series.not_found', 'role.forbidden'],
   }),
 });

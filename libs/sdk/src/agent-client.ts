@@ -250,6 +250,9 @@ export class AgentClient {
     get: (seriesId: string) => this.route(SeriesRoutes.get, { seriesId }),
     follow: (seriesId: string) => this.route(SeriesRoutes.follow, { seriesId, follow: true }),
     unfollow: (seriesId: string) => this.route(SeriesRoutes.unfollow, { seriesId, follow: false }),
+    /** The host ends the series: nothing more is scheduled; idempotent. */
+    end: (seriesId: string) => this.route(SeriesRoutes.end, { seriesId }),
+    /** The occurrences from 3 months back to 12 months ahead, as an iCalendar file. */
     calendar: (seriesId: string) =>
       this.call<string>('GET', `/events/series/${encodeURIComponent(seriesId)}/calendar.ics`, {
         signed: false,

@@ -52,11 +52,13 @@ interface ListOptions {
   cursor?: string;
 }
 
-/** `series create|list|get|follow`: recurring events. */
+/** `series create|list|get|follow|end`: recurring events. */
 export function registerSeries(program: Command, io: CliIo): void {
   const series = program
     .command('series')
-    .description('recurring events (RRULE); following one RSVPs you to its free occurrences');
+    .description(
+      'recurring events (RRULE); following one RSVPs you to its next free occurrence, and each later one as it comes',
+    );
 
   series
     .command('create')
@@ -117,7 +119,9 @@ export function registerSeries(program: Command, io: CliIo): void {
 
   series
     .command('follow')
-    .description('follow a series: a ticket for every future free occurrence')
+    .description(
+      'follow a series: a ticket for its next free occurrence, and for each later one when it becomes the next (if a seat is free then)',
+    )
     .argument('<seriesId>')
     .option('--unfollow', 'stop following it')
     .action(async (seriesId: string, options: { unfollow?: boolean }, command: Command) => {
@@ -130,5 +134,18 @@ export function registerSeries(program: Command, io: CliIo): void {
         `${options.unfollow ? 'unfollowed' : 'following'} "${view.title}" (${view.followerCount} follower${view.followerCount === 1 ? '' : 's'})`,
         ...seriesLines(view).slice(1),
       ]);
+    });
+
+  series
+    .command('end')
+    .description(
+      'end a series you host: nothing more is scheduled; occurrences nobody holds a ticket for are cancelled, the others stay',
+    )
+    .argument('<seriesId>')
+    .action(async (seriesId: string, _options: unknown, command: Command) => {
+      const context = contextOf(command, io);
+      const agent = await context.agent();
+      const view = await agent.series.end(seriesId);
+      context.print(view, (ended) => [`ended "${ended.title}"`, ...seriesLines(ended).slice(1)]);
     });
 }

@@ -14,6 +14,6 @@ export class CalendarHandler {
 
   @Handle(Series.calendar)
   series(data: ParsedRequestOf<typeof Series.calendar>) {
-    return this.calendar.seriesCalendar(data.seriesId);
+    return this.calendar.seriesCalendar(data.seriesId, data.ifNoneMatch);
   }
 }

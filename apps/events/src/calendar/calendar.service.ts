@@ -1,14 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { CalendarFile } from '@townhall/contracts';
+import type { CalendarFile, SeriesCalendarFile } from '@townhall/contracts';
 import { queryRows } from '@townhall/platform/service';
 import { DataSource } from 'typeorm';
 import { EventsService } from '../events/events.service.js';
 import { EVENT_COLUMNS, type EventRow } from '../events/event-row.js';
 import { SeriesService } from '../series/series.service.js';
-import { PUBLIC_BASE_URL } from '../tokens.js';
+import { CLOCK, PUBLIC_BASE_URL, type Clock } from '../tokens.js';
 import { renderCalendar, type CalendarEvent } from './ics.js';
+import { seriesCalendarTag, seriesCalendarWindow } from './series-window.js';
 
-/** RFC 5545 exports of one event and of a whole series (every occurrence, cancelled ones included). */
+/**
+ * RFC 5545 exports of one event and of a series (its occurrences from 3 months back to 12 ahead,
+ * cancelled ones included: seriesCalendarWindow).
+ */
 @Injectable()
 export class CalendarService {
   constructor(
@@ -16,6 +20,7 @@ export class CalendarService {
     private readonly events: EventsService,
     private readonly series: SeriesService,
     @Inject(PUBLIC_BASE_URL) private readonly baseUrl: string,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async event(eventId: string): Promise<CalendarFile> {
@@ -26,15 +31,31 @@ export class CalendarService {
     };
   }
 
-  async seriesCalendar(seriesId: string): Promise<CalendarFile> {
+  /**
+   * The series' file and its entity tag; only the tag (body null) when `ifNoneMatch` names it, which
+   * costs two index reads and no rendering.
+   */
+  async seriesCalendar(seriesId: string, ifNoneMatch?: string): Promise<SeriesCalendarFile> {
     const series = await this.series.row(this.dataSource.manager, seriesId);
+    const { from, to } = seriesCalendarWindow(this.clock());
+    const [versions] = await queryRows<{ occurrences: string | null }>(
+      this.dataSource,
+      `SELECT count(*) || ':' || md5(string_agg(id::text || ':' || version, ',' ORDER BY starts_at, id)) AS occurrences
+       FROM events.events WHERE series_id = $1 AND starts_at >= $2 AND starts_at < $3`,
+      [seriesId, from, to],
+    );
+    const filename = `series-${series.id}.ics`;
+    const etag = seriesCalendarTag(series.updated_at, versions?.occurrences ?? '', this.baseUrl);
+    if (ifNoneMatch !== undefined && matchesTag(ifNoneMatch, etag)) return { filename, etag, body: null };
     const rows = await queryRows<EventRow>(
       this.dataSource,
-      `SELECT ${EVENT_COLUMNS} FROM events.events WHERE series_id = $1 ORDER BY starts_at, id`,
-      [seriesId],
+      `SELECT ${EVENT_COLUMNS} FROM events.events
+       WHERE series_id = $1 AND starts_at >= $2 AND starts_at < $3 ORDER BY starts_at, id`,
+      [seriesId, from, to],
     );
     return {
-      filename: `series-${series.id}.ics`,
+      filename,
+      etag,
       body: renderCalendar(
         rows.map((row) => this.entry(row)),
         { name: series.title, baseUrl: this.baseUrl },
@@ -59,4 +80,12 @@ export class CalendarService {
       seriesId: row.series_id,
     };
   }
+}
+
+/** RFC 9110 If-None-Match: a list of (possibly weak) entity tags, or `*`. */
+function matchesTag(ifNoneMatch: string, etag: string): boolean {
+  return ifNoneMatch
+    .split(',')
+    .map((tag) => tag.trim())
+    .some((tag) => tag === '*' || tag.replace(/^W\//, '') === etag);
 }

@@ -1,6 +1,7 @@
 import {
   HORIZON,
   RecurrenceSchema,
+  extensionDue,
   firstOccurrences,
   normaliseRrule,
   plannedOccurrences,
@@ -587,5 +588,50 @@ describe('the end of storable time', () => {
     expect(planned.length).toBeGreaterThan(0);
     expect(planned.every((o) => o.startsAt.getTime() <= last)).toBe(true);
     expect(instants(planned).at(-1)).toBe('9999-11-30T12:00:00.000Z');
+  });
+});
+
+describe('extensionDue: when a series needs extending next', () => {
+  const weekly = rec('2027-01-07T19:00', 'UTC', 'FREQ=WEEKLY');
+
+  it('is when the next occurrence comes within the horizon', () => {
+    const now = new Date('2027-01-01T00:00:00Z');
+    const planned = plannedOccurrences(weekly, now);
+    expect(planned).toHaveLength(13); // 2027-01-07 .. 2027-04-01, 12 weeks past the first
+    // The 14th (2027-04-08T19:00Z) comes within 12 weeks on 2027-01-14T19:00Z.
+    expect(extensionDue(weekly, planned, now)?.toISOString()).toBe('2027-01-14T19:00:00.000Z');
+    // Planned then, it is planned; a moment before, it is not.
+    const due = extensionDue(weekly, planned, now)!;
+    expect(plannedOccurrences(weekly, due).at(-1)!.index).toBe(13);
+    expect(plannedOccurrences(weekly, new Date(due.getTime() - 1)).at(-1)!.index).toBe(12);
+  });
+
+  it('is when fewer than ten would be upcoming, for a series whose horizon holds fewer', () => {
+    const monthly = rec('2027-03-01T18:00', 'UTC', 'FREQ=MONTHLY');
+    const now = new Date('2027-02-01T00:00:00Z');
+    const planned = plannedOccurrences(monthly, now);
+    expect(planned).toHaveLength(10);
+    // Once the first (2027-03-01) has started, nine are upcoming: the eleventh is due then.
+    expect(extensionDue(monthly, planned, now)?.toISOString()).toBe('2027-03-01T18:00:00.000Z');
+  });
+
+  it('is never, once COUNT or UNTIL leaves nothing after the last planned one', () => {
+    const counted = rec('2027-01-07T19:00', 'UTC', 'FREQ=WEEKLY;COUNT=4');
+    const now = new Date('2027-01-01T00:00:00Z');
+    expect(extensionDue(counted, plannedOccurrences(counted, now), now)).toBeNull();
+    const until = rec('2027-01-07T19:00', 'UTC', 'FREQ=DAILY;UNTIL=20270110');
+    expect(extensionDue(until, plannedOccurrences(until, now), now)).toBeNull();
+    expect(extensionDue(weekly, [], now)).toBeNull();
+  });
+
+  it('is never sooner than a minute from now, so one pass cannot take a series twice', () => {
+    const daily = rec('2027-01-01T00:00', 'UTC', 'FREQ=DAILY');
+    const now = new Date('2027-01-01T00:00:00Z');
+    const planned = plannedOccurrences(daily, now);
+    // The 86th (2027-03-27) comes within 12 weeks a day from now.
+    expect(extensionDue(daily, planned, now)?.toISOString()).toBe('2027-01-02T00:00:00.000Z');
+    // A pass that finds a due time already come (a clock that jumped back) still moves it past now.
+    const later = new Date('2027-01-05T00:00:00Z');
+    expect(extensionDue(daily, planned, later)?.toISOString()).toBe('2027-01-05T00:01:00.000Z');
   });
 });

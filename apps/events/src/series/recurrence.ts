@@ -474,6 +474,26 @@ export function plannedOccurrences(recurrence: RecurrenceInput, now: Date): Occu
     .map((zdt, i) => toOccurrence(zdt, pastCount + i));
 }
 
+/**
+ * When plannedOccurrences will next plan an occurrence after `planned` (what it planned at `now`),
+ * so that the periodic extension looks at a series only then: the earlier of the next occurrence
+ * coming within the horizon and the tenth-last planned one starting (after which fewer than
+ * HORIZON.minUpcoming are upcoming). Null when the rule has no occurrence after the last planned
+ * one (COUNT or UNTIL reached): such a series never needs extending again. Never before `now` plus
+ * a minute, so one extension pass cannot pick the same series twice.
+ */
+export function extensionDue(recurrence: RecurrenceInput, planned: Occurrence[], now: Date): Date | null {
+  const last = planned.at(-1);
+  if (last === undefined) return null;
+  const { rule } = compile(recurrence);
+  const next: TemporalZonedDateTime | null = rule.next(new Date(last.startsAt.getTime()), false);
+  if (next === null || next.epochMilliseconds > LAST_START_MS) return null;
+  let due = next.epochMilliseconds - HORIZON.weeks * 7 * DAY_MS;
+  const tenthLast = planned.at(-HORIZON.minUpcoming);
+  if (tenthLast !== undefined) due = Math.min(due, tenthLast.startsAt.getTime());
+  return new Date(Math.max(due, now.getTime() + 60_000));
+}
+
 /** The first `limit` occurrences from the start (for previews, tests). */
 export function firstOccurrences(recurrence: RecurrenceInput, limit: number): Occurrence[] {
   if (!Number.isInteger(limit) || limit < 0) {

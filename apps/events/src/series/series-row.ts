@@ -8,11 +8,13 @@ export interface SeriesRow {
   host_id: string;
   recurrence: { startsAt: string; timezone: string; rrule: string };
   template: SeriesTemplate;
+  ended_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
 
-export const SERIES_COLUMNS = 'id, title, description, host_id, recurrence, template, created_at, updated_at';
+export const SERIES_COLUMNS =
+  'id, title, description, host_id, recurrence, template, ended_at, created_at, updated_at';
 
 export function toSeriesView(
   row: SeriesRow,
@@ -28,6 +30,7 @@ export function toSeriesView(
     template: row.template,
     followerCount,
     upcoming,
+    endedAt: row.ended_at?.toISOString() ?? null,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

@@ -22,6 +22,11 @@ export class SeriesHandler {
     return this.series.get(data.seriesId);
   }
 
+  @Handle(Series.end)
+  end(data: ParsedRequestOf<typeof Series.end>, meta: MessageMeta) {
+    return this.series.end(data.seriesId, signedMeta(meta).caller);
+  }
+
   @Handle(Series.follow)
   follow(data: ParsedRequestOf<typeof Series.follow>, meta: MessageMeta) {
     return this.series.follow(data.seriesId, signedMeta(meta).caller, data.follow);

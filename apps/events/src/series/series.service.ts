@@ -24,6 +24,7 @@ import { OutboxWriter } from '@townhall/platform/service';
 import type { EventsConfig } from '../config.js';
 import { CLOCK, LOGGER, type Clock } from '../tokens.js';
 import {
+  extensionDue,
   firstOccurrences,
   normaliseRrule,
   plannedOccurrences,
@@ -43,6 +44,8 @@ const RecurrenceField = z.strictObject({ recurrence: RecurrenceSchema });
  */
 /** How far back a new series may start. */
 const MAX_PAST_START_MS = 7 * 86_400_000;
+/** Series extended per transaction of a pass. */
+const EXTEND_BATCH = 50;
 
 @Injectable()
 export class SeriesService {
@@ -98,9 +101,16 @@ export class SeriesService {
     const seriesId = await this.outbox.run(async (manager) => {
       const [row] = await queryRows<SeriesRow>(
         manager,
-        `INSERT INTO events.series (title, description, host_id, recurrence, template)
-         VALUES ($1, $2, $3, $4::jsonb, $5::jsonb) RETURNING ${SERIES_COLUMNS}`,
-        [input.title, input.description, hostId, JSON.stringify(stored), JSON.stringify(template)],
+        `INSERT INTO events.series (title, description, host_id, recurrence, template, extend_due_at)
+         VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6) RETURNING ${SERIES_COLUMNS}`,
+        [
+          input.title,
+          input.description,
+          hostId,
+          JSON.stringify(stored),
+          JSON.stringify(template),
+          extensionDue(stored, planned, now),
+        ],
       );
       const created = await this.materialize(manager, row!, planned);
       const view = toSeriesView(
@@ -159,17 +169,20 @@ export class SeriesService {
   }
 
   /** The views of `rows`, in their order: follower counts and next 10 occurrences in two queries. */
-  private async views(rows: SeriesRow[]): Promise<SeriesView[]> {
+  private async views(
+    rows: SeriesRow[],
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<SeriesView[]> {
     if (rows.length === 0) return [];
     const ids = rows.map((row) => row.id);
     const counts = await queryRows<{ series_id: string; count: number }>(
-      this.dataSource,
+      manager,
       `SELECT series_id, count(*)::int AS count FROM events.series_followers
        WHERE series_id = ANY($1::uuid[]) GROUP BY series_id`,
       [ids],
     );
     const upcoming = await queryRows<{ series_id: string; id: string; starts_at: Date; status: EventStatus }>(
-      this.dataSource,
+      manager,
       `SELECT series_id, id, starts_at, status FROM (
          SELECT series_id, id, starts_at, status,
                 row_number() OVER (PARTITION BY series_id ORDER BY starts_at, id) AS rank
@@ -215,25 +228,85 @@ export class SeriesService {
   }
 
   /**
-   * Creates the occurrences that have come within the horizon since the last run, as time passes.
-   * Safe on every replica at once: creating an occurrence is idempotent.
+   * The host ends the series (docs/product.md "Series"): nothing is scheduled for it any more, and
+   * each occurrence not yet started that nobody holds a ticket for (the `tickets_sold` counts) is
+   * cancelled; those with tickets stay, for their holders, until the host cancels one. The series
+   * row is locked first, so an extension at work finishes before and one after finds it ended.
+   * Idempotent: an ended series answers as it is, and nothing is announced again.
+   */
+  async end(seriesId: string, caller: string): Promise<SeriesView> {
+    await this.outbox.run(async (manager) => {
+      const series = await this.row(manager, seriesId, { lock: true });
+      if (series.host_id !== caller)
+        throw new DomainError('role.forbidden', 'Only the host can end this series');
+      if (series.ended_at !== null) return;
+      const now = this.clock();
+      await queryRows(
+        manager,
+        'UPDATE events.series SET ended_at = $2, extend_due_at = NULL, updated_at = now() WHERE id = $1',
+        [seriesId, now],
+      );
+      const cancelled = await queryRows<EventRow>(
+        manager,
+        `UPDATE events.events SET status = 'cancelled', cancelled_at = now(), updated_at = now(), version = version + 1
+         WHERE series_id = $1 AND status = 'scheduled' AND starts_at > $2
+           AND NOT EXISTS (SELECT 1 FROM jsonb_each_text(tickets_sold) AS sold WHERE sold.value::int > 0)
+         RETURNING ${EVENT_COLUMNS}`,
+        [seriesId, now],
+      );
+      cancelled.sort((a, b) => a.starts_at.getTime() - b.starts_at.getTime());
+      const [view] = await this.views([await this.row(manager, seriesId)], manager);
+      await this.outbox.announce(manager, [
+        ...cancelled.map((row) => ({ type: EventTopics.cancelled, subject: row.id, data: toEventView(row) })),
+        { type: SeriesTopics.ended, subject: seriesId, data: view! },
+      ]);
+    });
+    return this.get(seriesId);
+  }
+
+  /**
+   * Creates the occurrences that have come within the horizon since the last look, as time passes.
+   * Only live series whose `extend_due_at` has come are read, a batch at a time, each locked with
+   * `FOR UPDATE SKIP LOCKED` in the transaction that extends it and moves its due time on: on
+   * every replica at once, each due series is extended by one of them, and an ended one by none.
    */
   @Periodic<EventsConfig>({ every: 'SERIES_EXTEND_INTERVAL_MS', runAtStart: true })
   async extendAll(): Promise<number> {
     const now = this.clock();
-    const all = await queryRows<SeriesRow>(this.dataSource, `SELECT ${SERIES_COLUMNS} FROM events.series`);
     let created = 0;
-    for (const series of all) {
-      // One series that cannot be extended (say, a zone the runtime no longer knows) must not stop the others.
-      try {
-        const planned = plannedOccurrences(series.recurrence, now);
-        if (planned.length > 0)
-          created += (await this.outbox.run((manager) => this.materialize(manager, series, planned))).length;
-      } catch (error) {
-        this.logger.error({ err: error, seriesId: series.id }, 'could not extend series');
-      }
+    for (;;) {
+      const { count, full } = await this.outbox.run(async (manager) => {
+        const due = await queryRows<SeriesRow>(
+          manager,
+          `SELECT ${SERIES_COLUMNS} FROM events.series
+           WHERE ended_at IS NULL AND extend_due_at <= $1
+           ORDER BY extend_due_at LIMIT ${EXTEND_BATCH} FOR UPDATE SKIP LOCKED`,
+          [now],
+        );
+        let count = 0;
+        for (const series of due) {
+          let planned: Occurrence[] = [];
+          let next: Date | null;
+          // One series whose rule cannot be expanded (say, a zone the runtime no longer knows)
+          // must not stop the others: it is looked at again a day later.
+          try {
+            planned = plannedOccurrences(series.recurrence, now);
+            next = extensionDue(series.recurrence, planned, now);
+          } catch (error) {
+            this.logger.error({ err: error, seriesId: series.id }, 'could not extend series');
+            next = new Date(now.getTime() + 86_400_000);
+          }
+          if (planned.length > 0) count += (await this.materialize(manager, series, planned)).length;
+          await queryRows(manager, 'UPDATE events.series SET extend_due_at = $2 WHERE id = $1', [
+            series.id,
+            next,
+          ]);
+        }
+        return { count, full: due.length === EXTEND_BATCH };
+      });
+      created += count;
+      if (!full) return created;
     }
-    return created;
   }
 
   /** Inserts the occurrences that do not exist yet and announces each new one. */
@@ -275,11 +348,13 @@ export class SeriesService {
     return rows;
   }
 
-  async row(manager: EntityManager, seriesId: string): Promise<SeriesRow> {
+  async row(manager: EntityManager, seriesId: string, options: { lock?: boolean } = {}): Promise<SeriesRow> {
     const [row] = isUuid(seriesId)
-      ? await queryRows<SeriesRow>(manager, `SELECT ${SERIES_COLUMNS} FROM events.series WHERE id = $1`, [
-          seriesId,
-        ])
+      ? await queryRows<SeriesRow>(
+          manager,
+          `SELECT ${SERIES_COLUMNS} FROM events.series WHERE id = $1${options.lock ? ' FOR UPDATE' : ''}`,
+          [seriesId],
+        )
       : [];
     if (!row) throw new DomainError('series.not_found', `No series ${seriesId}`);
     return row;

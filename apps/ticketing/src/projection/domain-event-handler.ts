@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import {
   EventTopics,
   SeriesTopics,
@@ -8,11 +8,9 @@ import {
 } from '@townhall/contracts';
 import { OutboxWriter, claimEventOnce, OnDomainEvent, queryRows } from '@townhall/platform/service';
 import type { EntityManager } from 'typeorm';
+import { lockSeries, SeriesFollowers } from '../follows/series-followers.js';
 import { CancelEventTickets } from '../tickets/cancel-event-tickets.js';
-import { TakeSeat } from '../tickets/take-seat.js';
-import { CLOCK, LOGGER, type Clock, type Logger } from '../tokens.js';
 import { WaitlistSeats } from '../waitlist/waitlist-seats.js';
-import { EVENT_COLUMNS, type EventRow } from './event-row.js';
 import { EventsProjection } from './events-projection.js';
 
 export const CONSUMER = 'ticketing';
@@ -27,17 +25,16 @@ export class DomainEventHandler {
   constructor(
     private readonly outbox: OutboxWriter,
     private readonly events: EventsProjection,
-    private readonly takeSeat: TakeSeat,
+    private readonly followers: SeriesFollowers,
     private readonly cancelTickets: CancelEventTickets,
     private readonly waitlist: WaitlistSeats,
-    @Inject(CLOCK) private readonly clock: Clock,
-    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   /**
    * Two durable consumers, one per subject filter so that the server filters (several filters on
    * one consumer need NATS 2.10). Either order of arrival between the two is handled: a follow
-   * RSVPs the occurrences known so far, a new occurrence RSVPs the followers known so far.
+   * RSVPs to the next occurrence known so far, a new occurrence that is its series' next RSVPs
+   * the followers known so far (SeriesFollowers).
    */
   @OnDomainEvent('townhall.event.>', { durable: 'ticketing-events' })
   @OnDomainEvent('townhall.series.>', { durable: 'ticketing-series' })
@@ -68,13 +65,7 @@ export class DomainEventHandler {
     // An ended event sells nothing more: its line is over.
     if (view.status === 'past') await this.waitlist.closeLine(manager, view.id);
     if (!scheduled || !view.seriesId || view.ticketing.mode !== 'free') return;
-    const followers = await queryRows<{ agent_id: string }>(
-      manager,
-      'SELECT agent_id FROM ticketing.follows WHERE series_id = $1 ORDER BY agent_id',
-      [view.seriesId],
-    );
-    const event = await this.events.find(manager, view.id);
-    if (event) for (const { agent_id } of followers) await this.rsvpFollower(manager, event, agent_id);
+    await this.followers.seatNext(manager, view.seriesId);
   }
 
   /** Cancels every ticket of the event and refunds each paid one in full, once. */
@@ -88,21 +79,9 @@ export class DomainEventHandler {
     await this.waitlist.closeLine(manager, view.id);
   }
 
-  /** A new follower gets a ticket for every future free occurrence that has a seat. */
-  private async followed(manager: EntityManager, change: SeriesFollowChange): Promise<void> {
-    await lockSeries(manager, change.seriesId);
-    await queryRows(
-      manager,
-      'INSERT INTO ticketing.follows (series_id, agent_id) VALUES ($1, $2) ON CONFLICT DO NOTHING',
-      [change.seriesId, change.agentId],
-    );
-    const upcoming = await queryRows<EventRow>(
-      manager,
-      `SELECT ${EVENT_COLUMNS} FROM ticketing.events
-       WHERE series_id = $1 AND status = 'scheduled' AND starts_at > $2 AND ticketing->>'mode' = 'free' ORDER BY starts_at`,
-      [change.seriesId, this.clock()],
-    );
-    for (const event of upcoming) await this.rsvpFollower(manager, event, change.agentId);
+  /** A new follower gets a ticket for the series' next free occurrence, if it has a seat. */
+  private followed(manager: EntityManager, change: SeriesFollowChange): Promise<void> {
+    return this.followers.followed(manager, change.seriesId, change.agentId);
   }
 
   private async unfollowed(manager: EntityManager, change: SeriesFollowChange): Promise<void> {
@@ -111,32 +90,4 @@ export class DomainEventHandler {
       change.agentId,
     ]);
   }
-
-  /**
-   * One follower's ticket, inside a savepoint: a full occurrence or a ticket the follower
-   * already holds is skipped without undoing the rest of the transaction.
-   */
-  private async rsvpFollower(manager: EntityManager, event: EventRow, agentId: string): Promise<void> {
-    await manager.query('SAVEPOINT follower_rsvp');
-    try {
-      await this.takeSeat.freeIn(manager, event, agentId);
-      await manager.query('RELEASE SAVEPOINT follower_rsvp');
-    } catch (error) {
-      await manager.query('ROLLBACK TO SAVEPOINT follower_rsvp');
-      this.logger.debug(
-        { eventId: event.event_id, agentId, err: error },
-        'follower not RSVPed (full or already holding)',
-      );
-    }
-  }
-}
-
-/**
- * A new occurrence and a new follower of the same series are handled by two consumers at
- * once; each reads what the other writes (followers, occurrences). Holding this lock while
- * doing so serialises them, so the later one always sees the earlier one's commit and no
- * follower misses an occurrence.
- */
-async function lockSeries(manager: EntityManager, seriesId: string): Promise<void> {
-  await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`ticketing.series:${seriesId}`]);
 }

@@ -45,6 +45,7 @@ export async function benchSystem({ port, name, env: extra = {}, privatePostgres
     RATE_LIMIT_READS_PER_SECOND: '1000000',
     RATE_LIMIT_WRITES_PER_SECOND: '1000000',
     RATE_LIMIT_WRITE_BURST: '1000000',
+    RATE_LIMIT_SIGNED_PER_ADDRESS_PER_SECOND: '1000000',
     ...extra,
   };
   const probes = Object.fromEntries([...SERVICES, GATEWAY].map((app, i) => [app, port + 1 + i]));

@@ -22,6 +22,8 @@ describe('fuzz: the standalone process', () => {
     standalone = await StandaloneProcess.start({
       RATE_LIMIT_WRITES_PER_SECOND: '0',
       RATE_LIMIT_READS_PER_SECOND: '0',
+      RATE_LIMIT_SIGNED_PER_ADDRESS_PER_SECOND: '0',
+      AUTH_FAILURES_PER_ADDRESS: '0',
       X402_FACILITATOR: 'solana-local',
       SOLANA_LOCAL_RPC_PORT: String(rpcPort),
     });

@@ -167,6 +167,7 @@ describeBrowser('the watch page and the index in Chromium', () => {
           PUBLIC_BASE_URL: origin,
           RATE_LIMIT_WRITES_PER_SECOND: '0',
           RATE_LIMIT_READS_PER_SECOND: '0',
+          RATE_LIMIT_SIGNED_PER_ADDRESS_PER_SECOND: '0',
           LIVE_REPLAY_LIMIT: String(REPLAY_LIMIT),
         },
         port,

@@ -125,6 +125,17 @@ export const GatewayConfigSchema = BaseConfigSchema.extend({
   RATE_LIMIT_WRITE_BURST: perSecond.default(40),
   /** Unsigned requests per client IP, and signed GET/HEAD per agent, per second. */
   RATE_LIMIT_READS_PER_SECOND: perSecond.default(200),
+  /**
+   * Signed requests per client address (an IPv6 /64) per second, counted before the signature is
+   * looked at (rate-limit/address-limits.ts), shared by every replica.
+   */
+  RATE_LIMIT_SIGNED_PER_ADDRESS_PER_SECOND: perSecond.default(200),
+  /** Signed requests refused as not authentic that block their address; 0 turns the block off. */
+  AUTH_FAILURES_PER_ADDRESS: z.coerce.number().int().min(0).max(1_000_000).default(20),
+  /** The window those failures are counted in. */
+  AUTH_FAILURE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  /** How long a blocked address is refused every signed request (429 auth.address_blocked). */
+  AUTH_FAILURE_BLOCK_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   TRUST_PROXY: TrustProxySchema,
 })
   .refine(

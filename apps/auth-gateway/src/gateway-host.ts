@@ -134,6 +134,7 @@ export async function startGateway(options: {
     liveStream: transport.liveStream,
     // Counted in the nonces' Redis: every replica spends one budget per agent and per IP (or in memory).
     rateLimits: { config, redis: nonces.redis },
+    addressLimits: { config, redis: nonces.redis },
     trustProxy: config.TRUST_PROXY,
     readCacheMaxAgeMs: config.READ_CACHE_MAX_AGE_MS,
     serverTimeouts: serverTimeoutsOf(config),

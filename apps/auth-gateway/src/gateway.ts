@@ -21,6 +21,7 @@ import { installQueryPolicy } from './input/query-policy.js';
 import { installRateLimits } from './rate-limit/rate-limited-requests.js';
 import { installCachedEventReads } from './read-cache/cached-event-reads.js';
 import type { RateLimitOptions } from './rate-limit/rate-limits.js';
+import { AddressLimits, type AddressLimitOptions } from './rate-limit/address-limits.js';
 import { installRequestTracing } from './request-tracing.js';
 import { requestIdFrom } from './request-context.js';
 import { siteOf } from './site/site.js';
@@ -43,6 +44,11 @@ export interface GatewayDependencies {
   readCacheMaxAgeMs?: number;
   /** Rate limits (docs/product.md "Limits"); without them nothing is limited. */
   rateLimits?: RateLimitOptions;
+  /**
+   * What a client address may spend on signed requests before any verify: a bucket, and a block
+   * after failed verifications (rate-limit/address-limits.ts); without it neither applies.
+   */
+  addressLimits?: AddressLimitOptions;
   /** Fastify's `trustProxy` (TRUST_PROXY): whose X-Forwarded-For names the client IP. */
   trustProxy?: boolean | string[];
   /** The HTTP server's timeouts (config.ts serverTimeoutsOf); SERVER_TIMEOUT_DEFAULTS without them. */
@@ -108,7 +114,15 @@ export async function createGateway(deps: GatewayDependencies): Promise<NestFast
   installGracefulClose(fastify, deps.audience);
   installHttpMetrics(fastify, deps.liveStream?.hub);
   const rateLimits = deps.rateLimits && installRateLimits(fastify, deps.rateLimits, deps.audience);
-  installSignedRequests(fastify, { ...deps, rateLimits });
+  const addressLimits =
+    deps.addressLimits &&
+    new AddressLimits(
+      deps.addressLimits.config,
+      // As the rate limits': environments and deployments that share a Redis stay apart.
+      `townhall:${deps.addressLimits.config.TOWNHALL_ENV}:ratelimit:${deps.audience}`,
+      deps.addressLimits.redis,
+    );
+  installSignedRequests(fastify, { ...deps, rateLimits, addressLimits });
   // After the rate limits (a refused read still counts), before the read cache (keyed on its result).
   installQueryPolicy(fastify, deps.audience);
   // After the rate limits: a cached read still counts against its client's quota.

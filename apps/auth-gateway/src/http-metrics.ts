@@ -20,6 +20,26 @@ export const authFailures = new Counter({
   registers: [metricsRegistry],
 });
 
+/**
+ * Ed25519 signature checks the gateway ran (verifier.verify), by outcome: what strangers make it
+ * spend. A flood of forged signatures from one address stops growing this once the address is
+ * blocked (rate-limit/address-limits.ts).
+ */
+export const signatureVerifications = new Counter({
+  name: 'townhall_signature_verifications_total',
+  help: 'Signatures the gateway verified, by outcome (verified, refused)',
+  labelNames: ['outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+/** Requests refused before their signature was looked at, by why (rate, blocked). */
+export const addressRefusals = new Counter({
+  name: 'townhall_address_refusals_total',
+  help: 'Signed requests refused per client address before any verify, by reason (rate, blocked)',
+  labelNames: ['reason'] as const,
+  registers: [metricsRegistry],
+});
+
 /** Requests answered 429 rate.limited, by the limit they hit (writes per agent, reads per IP or agent). */
 export const rateLimited = new Counter({
   name: 'townhall_rate_limited_total',

@@ -2,7 +2,7 @@
 import './tracing.js';
 import 'reflect-metadata';
 import type { Server } from 'node:http';
-import { createServer } from 'node:net';
+import { createServer, isIP } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
@@ -15,7 +15,7 @@ import {
 } from '@townhall/platform';
 import { WebhookSigner } from '@townhall/webhooks/service';
 import { DataDirInUse, lockDataDir, webhookSigningKey } from './data-dir.js';
-import { startStandalone } from './standalone.js';
+import { isLoopbackHost, startStandalone } from './standalone.js';
 
 const USAGE = `Usage: npm start -- [options]   (or: node apps/standalone/dist/main.js [options])
 
@@ -27,6 +27,10 @@ Options:
                        or TOWNHALL_DATA_DIR)
   --ephemeral          keep everything in memory; nothing is written
   --port <port>        the gateway's port (default 3000, or PORT)
+  --host <address>     the address the gateway and the probe port listen on (default
+                       127.0.0.1: this machine only; or HOST). Another address lets other
+                       machines in, and then webhooks to private addresses are refused
+                       (WEBHOOK_ALLOW_PRIVATE is true only on a loopback address)
   --probe-port <port>  also serve /healthz, /readyz and Prometheus /metrics on this
                        port, for operators (default none, or PROBE_PORT)
   --solana-local       tickets are paid in USDC on a real Solana runtime in this
@@ -48,6 +52,7 @@ try {
       'data-dir': { type: 'string' },
       ephemeral: { type: 'boolean', default: false },
       port: { type: 'string' },
+      host: { type: 'string' },
       'probe-port': { type: 'string' },
       'solana-local': { type: 'boolean', default: false },
       traces: { type: 'boolean', default: false },
@@ -70,6 +75,9 @@ if (args.ephemeral && args['data-dir'] !== undefined) {
 
 const env = { ...process.env };
 if (args.port !== undefined) env['PORT'] = args.port;
+// The probe port is bound before the start: the address is settled here, as startStandalone settles it.
+const host = args.host ?? (env['HOST'] || '127.0.0.1');
+env['HOST'] = host;
 if (args['solana-local']) env['X402_FACILITATOR'] = 'solana-local';
 const probePortText = args['probe-port'] ?? (env['PROBE_PORT'] || undefined);
 let probePort: number | undefined;
@@ -114,7 +122,8 @@ if (probePort !== undefined) {
     dataDir?.release();
     process.exit(1);
   }
-  probes = await startProbeServer(probePort, readiness);
+  // As the gateway: this machine only unless --host says otherwise (its /readyz names each failure).
+  probes = await startProbeServer(probePort, readiness, undefined, host);
 }
 
 let townhall;
@@ -142,15 +151,20 @@ stopGracefullyOnSignal('townhall', logger, async () => {
   }
 });
 
-const { url, parts } = townhall;
+const { url, parts, listening } = townhall;
+const local = isLoopbackHost(townhall.host);
 const probeAddress = probes?.address();
+const probeHost = local ? 'localhost' : isIP(townhall.host) === 6 ? `[${townhall.host}]` : townhall.host;
 const probeLine =
   typeof probeAddress === 'object' && probeAddress
-    ? `\n  Probes     http://localhost:${probeAddress.port}   (/healthz, /readyz, Prometheus /metrics)`
+    ? `\n  Probes     http://${probeHost}:${probeAddress.port}   (/healthz, /readyz, Prometheus /metrics)`
     : '';
+const reach = local
+  ? 'this machine only; --host to let others in'
+  : 'other machines may connect; webhooks to private addresses are refused';
 console.log(`
 Townhall is running (standalone) in ${((Date.now() - started) / 1000).toFixed(1)} s
-  API        ${url}
+  API        ${url}   (listening on ${listening}: ${reach})
   Docs       ${url}/docs   (OpenAPI: ${url}/openapi.json)${probeLine}
   Database   ${parts.database}
   Messaging  ${parts.messaging};  nonces ${parts.nonces}

@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { createServer, isIP } from 'node:net';
 import {
   GatewayConfigSchema,
   inProcessGatewayTransport,
@@ -10,6 +10,7 @@ import {
   InProcessBroker,
   InProcessEventLog,
   inProcessTransport,
+  ConfigError,
   loadConfig,
   natsConnectionOptions,
   openNatsTransport,
@@ -32,8 +33,12 @@ export interface StandaloneOptions {
 }
 
 export interface Standalone {
-  /** Where the gateway listens. */
+  /** The gateway's URL, as clients sign for it (PUBLIC_BASE_URL's origin in development). */
   url: string;
+  /** The address and port the gateway is bound to, e.g. 127.0.0.1:3000 or 0.0.0.0:3000. */
+  listening: string;
+  /** The address the gateway is bound to (HOST), where the probe port listens too. */
+  host: string;
   /** Which part is embedded and which is a server, for the banner. */
   parts: { database: string; messaging: string; nonces: string; payments: string };
   /** What `/readyz` checks (each service's database, NATS and Redis when used), for the probe port. */
@@ -51,6 +56,8 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
   const { logger } = options;
   const env: NodeJS.ProcessEnv = { ...options.env };
   env['PORT'] ??= '3000';
+  // This machine only, unless told otherwise (--host, HOST): a laptop's instance is not a server.
+  env['HOST'] ||= '127.0.0.1';
   // x402 resources and signing audiences must name the gateway's own origin, so "any free port"
   // is chosen now, before anything is built with the origin in it (not by the listen at the end).
   if (Number(env['PORT']) === 0 && env['PUBLIC_BASE_URL'] === undefined)
@@ -64,7 +71,14 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
   env['LEDGER_FAUCET'] ??= env['TOWNHALL_ENV'] === 'production' ? 'false' : 'true';
   // Webhooks to receivers on this machine or network (docs/product.md "Webhooks"), signed with
   // the data folder's key (main.ts), or with one for this run only (--ephemeral).
-  env['WEBHOOK_ALLOW_PRIVATE'] ??= env['TOWNHALL_ENV'] === 'production' ? 'false' : 'true';
+  // Only while nothing but this machine can reach the gateway: bound to any other address, an
+  // agent from elsewhere could make webhooks scan the host's network (docs/product.md "Webhooks").
+  const local = isLoopbackHost(env['HOST']);
+  if (!local && env['WEBHOOK_ALLOW_PRIVATE'] === 'true')
+    throw new ConfigError(
+      `Invalid configuration:\n  WEBHOOK_ALLOW_PRIVATE: must not be true while the gateway listens on ${env['HOST']} (--host, HOST): private webhook addresses are allowed only on a loopback address`,
+    );
+  env['WEBHOOK_ALLOW_PRIVATE'] ??= local && env['TOWNHALL_ENV'] !== 'production' ? 'true' : 'false';
   env['WEBHOOK_SIGNING_KEY'] ??= WebhookSigner.generate().secret;
   // One webhooks replica (on PGlite, one session without notices): its own changes are all there are.
   env['WEBHOOK_LISTEN'] ??= 'false';
@@ -148,8 +162,11 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
     // Stopping the gateway first: no new requests, live streams ended, in-flight ones finish.
     stops.push(() => gateway.stop());
     const port = gateway.port;
+    const host = gatewayConfig.HOST;
     return {
       url: `http://localhost:${port}`,
+      listening: `${isIP(host) === 6 ? `[${host}]` : host}:${port}`,
+      host,
       parts: {
         database: database
           ? options.pgdata
@@ -167,6 +184,18 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
     await stop().catch(() => undefined);
     throw error;
   }
+}
+
+/** Whether the gateway bound to `host` is reachable from this machine only. */
+export function isLoopbackHost(host: string | undefined): boolean {
+  if (host === undefined) return false;
+  const name = host.toLowerCase().replace(/^\[|\]$/g, '');
+  if (name === 'localhost' || name.endsWith('.localhost')) return true;
+  if (isIP(name) === 4) return name.startsWith('127.');
+  if (name === '::1' || name === '0:0:0:0:0:0:0:1') return true;
+  // An IPv4-mapped loopback address (::ffff:127.0.0.1).
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(name);
+  return mapped?.[1] !== undefined && mapped[1].startsWith('127.');
 }
 
 /** A port free right now on the loopback interface. */

@@ -1,6 +1,7 @@
 import { createSchemaDataSource, type PoolSettings } from '@townhall/platform/service';
 import type { DataSource } from 'typeorm';
 import { CreateWebhooks1765000000000 } from './migrations/1765000000000-create-webhooks.js';
+import { AttemptsWithoutAnswers1767300000000 } from './migrations/1767300000000-attempts-without-answers.js';
 
 export const WEBHOOKS_SCHEMA = 'webhooks';
 
@@ -9,7 +10,7 @@ export function createWebhooksDataSource(url: string, pool: PoolSettings = {}): 
     url,
     schema: WEBHOOKS_SCHEMA,
     entities: [],
-    migrations: [CreateWebhooks1765000000000],
+    migrations: [CreateWebhooks1765000000000, AttemptsWithoutAnswers1767300000000],
     pool,
   });
 }

@@ -27,6 +27,10 @@ export const PROBLEM_CODES = {
   'auth.agent_invalid': { status: 401, title: 'The agentId is not an acceptable Ed25519 public key' },
   'auth.signature_invalid': { status: 401, title: 'The signature does not verify' },
   'auth.nonce_replayed': { status: 401, title: 'The nonce was already used' },
+  'auth.address_blocked': {
+    status: 429,
+    title: 'Too many signed requests from this address failed: it is refused signed requests for a while',
+  },
 
   'role.forbidden': { status: 403, title: 'Your role in this event does not allow this' },
   'role.blocked': { status: 403, title: 'A moderator of this event has blocked you from taking part' },

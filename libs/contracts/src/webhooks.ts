@@ -100,7 +100,12 @@ export const WebhookAttemptViewSchema = reply(
     attemptedAt: InstantReply,
     status: z.number().int().nullable().describe("The receiver's HTTP status; null: no response"),
     durationMs: z.number().int(),
-    error: z.string().nullable().describe('Why it failed: the status, a timeout, a refused address...'),
+    error: z
+      .string()
+      .nullable()
+      .describe(
+        "Why it failed: `HTTP <status>`, a timeout, a refused address... Never the receiver's body, which is not kept",
+      ),
     outcome: z
       .enum(WEBHOOK_ATTEMPT_OUTCOMES)
       .describe('`delivered` (2xx), `retrying` (tried again later) or `given_up` (after 24 h)'),

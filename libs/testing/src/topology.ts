@@ -30,7 +30,12 @@ export const APPS = (
  * rate-limits.e2e-spec.ts does): other suites race dozens of writes by one agent, or hundreds of
  * reads from 127.0.0.1, on purpose.
  */
-const GATEWAY_DEFAULTS = { RATE_LIMIT_WRITES_PER_SECOND: '0', RATE_LIMIT_READS_PER_SECOND: '0' };
+const GATEWAY_DEFAULTS = {
+  RATE_LIMIT_WRITES_PER_SECOND: '0',
+  RATE_LIMIT_READS_PER_SECOND: '0',
+  RATE_LIMIT_SIGNED_PER_ADDRESS_PER_SECOND: '0',
+  AUTH_FAILURES_PER_ADDRESS: '0',
+};
 
 export interface TopologyOptions {
   /**

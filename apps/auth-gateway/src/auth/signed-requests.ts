@@ -1,8 +1,11 @@
 import { AuthError, type SignatureVerifier, type PendingRequest } from '@townhall/auth';
 import { DomainError } from '@townhall/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { sendProblem, toDomainError } from '../problem/problem.js';
+import { buildProblem, PROBLEM_CONTENT_TYPE, sendProblem, toDomainError } from '../problem/problem.js';
+import { addressRefusals, signatureVerifications } from '../http-metrics.js';
 import { assertTextFields, parseJsonBody } from '../input/input-policy.js';
+import type { AddressLimits, AddressRefusal } from '../rate-limit/address-limits.js';
+import { clientAddressKey } from '../rate-limit/client-address.js';
 import type { InstalledRateLimits } from '../rate-limit/rate-limited-requests.js';
 import type { Claim, NonceStore } from './nonce-store.js';
 
@@ -29,6 +32,11 @@ export interface SignedRequestOptions {
    * parsed or anything is forwarded.
    */
   rateLimits?: InstalledRateLimits | undefined;
+  /**
+   * What a client address may spend on signed requests before anything is verified: its bucket,
+   * and the block its failed verifications earn it (rate-limit/address-limits.ts).
+   */
+  addressLimits?: AddressLimits | undefined;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -52,6 +60,7 @@ export function carriesAcceptedSignature(request: FastifyRequest): boolean {
  */
 export function installSignedRequests(fastify: FastifyInstance, options: SignedRequestOptions): void {
   const { verifier, nonces, audience, rateLimits } = options;
+  const addressLimits = options.addressLimits?.enabled ? options.addressLimits : undefined;
   const now = options.now ?? Date.now;
 
   // Keep every body as raw bytes; JSON is parsed only after the signature is checked.
@@ -64,6 +73,12 @@ export function installSignedRequests(fastify: FastifyInstance, options: SignedR
 
   fastify.addHook('onRequest', async (request, reply) => {
     if (!request.routeOptions.config.signed && !carriesAcceptedSignature(request)) return;
+    // The address pays first: its bucket and its block are looked at before the headers are, and
+    // a refused request's body is never read.
+    if (addressLimits) {
+      const refusal = await addressLimits.admit(clientAddressKey(request.ip));
+      if (refusal) return refuseAddress(request, reply, refusal);
+    }
     try {
       request.pendingAuth = verifier.precheck({
         authorization: request.raw.headersDistinct['authorization'],
@@ -84,7 +99,12 @@ export function installSignedRequests(fastify: FastifyInstance, options: SignedR
     const pending = request.pendingAuth;
     if (pending) {
       try {
-        const verified = verifier.verify(pending, raw, audience);
+        let verified;
+        try {
+          verified = verifier.verify(pending, raw, audience);
+        } finally {
+          signatureVerifications.inc({ outcome: verified ? 'verified' : 'refused' });
+        }
         let claim: Claim;
         try {
           const windows = rateLimits?.windowsOf(request, verified.agentId);
@@ -120,9 +140,33 @@ export function installSignedRequests(fastify: FastifyInstance, options: SignedR
     return payload;
   });
 
-  function fail(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
+  async function fail(request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<FastifyReply> {
     const known = toDomainError(error);
     if (!known) throw error;
+    // Not authentic (forged, malformed, stale, replayed): counted against the address.
+    if (addressLimits && error instanceof AuthError) await addressLimits.failed(clientAddressKey(request.ip));
     return sendProblem(request, reply, known, audience);
+  }
+
+  function refuseAddress(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    refusal: AddressRefusal,
+  ): FastifyReply {
+    addressRefusals.inc({ reason: refusal.reason });
+    const error =
+      refusal.reason === 'rate'
+        ? new DomainError(
+            'rate.limited',
+            `Too many signed requests from this address (RateLimit-Policy ${refusal.limit};w=1); retry after ${refusal.retryAfterSeconds} s`,
+          )
+        : new DomainError(
+            'auth.address_blocked',
+            `More than ${refusal.failures} signed requests from this address failed verification within ${refusal.windowSeconds} s; signed requests from it are refused for ${refusal.retryAfterSeconds} s more`,
+          );
+    const problem = buildProblem(error, request.id, audience);
+    void reply.header('retry-after', String(refusal.retryAfterSeconds));
+    if (refusal.reason === 'rate') void reply.header('ratelimit-policy', `${refusal.limit};w=1`);
+    return reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
   }
 }

@@ -20,7 +20,7 @@ const ATTEMPT = {
   attemptedAt: '2027-03-04T19:00:05.000Z',
   status: 500,
   durationMs: 12,
-  error: 'HTTP 500: down',
+  error: 'HTTP 500',
   outcome: 'retrying',
 };
 const KEY = { keyId: '0123456789abcdef', publicKey: 'whpk_AAAA', algorithm: 'ed25519' };
@@ -98,7 +98,7 @@ describe('townhall webhooks', () => {
       ].join('\n'),
     );
     expect((await townhall('webhooks', 'deliveries', WEBHOOK.id)).stdout).toContain(
-      '2027-03-04T19:00:05.000Z  townhall.ticket.issued  2    500     12 ms  retrying  HTTP 500: down',
+      '2027-03-04T19:00:05.000Z  townhall.ticket.issued  2    500     12 ms  retrying  HTTP 500',
     );
     expect((await townhall('webhooks', 'delete', WEBHOOK.id)).stdout).toContain(`deleted ${WEBHOOK.id}`);
     expect((await townhall('webhooks', 'key')).stdout).toBe('whpk_AAAA  (ed25519, keyId 0123456789abcdef)\n');

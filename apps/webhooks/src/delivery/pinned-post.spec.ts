@@ -49,12 +49,9 @@ describe('postPinned', () => {
     expect(last.headers).toMatchObject({ 'content-type': 'application/json', 'webhook-id': 'x' });
   });
 
-  it('reports a non-2xx with a bit of its body, a 3xx included (redirects are not followed)', async () => {
+  it('reports a non-2xx by its status only, never its body, a 3xx included (redirects are not followed)', async () => {
     answer = (response) => response.writeHead(500).end('x'.repeat(10_000));
-    const failed = await postPinned(destination(), {}, '{}', 2_000);
-    expect(failed.status).toBe(500);
-    expect(failed.error).toMatch(/^HTTP 500: x+$/);
-    expect(failed.error!.length).toBeLessThan(220);
+    expect(await postPinned(destination(), {}, '{}', 2_000)).toEqual({ status: 500, error: 'HTTP 500' });
     answer = (response) => response.writeHead(302, { location: 'http://127.0.0.1:1/' }).end();
     expect(await postPinned(destination(), {}, '{}', 2_000)).toEqual({ status: 302, error: 'HTTP 302' });
   });

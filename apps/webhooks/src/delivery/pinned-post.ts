@@ -8,12 +8,13 @@ import type { Destination } from './destination.js';
 export interface PostOutcome {
   /** The HTTP status; null when no response came (refused, reset, timed out). */
   status: number | null;
-  /** Why it is not a success; null for a 2xx. */
+  /**
+   * Why it is not a success; null for a 2xx. Never any of the receiver's body: what an address
+   * answers is not for whoever made the service call it (a subscription to an internal address
+   * would read its pages).
+   */
   error: string | null;
 }
-
-/** How much of a failure's response body is kept, for the agent reading its deliveries. */
-const ERROR_BODY_BYTES = 200;
 
 /**
  * POSTs `body` to the destination's URL, connecting to exactly its checked address: the
@@ -70,25 +71,10 @@ export function postPinned(
     request.on('error', (error: NodeJS.ErrnoException) =>
       finish({ status: null, error: error.code ? `${error.code}: ${error.message}` : error.message }),
     );
+    // The status is all that is kept: the body is never read (finish ends the connection).
     request.on('response', (response: IncomingMessage) => {
       const status = response.statusCode ?? 0;
-      if (status >= 200 && status < 300) {
-        finish({ status, error: null });
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const failed = () => {
-        const text = Buffer.concat(chunks).subarray(0, ERROR_BODY_BYTES).toString('utf8').trim();
-        finish({ status, error: `HTTP ${status}${text ? `: ${text}` : ''}` });
-      };
-      response.on('data', (chunk: Buffer) => {
-        chunks.push(chunk);
-        size += chunk.length;
-        if (size >= ERROR_BODY_BYTES) failed();
-      });
-      response.on('end', failed);
-      response.on('error', failed);
+      finish({ status, error: status >= 200 && status < 300 ? null : `HTTP ${status}` });
     });
     request.end(payload);
   });

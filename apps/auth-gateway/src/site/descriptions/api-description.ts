@@ -118,7 +118,12 @@ rejected, not normalised. The body is capped (64 KiB by default; 413 above).
 Any failure is 401 with \`WWW-Authenticate: service realm="${serverUrl}"\` and a problem whose
 \`code\` says which check failed: \`auth.malformed\`, \`auth.timestamp_out_of_window\`,
 \`auth.agent_invalid\`, \`auth.signature_invalid\`, \`auth.nonce_replayed\`. If the nonce store
-cannot answer, the request fails closed: 503 \`dependency.unavailable\`.`;
+cannot answer, the request fails closed: 503 \`dependency.unavailable\`.
+
+Before any check, a signed request pays at its client address (an IPv6 client by its /64): 200
+signed requests a second (429 \`rate.limited\`), and an address with more than 20 requests refused
+as not authentic within a minute is refused every signed request for 5 minutes (429
+\`auth.address_blocked\`, \`Retry-After\` the time left), before its signature is looked at.`;
 }
 
 /** One line per tag of the document (each route's `tag`: its route group's, or its `@Route`'s). */

@@ -65,6 +65,8 @@ export const SIGNED_ROUTE_CODES: readonly ProblemCode[] = [
   'auth.agent_invalid',
   'auth.signature_invalid',
   'auth.nonce_replayed',
+  // Before any of those: the client address's block after its failed verifications.
+  'auth.address_blocked',
   'dependency.unavailable',
 ];
 /** Answered by a signed write that carries an Idempotency-Key (docs/protocol/idempotency.md). */

@@ -1,0 +1,40 @@
+import { AddressLimits, type AddressLimitConfig } from './address-limits.js';
+
+const CONFIG: AddressLimitConfig = {
+  TOWNHALL_ENV: 'development',
+  RATE_LIMIT_SIGNED_PER_ADDRESS_PER_SECOND: 5,
+  AUTH_FAILURES_PER_ADDRESS: 3,
+  AUTH_FAILURE_WINDOW_SECONDS: 60,
+  AUTH_FAILURE_BLOCK_SECONDS: 300,
+};
+
+describe('AddressLimits (in memory)', () => {
+  it('refuses an address past its signed requests per second, and no other address', async () => {
+    const limits = new AddressLimits(CONFIG, 'test');
+    const answers = [];
+    for (let i = 0; i < 7; i++) answers.push(await limits.admit('ip:198.51.100.1'));
+    expect(answers.slice(0, 5)).toEqual(Array(5).fill(undefined));
+    expect(answers[5]).toEqual({ reason: 'rate', limit: 5, retryAfterSeconds: 1 });
+    expect(await limits.admit('ip:198.51.100.2')).toBeUndefined();
+  });
+
+  it('blocks an address for AUTH_FAILURE_BLOCK_SECONDS once it failed more than AUTH_FAILURES_PER_ADDRESS times', async () => {
+    const limits = new AddressLimits({ ...CONFIG, RATE_LIMIT_SIGNED_PER_ADDRESS_PER_SECOND: 0 }, 'test');
+    for (let i = 0; i < 3; i++) await limits.failed('ip:198.51.100.3');
+    expect(await limits.admit('ip:198.51.100.3')).toBeUndefined();
+    await limits.failed('ip:198.51.100.3');
+    const refusal = await limits.admit('ip:198.51.100.3');
+    expect(refusal).toMatchObject({ reason: 'blocked', failures: 3, windowSeconds: 60 });
+    expect(refusal?.retryAfterSeconds).toBeGreaterThan(295);
+    expect(refusal?.retryAfterSeconds).toBeLessThanOrEqual(300);
+    expect(await limits.admit('ip:198.51.100.4')).toBeUndefined();
+  });
+
+  it('is off with both settings at 0', () => {
+    const limits = new AddressLimits(
+      { ...CONFIG, RATE_LIMIT_SIGNED_PER_ADDRESS_PER_SECOND: 0, AUTH_FAILURES_PER_ADDRESS: 0 },
+      'test',
+    );
+    expect(limits.enabled).toBe(false);
+  });
+});

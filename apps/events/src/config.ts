@@ -12,6 +12,14 @@ export const EventsConfigSchema = BaseConfigSchema.extend(DatabaseConfigSchema.s
     PROBE_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     /** The gateway's public origin, for absolute links in calendar files (publicBaseUrlOf). */
     PUBLIC_BASE_URL: PublicBaseUrlSchema,
+    /**
+     * The most one-off events one agent hosts at once that are scheduled or live (not ended, not
+     * cancelled); the next is refused with 409 event.limit_reached. A series' occurrences are
+     * bounded by SERIES_PER_HOST_LIMIT instead.
+     */
+    EVENTS_PER_HOST_LIMIT: z.coerce.number().int().min(1).max(100_000).default(50),
+    /** The most series one agent hosts at once that have not ended; the next is refused with 409 series.limit_reached. */
+    SERIES_PER_HOST_LIMIT: z.coerce.number().int().min(1).max(10_000).default(10),
     /** How often series are extended to their horizon (occurrences are created ahead of time). */
     SERIES_EXTEND_INTERVAL_MS: z.coerce
       .number()

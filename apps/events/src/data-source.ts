@@ -7,6 +7,7 @@ import { SeriesSearch1764650000000 } from './migrations/1764650000000-series-sea
 import { RecordingPublished1766000000000 } from './migrations/1766000000000-recording-published.js';
 import { EventReminders1766100000000 } from './migrations/1766100000000-event-reminders.js';
 import { OutboxClaims1767000000000 } from './migrations/1767000000000-outbox-claims.js';
+import { ListingRank1767300000000 } from './migrations/1767300000000-listing-rank.js';
 import { SeriesEnd1767230000000 } from './migrations/1767230000000-series-end.js';
 
 export const EVENTS_SCHEMA = 'events';
@@ -25,6 +26,7 @@ export function createEventsDataSource(url: string, pool: PoolSettings = {}): Da
       EventReminders1766100000000,
       OutboxClaims1767000000000,
       SeriesEnd1767230000000,
+      ListingRank1767300000000,
     ],
     pool,
   });

@@ -9,10 +9,12 @@ import { EventsService } from './events/events.service.js';
 import { SeriesHandler } from './series/series.handler.js';
 import { SeriesService } from './series/series.service.js';
 import { EventCounts } from './counts/event-counts.js';
+import { DEFAULT_HOST_LIMITS, type HostLimits } from './events/host-limits.js';
 import { PublishedRecordings } from './projection/published-recordings.js';
 import { EventReminders } from './reminders/event-reminders.js';
 import {
   CLOCK,
+  HOST_LIMITS,
   LOGGER,
   OUTBOX_RELAY,
   PUBLIC_BASE_URL,
@@ -33,6 +35,8 @@ export interface EventsModuleOptions {
   publicBaseUrl: string;
   reminderLeadMinutes: number;
   serviceTimeoutMs: number;
+  /** What one agent may host at once; the config's defaults (50 events, 10 series) without it. */
+  hostLimits?: HostLimits;
   clock?: Clock;
 }
 
@@ -50,6 +54,7 @@ export class EventsModule {
         { provide: PUBLIC_BASE_URL, useValue: options.publicBaseUrl },
         { provide: REMINDER_LEAD_MINUTES, useValue: options.reminderLeadMinutes },
         { provide: SERVICE_TIMEOUT_MS, useValue: options.serviceTimeoutMs },
+        { provide: HOST_LIMITS, useValue: options.hostLimits ?? DEFAULT_HOST_LIMITS },
         { provide: CLOCK, useValue: options.clock ?? (() => new Date()) },
         {
           provide: OutboxWriter,

@@ -34,6 +34,7 @@ async function defineEvents(
         publicBaseUrl: publicBaseUrlOf(config),
         reminderLeadMinutes: config.EVENT_REMINDER_LEAD_MINUTES,
         serviceTimeoutMs: config.SERVICE_TIMEOUT_MS,
+        hostLimits: { events: config.EVENTS_PER_HOST_LIMIT, series: config.SERIES_PER_HOST_LIMIT },
       }),
   };
 }

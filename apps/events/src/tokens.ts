@@ -16,3 +16,5 @@ export const SERVICES = Symbol('ServiceClient');
  * its turn behind others of the same event is refused (503), not run after its caller gave up.
  */
 export const SERVICE_TIMEOUT_MS = Symbol('ServiceTimeoutMs');
+/** EVENTS_PER_HOST_LIMIT and SERIES_PER_HOST_LIMIT: what one agent may host at once (events/host-limits.ts). */
+export const HOST_LIMITS = Symbol('HostLimits');

@@ -39,8 +39,12 @@ describe('events service: reminders before an event starts', () => {
     );
 
   beforeAll(async () => {
-    // Every 50 ms, 15 minutes ahead (the default lead).
-    events = await ServiceHarness.start(eventsService, { EVENT_REMINDER_INTERVAL_MS: '50' });
+    // Every 50 ms, 15 minutes ahead (the default lead). One host makes 250 events here, more than
+    // an agent may host at once (EVENTS_PER_HOST_LIMIT; host-limits.service-spec.ts holds it).
+    events = await ServiceHarness.start(eventsService, {
+      EVENT_REMINDER_INTERVAL_MS: '50',
+      EVENTS_PER_HOST_LIMIT: '1000',
+    });
   });
   afterAll(async () => {
     await events?.stop();

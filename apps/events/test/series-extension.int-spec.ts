@@ -11,6 +11,7 @@ import { createTestDatabase, type TestDatabase } from '@townhall/testing';
 import type { DataSource } from 'typeorm';
 import { createEventsDataSource } from '../src/data-source.js';
 import { SeriesService } from '../src/series/series.service.js';
+import { DEFAULT_HOST_LIMITS } from '../src/events/host-limits.js';
 
 const DAY = 86_400_000;
 const HOST = 'HostAgent1111111111111111111111111111111111';
@@ -37,6 +38,7 @@ describe('series extension over time', () => {
       new OutboxWriter(dataSource, relay, { schema: 'events', source: 'townhall/events' }),
       () => now,
       logger,
+      DEFAULT_HOST_LIMITS,
     );
   });
   afterAll(async () => {

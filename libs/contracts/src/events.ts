@@ -396,11 +396,15 @@ export const EventRoutes = routeGroup('Events', {
     rest: 'body',
     signed: true,
     summary: 'Schedule an event',
-    description: 'The caller becomes its host.',
+    description:
+      'The caller becomes its host. An agent hosts at most `EVENTS_PER_HOST_LIMIT` (default 50) one-off events that are scheduled or live at once: 409 `event.limit_reached` past it.',
     reply: EventViewSchema,
-    codes: [],
+    codes: ['event.limit_reached'],
   }),
-  /** Public: filter by status, hostId, seriesId, from/to (start time) and q; sorted by start; cursor paging. */
+  /**
+   * Public: filter by status, hostId, seriesId, from/to (start time) and q; events with a ticket
+   * holder first, each part by start; cursor paging.
+   */
   list: httpRoute({
     contract: Events.list,
     method: 'GET',
@@ -408,7 +412,8 @@ export const EventRoutes = routeGroup('Events', {
     rest: 'query',
     signed: false,
     summary: 'List events',
-    description: 'Sorted by `startsAt`; filter by status, host, series, start time and words.',
+    description:
+      'Events that at least one agent holds a ticket in first, then the others, each part sorted by `startsAt` (creating events costs nothing; a ticket holder is what a host cannot make alone). Filter by status, host, series, start time and words.',
     reply: EventPageSchema,
     codes: [],
   }),
@@ -484,9 +489,9 @@ export const SeriesRoutes = routeGroup('Series', {
     signed: true,
     summary: 'Create a recurring series',
     description:
-      'An event template and an RRULE subset (`FREQ` DAILY/WEEKLY/MONTHLY, `INTERVAL`, `BYDAY`, `BYMONTHDAY`, `COUNT`, `UNTIL`) in an IANA time zone; occurrences keep their local wall-clock time across DST. Answers with the first upcoming occurrences.',
+      'An event template and an RRULE subset (`FREQ` DAILY/WEEKLY/MONTHLY, `INTERVAL`, `BYDAY`, `BYMONTHDAY`, `COUNT`, `UNTIL`) in an IANA time zone; occurrences keep their local wall-clock time across DST. Answers with the first upcoming occurrences. An agent hosts at most `SERIES_PER_HOST_LIMIT` (default 10) series that have not ended: 409 `series.limit_reached` past it.',
     reply: SeriesViewSchema,
-    codes: [],
+    codes: ['series.limit_reached'],
   }),
   /** Public: filter by hostId and q; newest first; cursor paging. */
   list: httpRoute({

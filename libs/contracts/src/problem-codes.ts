@@ -98,6 +98,11 @@ export const PROBLEM_CODES = {
   },
 
   'webhook.not_found': { status: 404, title: 'No such webhook subscription' },
+  'event.limit_reached': {
+    status: 409,
+    title: 'You host as many scheduled or live events as allowed',
+  },
+  'series.limit_reached': { status: 409, title: 'You host as many series as allowed' },
   'webhook.limit_reached': { status: 409, title: 'You have as many webhook subscriptions as allowed' },
   'webhook.url_refused': {
     status: 400,

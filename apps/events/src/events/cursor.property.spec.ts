@@ -3,12 +3,15 @@ import { columnInstant, hostileCursorText, isColumnInstant, isColumnUuid } from 
 import fc from 'fast-check';
 import { decodeCursor, encodeCursor } from './cursor.js';
 
-/** GET /events pages by (starts_at timestamptz, id uuid): whatever `cursor` says is compared with both. */
+/**
+ * GET /events pages by (listing_rank 0 or 1, starts_at timestamptz, id uuid): whatever `cursor`
+ * says is compared with all three.
+ */
 describe('events list cursor (property)', () => {
   it('decodes what it encoded, for every position a list can have', () => {
     fc.assert(
-      fc.property(columnInstant(), fc.uuid(), (startsAt, id) => {
-        expect(decodeCursor(encodeCursor({ startsAt, id }))).toEqual({ startsAt, id });
+      fc.property(fc.integer({ min: 0, max: 1 }), columnInstant(), fc.uuid(), (rank, startsAt, id) => {
+        expect(decodeCursor(encodeCursor({ rank, startsAt, id }))).toEqual({ rank, startsAt, id });
       }),
     );
   });
@@ -25,12 +28,9 @@ describe('events list cursor (property)', () => {
           expect((error as DomainError).status).toBe(400);
           return;
         }
-        const { startsAt, id } = decoded as { startsAt: unknown; id: unknown };
-        expect({ startsAt, id, holds: isColumnInstant(startsAt) && isColumnUuid(id) }).toEqual({
-          startsAt,
-          id,
-          holds: true,
-        });
+        const { rank, startsAt, id } = decoded as { rank: unknown; startsAt: unknown; id: unknown };
+        const holds = (rank === 0 || rank === 1) && isColumnInstant(startsAt) && isColumnUuid(id);
+        expect({ rank, startsAt, id, holds }).toEqual({ rank, startsAt, id, holds: true });
       }),
       { numRuns: 2_000 },
     );

@@ -17,10 +17,11 @@ import {
 import { queryRows, type ServiceClient } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
 import { OutboxWriter } from '@townhall/platform/service';
-import { CLOCK, SERVICE_TIMEOUT_MS, SERVICES, type Clock } from '../tokens.js';
+import { CLOCK, HOST_LIMITS, SERVICE_TIMEOUT_MS, SERVICES, type Clock } from '../tokens.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { checkEventRules } from './event-rules.js';
 import { EVENT_COLUMNS, toEventView, type EventRow } from './event-row.js';
+import { requireRoomFor, type HostLimits } from './host-limits.js';
 import { OneAtATime } from './one-at-a-time.js';
 
 /** Each lifecycle action is a compare-and-set from exactly one state (docs/product.md "Event lifecycle"). */
@@ -62,6 +63,7 @@ export class EventsService {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(SERVICES) private readonly services: ServiceClient,
     @Inject(SERVICE_TIMEOUT_MS) serviceTimeoutMs: number,
+    @Inject(HOST_LIMITS) private readonly limits: HostLimits,
   ) {
     this.patches = new OneAtATime({ maxWaitMs: serviceTimeoutMs, tooLong: changingTooOften });
   }
@@ -69,6 +71,7 @@ export class EventsService {
   async create(hostId: string, fields: EventFields): Promise<EventView> {
     checkEventRules(fields, hostId, this.clock(), { requireFuture: true });
     return this.outbox.run(async (manager) => {
+      await requireRoomFor(manager, 'events', hostId, this.limits.events);
       const [row] = await queryRows<EventRow>(
         manager,
         `INSERT INTO events.events (${FIELD_COLUMNS}, host_id)
@@ -103,12 +106,15 @@ export class EventsService {
     if (query.q) where.push(`search @@ websearch_to_tsquery('simple', ${param(query.q)})`);
     if (query.cursor) {
       const cursor = decodeCursor(query.cursor);
-      where.push(`(starts_at, id) > (${param(cursor.startsAt)}::timestamptz, ${param(cursor.id)}::uuid)`);
+      where.push(
+        `(listing_rank, starts_at, id) > (${param(cursor.rank)}::smallint, ${param(cursor.startsAt)}::timestamptz, ${param(cursor.id)}::uuid)`,
+      );
     }
-    const rows = await queryRows<EventRow>(
+    // Events someone holds a ticket in first (migrations/…-listing-rank.ts), each part by start.
+    const rows = await queryRows<EventRow & { listing_rank: number }>(
       this.dataSource,
-      `SELECT ${EVENT_COLUMNS} FROM events.events ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-       ORDER BY starts_at, id LIMIT ${param(query.limit + 1)}`,
+      `SELECT ${EVENT_COLUMNS}, listing_rank FROM events.events ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+       ORDER BY listing_rank, starts_at, id LIMIT ${param(query.limit + 1)}`,
       params,
     );
     const page = rows.slice(0, query.limit);
@@ -117,7 +123,7 @@ export class EventsService {
       items: page.map(toEventView),
       nextCursor:
         rows.length > query.limit && last
-          ? encodeCursor({ startsAt: last.starts_at.toISOString(), id: last.id })
+          ? encodeCursor({ rank: last.listing_rank, startsAt: last.starts_at.toISOString(), id: last.id })
           : null,
     };
   }

@@ -20,9 +20,10 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { z } from 'zod';
 import { checkEventRules } from '../events/event-rules.js';
 import { EVENT_COLUMNS, toEventView, type EventRow } from '../events/event-row.js';
+import { requireRoomFor, type HostLimits } from '../events/host-limits.js';
 import { OutboxWriter } from '@townhall/platform/service';
 import type { EventsConfig } from '../config.js';
-import { CLOCK, LOGGER, type Clock } from '../tokens.js';
+import { CLOCK, HOST_LIMITS, LOGGER, type Clock } from '../tokens.js';
 import {
   extensionDue,
   firstOccurrences,
@@ -54,6 +55,7 @@ export class SeriesService {
     private readonly outbox: OutboxWriter,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(HOST_LIMITS) private readonly limits: HostLimits,
   ) {}
 
   async create(hostId: string, input: CreateSeries): Promise<SeriesView> {
@@ -99,6 +101,7 @@ export class SeriesService {
     );
 
     const seriesId = await this.outbox.run(async (manager) => {
+      await requireRoomFor(manager, 'series', hostId, this.limits.series);
       const [row] = await queryRows<SeriesRow>(
         manager,
         `INSERT INTO events.series (title, description, host_id, recurrence, template, extend_due_at)

@@ -198,21 +198,31 @@ export function registerLiveTools(server: McpServer, { agent }: PayingSession, r
     {
       title: "An event's recording",
       description:
-        "Reads the recording of an event that has ended: its agenda, every stage message, the questions with their final votes, the polls' results and attendance. Public once the host published it; before that only the host can read it. Free.",
-      inputSchema: z.object({ eventId: EventId }).strict(),
+        "Reads the recording of an event that has ended: its agenda, the stage messages, the questions with their final votes, the polls' results and attendance, a page at a time (up to `limit` of each list, default 100; pass `nextCursor` back as `cursor` for the next page). Public once the host published it; before that only the host can read it. Free.",
+      inputSchema: z
+        .object({
+          eventId: EventId,
+          limit: z.number().int().min(1).max(500).optional().describe('Items of each list per page (1-500)'),
+          cursor: z.string().max(512).optional().describe('The previous page’s nextCursor'),
+        })
+        .strict(),
       outputSchema: RecordingViewSchema,
       annotations: { readOnlyHint: true },
     },
-    ({ eventId }) =>
+    ({ eventId, limit, cursor }) =>
       run(async () => {
+        const page = {
+          ...(limit === undefined ? {} : { limit }),
+          ...(cursor === undefined ? {} : { cursor }),
+        };
         // Published: anyone reads it. Not yet: only its host, through the draft.
-        const recording = await agent.recordings.get(eventId).catch(async (error: unknown) => {
+        const recording = await agent.recordings.get(eventId, page).catch(async (error: unknown) => {
           if (!(error instanceof TownhallError) || error.status !== 404) throw error;
-          return agent.recordings.draft(eventId).catch(() => Promise.reject(error));
+          return agent.recordings.draft(eventId, page).catch(() => Promise.reject(error));
         });
         return answer(
           recording,
-          `${recording.transcript.stage.length} stage messages, ${recording.transcript.questions.length} questions, ${recording.transcript.polls.length} polls${recording.summary ? `: ${recording.summary}` : ''}.`,
+          `${recording.transcript.stage.length} stage messages, ${recording.transcript.questions.length} questions, ${recording.transcript.polls.length} polls${recording.summary ? `: ${recording.summary}` : ''}.${recording.nextCursor ? ` More: cursor ${recording.nextCursor}.` : ''}`,
         );
       }),
   );

@@ -162,7 +162,12 @@ describe('GET /events/{id}/live, end to end', () => {
         expect(message.id).toMatch(/^\d+$/);
         expect(message.event).toMatchObject({ specversion: '1.0', subject: event.id, type: message.type });
       }
-      expect(received[0]!.event.data).toMatchObject({ eventId: event.id, holderId: attendee.agentId });
+      // Anonymous: a ticket is a count, not its holder (live-privacy.e2e-spec.ts: who sees what).
+      expect(received[0]!.event.data).toEqual({
+        eventId: event.id,
+        tierId: 'general',
+        counts: { tickets: 1 },
+      });
       expect((received[1]!.event.data as EventView).status).toBe('live');
       expect((received[2]!.event.data as EventView).status).toBe('past');
       const sequence = ids(received);

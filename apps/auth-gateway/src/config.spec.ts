@@ -12,6 +12,8 @@ describe('gateway configuration: limits of one client', () => {
     const config = loadConfig(GatewayConfigSchema, {});
     expect(config).toMatchObject({
       LIVE_STREAMS_PER_CLIENT: 20,
+      LIVE_STREAMS_PER_EVENT: 2_000,
+      LIVE_STREAMS_TOTAL: 10_000,
       LIVE_REPLAY_LIMIT: 1_000,
       HTTP_HEADERS_TIMEOUT_MS: 10_000,
       HTTP_REQUEST_TIMEOUT_MS: 30_000,
@@ -29,13 +31,20 @@ describe('gateway configuration: limits of one client', () => {
   it('reads them from the environment', () => {
     const config = loadConfig(GatewayConfigSchema, {
       LIVE_STREAMS_PER_CLIENT: '0',
+      LIVE_STREAMS_PER_EVENT: '3',
+      LIVE_STREAMS_TOTAL: '7',
       LIVE_REPLAY_LIMIT: '50',
       HTTP_HEADERS_TIMEOUT_MS: '2000',
       HTTP_REQUEST_TIMEOUT_MS: '2000',
       HTTP_KEEP_ALIVE_TIMEOUT_MS: '5000',
       HTTP_IDLE_TIMEOUT_MS: '6000',
     });
-    expect(liveStreamSettingsOf(config)).toMatchObject({ streamsPerClient: 0, replayLimit: 50 });
+    expect(liveStreamSettingsOf(config)).toMatchObject({
+      streamsPerClient: 0,
+      streamsPerEvent: 3,
+      streamsTotal: 7,
+      replayLimit: 50,
+    });
     expect(serverTimeoutsOf(config)).toEqual({
       headersMs: 2_000,
       requestMs: 2_000,

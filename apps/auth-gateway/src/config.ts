@@ -41,6 +41,10 @@ export type ServerTimeouts = { [name in keyof typeof SERVER_TIMEOUT_DEFAULTS]: n
 export const LIVE_LIMIT_DEFAULTS = {
   /** Open live streams per client address; the next one is 429 live.too_many_streams. */
   streamsPerClient: 20,
+  /** Open live streams of one event; the next one is 503 live.event_at_capacity. */
+  streamsPerEvent: 2_000,
+  /** Open live streams in all; the next one is 503 live.at_capacity. */
+  streamsTotal: 10_000,
   /** Stream messages one resume reads at most; an older Last-Event-ID gets `history.cut`. */
   replayLimit: 1_000,
 } as const;
@@ -108,6 +112,15 @@ export const GatewayConfigSchema = BaseConfigSchema.extend({
     .min(0)
     .max(1_000_000)
     .default(LIVE_LIMIT_DEFAULTS.streamsPerClient),
+  /** Live streams of one event this process serves at once; 0 turns the cap off. */
+  LIVE_STREAMS_PER_EVENT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1_000_000)
+    .default(LIVE_LIMIT_DEFAULTS.streamsPerEvent),
+  /** Live streams this process serves at once, all events together; 0 turns the cap off. */
+  LIVE_STREAMS_TOTAL: z.coerce.number().int().min(0).max(1_000_000).default(LIVE_LIMIT_DEFAULTS.streamsTotal),
   /** The most stream messages one resume (Last-Event-ID) reads; older history is cut. */
   LIVE_REPLAY_LIMIT: z.coerce.number().int().min(1).max(10_000_000).default(LIVE_LIMIT_DEFAULTS.replayLimit),
   /**
@@ -182,6 +195,8 @@ export function liveStreamSettingsOf(config: GatewayConfig) {
     heartbeatMs: config.LIVE_HEARTBEAT_MS,
     clientBuffer: config.LIVE_CLIENT_BUFFER,
     streamsPerClient: config.LIVE_STREAMS_PER_CLIENT,
+    streamsPerEvent: config.LIVE_STREAMS_PER_EVENT,
+    streamsTotal: config.LIVE_STREAMS_TOTAL,
     replayLimit: config.LIVE_REPLAY_LIMIT,
   };
 }

@@ -218,6 +218,25 @@ describe('human output', () => {
     expect(liveLine(envelope('townhall.waitlist.offered', offered))).toBe(
       '* waitlist.offered: waitlist w1  offered until 2027-03-04 19:20 UTC  tier general  event e1',
     );
+    // An anonymous stream's ticket, refund or waitlist entry: counts, no one named.
+    expect(
+      liveLine(
+        envelope('townhall.waitlist.offered', {
+          eventId: 'e1',
+          tierId: 'vip',
+          counts: { waiting: -1, offered: 1 },
+        }),
+      ),
+    ).toBe('* waitlist.offered: tier vip  waiting -1  offered +1');
+    expect(
+      liveLine(
+        envelope('townhall.refund.paid', {
+          eventId: 'e1',
+          tierId: null,
+          counts: { refundsOwed: -1, refundsPaid: 1 },
+        }),
+      ),
+    ).toBe('* refund.paid: refundsOwed -1  refundsPaid +1');
   });
 
   it('prints a hidden stage message without its text, wherever it appears', () => {

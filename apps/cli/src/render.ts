@@ -335,6 +335,9 @@ export function seriesTable(series: SeriesView[]): string[] {
 /** One line per message of the live stream (`stage tail`). */
 export function liveLine({ type, event }: LiveEvent): string {
   const data = event.data as Record<string, unknown>;
+  // A ticket, refund or waitlist entry on an anonymous stream: what changed, not whose.
+  if (/^townhall\.(ticket|refund|waitlist)\./.test(type) && isCountChange(data))
+    return `* ${type.slice('townhall.'.length)}: ${countsLine(data)}`;
   switch (type) {
     // `hidden`: the message again, with `hidden: true` and no body (the line of that sequence, without its text).
     case 'townhall.stage.posted':
@@ -391,4 +394,20 @@ export function liveLine({ type, event }: LiveEvent): string {
     default:
       return `* ${type}`;
   }
+}
+
+/** The `data` of a ticket, refund or waitlist message on an anonymous live stream. */
+interface CountChange {
+  tierId: string | null;
+  counts: Record<string, number>;
+}
+
+function isCountChange(data: Record<string, unknown>): data is Record<string, unknown> & CountChange {
+  return typeof data['counts'] === 'object' && data['counts'] !== null && !('id' in data);
+}
+
+/** `tier general  tickets +1`: each count with its sign. */
+function countsLine({ tierId, counts }: CountChange): string {
+  const changes = Object.entries(counts).map(([name, n]) => `${name} ${n > 0 ? `+${n}` : n}`);
+  return [...(tierId === null ? [] : [`tier ${tierId}`]), ...changes].join('  ');
 }

@@ -79,6 +79,11 @@ export const PROBLEM_CODES = {
   },
   'rate.limited': { status: 429, title: 'Too many requests' },
   'live.too_many_streams': { status: 429, title: 'Too many live streams open from this client address' },
+  'live.at_capacity': { status: 503, title: 'This gateway serves as many live streams as it may' },
+  'live.event_at_capacity': {
+    status: 503,
+    title: 'This gateway serves as many live streams of this event as it may',
+  },
 
   'directory.card_not_found': { status: 404, title: 'This agent has no directory card' },
   'directory.handle_not_found': { status: 404, title: 'No agent holds this handle' },

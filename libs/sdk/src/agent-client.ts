@@ -238,6 +238,7 @@ export class AgentClient {
      * Everything that happens in the event, live (Server-Sent Events): iterate it with
      * `for await`. Reconnects with the last id after a dropped connection; pass `lastEventId`
      * to resume a previous stream. An unknown event throws TownhallError 404 on the first read.
+     * Tickets, refunds and waitlist entries come as counts unless `signed` (your own whole).
      */
     live: (eventId: string, options: LiveOptions = {}): AsyncIterable<LiveEvent> =>
       this.live(`/events/${encodeURIComponent(eventId)}/live`, options),
@@ -618,14 +619,17 @@ export class AgentClient {
       [Symbol.asyncIterator]: () =>
         readLiveEvents(
           {
-            open: (lastEventId, signal) =>
-              this.fetchImpl(this.baseUrl + path, {
+            open: (lastEventId, signal) => {
+              const signed = options.signed === true ? this.sign('GET', path) : undefined;
+              return this.fetchImpl(this.baseUrl + path, {
                 headers: {
                   accept: 'text/event-stream',
                   ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }),
+                  ...(signed ? { authorization: signed.authorization, 'x-nonce': signed.nonce } : {}),
                 },
                 signal,
-              }),
+              });
+            },
             errorOf: async (response) => {
               const text = await response.text();
               const parsed: unknown = /json/.test(response.headers.get('content-type') ?? '')

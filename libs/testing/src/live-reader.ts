@@ -14,8 +14,16 @@ export class LiveReader {
   private failure: unknown;
   private pump: Promise<void> = Promise.resolve();
 
-  /** Resolves once the stream is connected: every change after that reaches it. */
-  static async open(client: AgentClient, eventId: string, lastEventId?: string): Promise<LiveReader> {
+  /**
+   * Resolves once the stream is connected: every change after that reaches it. `signed`: the
+   * client signs each connection, so its own records (and, for the staff, everyone's) come whole.
+   */
+  static async open(
+    client: AgentClient,
+    eventId: string,
+    lastEventId?: string,
+    options: { signed?: boolean } = {},
+  ): Promise<LiveReader> {
     const reader = new LiveReader();
     await new Promise<void>((resolve, reject) => {
       const stream = client.events.live(eventId, {
@@ -25,6 +33,7 @@ export class LiveReader {
           resolve();
         },
         onHistoryCut: (cut) => reader.cuts.push(cut),
+        ...(options.signed ? { signed: true } : {}),
         ...(lastEventId === undefined ? {} : { lastEventId }),
       });
       reader.pump = (async () => {

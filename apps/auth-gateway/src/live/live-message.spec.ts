@@ -63,3 +63,113 @@ describe('decodeLiveMessage and visibility', () => {
     expect(decodeLiveMessage(4, 'townhall.question.submitted', pending)).toBeUndefined();
   });
 });
+
+describe('decodeLiveMessage and the records of one agent', () => {
+  const envelope = (type: string, data: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    JSON.stringify({
+      specversion: '1.0',
+      id: 'x',
+      source: 's',
+      type,
+      subject: 'e1',
+      time: 't',
+      ...extra,
+      data,
+    });
+  const entry = (offerExpiresAt: string | null) => ({
+    id: 'w1',
+    eventId: 'e1',
+    tierId: 'vip',
+    agentId: 'agent-a',
+    position: offerExpiresAt ? null : 3,
+    offerExpiresAt,
+  });
+  const publicData = (type: string, data: Record<string, unknown>) =>
+    (
+      JSON.parse(/^data: (.+)$/m.exec(decodeLiveMessage(9, type, envelope(type, data))!.frame)![1]!) as {
+        data: unknown;
+      }
+    ).data;
+
+  it('frames a ticket as counts for the public and whole for its holder, with no trace context in either', () => {
+    const ticket = {
+      id: 't1',
+      eventId: 'e1',
+      tierId: 'vip',
+      holderId: 'agent-a',
+      price: '5000000',
+      transaction: 'tx1',
+    };
+    const payload = envelope('townhall.ticket.issued', ticket, { traceparent: '00-aa-bb-01' });
+    const message = decodeLiveMessage(5, 'townhall.ticket.issued', payload)!;
+    const { traceparent: _traceparent, ...untraced } = JSON.parse(payload) as Record<string, unknown>;
+    expect(message.frame).toBe(
+      `id: 5\nevent: townhall.ticket.issued\ndata: ${JSON.stringify({
+        ...untraced,
+        data: { eventId: 'e1', tierId: 'vip', counts: { tickets: 1 } },
+      })}\n\n`,
+    );
+    expect(message.record).toEqual({
+      agentId: 'agent-a',
+      frame: `id: 5\nevent: townhall.ticket.issued\ndata: ${JSON.stringify(untraced)}\n\n`,
+    });
+    for (const secret of ['agent-a', '5000000', 'tx1', 't1', '00-aa-bb-01'])
+      expect(message.frame).not.toContain(secret);
+  });
+
+  it('counts what each ticket, waitlist and refund change does to its tier, and names no one', () => {
+    const counts = (tierId: string | null, changes: Record<string, number>) => ({
+      eventId: 'e1',
+      tierId,
+      counts: changes,
+    });
+    const ticket = { eventId: 'e1', tierId: 'vip', holderId: 'agent-a' };
+    expect(publicData('townhall.ticket.cancelled', ticket)).toEqual(counts('vip', { tickets: -1 }));
+    expect(publicData('townhall.waitlist.joined', entry(null))).toEqual(counts('vip', { waiting: 1 }));
+    expect(publicData('townhall.waitlist.offered', entry('2030-01-01T00:00:00.000Z'))).toEqual(
+      counts('vip', { waiting: -1, offered: 1 }),
+    );
+    // An entry that held an offer gives back an offered seat; one that never had one, a place in line.
+    for (const type of [
+      'townhall.waitlist.accepted',
+      'townhall.waitlist.expired',
+      'townhall.waitlist.left',
+    ]) {
+      expect(publicData(type, entry('2030-01-01T00:00:00.000Z'))).toEqual(counts('vip', { offered: -1 }));
+      expect(publicData(type, entry(null))).toEqual(counts('vip', { waiting: -1 }));
+    }
+    const refund = {
+      eventId: 'e1',
+      ticketId: 't1',
+      holderId: 'agent-a',
+      hostId: 'h',
+      amount: '5',
+      transaction: 'tx',
+    };
+    expect(publicData('townhall.refund.owed', refund)).toEqual(counts(null, { refundsOwed: 1 }));
+    expect(publicData('townhall.refund.paid', refund)).toEqual(
+      counts(null, { refundsOwed: -1, refundsPaid: 1 }),
+    );
+  });
+
+  it('names the agent of each record, and none for a record that names nobody (then only the staff see it)', () => {
+    const agentOf = (type: string, data: Record<string, unknown>) =>
+      decodeLiveMessage(1, type, envelope(type, data))!.record?.agentId;
+    expect(agentOf('townhall.waitlist.joined', entry(null))).toBe('agent-a');
+    expect(agentOf('townhall.refund.paid', { holderId: 'agent-b', hostId: 'h' })).toBe('agent-b');
+    expect(agentOf('townhall.ticket.issued', { tierId: 'vip' })).toBeNull();
+    expect(
+      decodeLiveMessage(1, 'townhall.ticket.issued', envelope('townhall.ticket.issued', {}))!.frame,
+    ).toContain('"data":{"eventId":"e1","tierId":null,"counts":{"tickets":1}}');
+  });
+
+  it('reads the host and moderators an event message names, for the staff of signed streams', () => {
+    const type = 'townhall.event.updated';
+    const event = { id: 'e1', hostId: 'h', moderators: ['m1', 'm2'] };
+    expect(decodeLiveMessage(1, type, envelope(type, event))?.staff).toEqual(['h', 'm1', 'm2']);
+    expect(decodeLiveMessage(1, type, envelope(type, { id: 'e1' }))?.staff).toBeUndefined();
+    expect(
+      decodeLiveMessage(1, 'townhall.stage.posted', envelope('townhall.stage.posted', event))?.staff,
+    ).toBeUndefined();
+  });
+});

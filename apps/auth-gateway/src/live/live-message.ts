@@ -12,6 +12,46 @@ export interface LiveMessage {
   frame: string;
   /** For `townhall.stage.posted` and `townhall.stage.hidden`: the stage message's id. */
   stageMessageId?: string;
+  /**
+   * For a record about one agent (a ticket, a refund, a waitlist entry): the whole CloudEvent,
+   * for that agent's signed stream and the event's staff; `frame` then carries its counts only.
+   */
+  record?: LiveRecord;
+  /** For `townhall.event.*`: the event's host and moderators as the message says they are now. */
+  staff?: readonly string[];
+}
+
+/** A domain event about one agent's ticket, refund or waitlist entry, as its own agent sees it. */
+export interface LiveRecord {
+  /** The agent concerned: the ticket's or refund's `holderId`, the entry's `agentId`; null if unnamed. */
+  agentId: string | null;
+  /** The complete SSE message, the record as published. */
+  frame: string;
+}
+
+/** What the record changes in its tier's numbers: each a signed change (`-1` is one fewer). */
+export interface LiveCountChanges {
+  /** Tickets held (`townhall.ticket.*`). */
+  tickets?: number;
+  /** Agents waiting in line (`townhall.waitlist.*`). */
+  waiting?: number;
+  /** Seats held for the first agent in line until its offer runs out (`townhall.waitlist.*`). */
+  offered?: number;
+  /** Refunds the host still owes (`townhall.refund.*`). */
+  refundsOwed?: number;
+  /** Refunds paid (`townhall.refund.paid`). */
+  refundsPaid?: number;
+}
+
+/**
+ * The `data` of a ticket, refund or waitlist message on the public stream: what changed in which
+ * tier, and nothing of who, at what price, with which transaction or at which place in line.
+ * `tierId` is null for a refund (a refund names its ticket, not the ticket's tier).
+ */
+export interface LiveCounts {
+  eventId: string;
+  tierId: string | null;
+  counts: LiveCountChanges;
 }
 
 const STAGE_POSTED = 'townhall.stage.posted';
@@ -40,6 +80,14 @@ export function redactedStageFrame(message: LiveMessage): string {
 
 // Ledger entries are per agent and private; series and card changes are not about an event.
 const PRIVATE_OR_OFF_TOPIC = /^townhall\.(ledger|series|card)\./;
+// One agent's ticket, refund or waitlist entry: public as counts, whole for that agent and the staff.
+const AGENT_RECORD = /^townhall\.(ticket|refund|waitlist)\./;
+const EVENT_LIFECYCLE = /^townhall\.event\./;
+
+/** Whether a domain event of this type is about one agent's ticket, refund or waitlist entry. */
+export function isAgentRecord(type: string): boolean {
+  return AGENT_RECORD.test(type);
+}
 
 /** Whether a domain event of this type may appear on an event's public live stream. */
 export function isLiveTopic(type: string): boolean {
@@ -70,18 +118,72 @@ export function decodeLiveMessage(
   // Only what the public may see: a report or a question held for review is for moderators.
   if (visibility !== undefined) return undefined;
   if (/[\r\n]/.test(type)) return undefined;
-  const frame = sseMessage({ id: String(seq), event: type, data: withoutTraceContext(value, payload) });
-  const stageMessageId =
-    type === STAGE_POSTED || type === STAGE_HIDDEN
-      ? (value as { data?: { id?: unknown } }).data?.id
-      : undefined;
+  const whole = sseMessage({ id: String(seq), event: type, data: withoutTraceContext(value, payload) });
+  const data = (value as { data?: unknown }).data;
+  const fields = typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : {};
+  if (isAgentRecord(type)) {
+    const counted = { ...withoutTraceFields(value), data: countsOf(type, subject, fields) };
+    return {
+      seq,
+      type,
+      eventId: subject,
+      frame: sseMessage({ id: String(seq), event: type, data: JSON.stringify(counted) }),
+      record: { agentId: agentOf(type, fields), frame: whole },
+    };
+  }
+  const stageMessageId = type === STAGE_POSTED || type === STAGE_HIDDEN ? fields['id'] : undefined;
+  const staff = EVENT_LIFECYCLE.test(type) ? staffOf(fields) : undefined;
   return {
     seq,
     type,
     eventId: subject,
-    frame,
+    frame: whole,
     ...(typeof stageMessageId === 'string' ? { stageMessageId } : {}),
+    ...(staff ? { staff } : {}),
   };
+}
+
+/** The agent a ticket, refund or waitlist record is about, or null if it names none. */
+function agentOf(type: string, data: Record<string, unknown>): string | null {
+  const agent = type.startsWith('townhall.waitlist.') ? data['agentId'] : data['holderId'];
+  return typeof agent === 'string' && agent.length > 0 ? agent : null;
+}
+
+/**
+ * What one record changes in its tier. A waitlist entry after the change says where it came
+ * from: `offerExpiresAt` is set once an offer was made, so an entry that is accepted, expired or
+ * left with it was holding an offered seat, and without it was waiting in line.
+ */
+function countsOf(type: string, eventId: string, data: Record<string, unknown>): LiveCounts {
+  const tierId = typeof data['tierId'] === 'string' ? data['tierId'] : null;
+  const fromOffer = data['offerExpiresAt'] !== null && data['offerExpiresAt'] !== undefined;
+  const left: LiveCountChanges = fromOffer ? { offered: -1 } : { waiting: -1 };
+  const changes: Record<string, LiveCountChanges> = {
+    'townhall.ticket.issued': { tickets: 1 },
+    'townhall.ticket.cancelled': { tickets: -1 },
+    'townhall.waitlist.joined': { waiting: 1 },
+    'townhall.waitlist.offered': { waiting: -1, offered: 1 },
+    'townhall.waitlist.accepted': left,
+    'townhall.waitlist.expired': left,
+    'townhall.waitlist.left': left,
+    'townhall.refund.owed': { refundsOwed: 1 },
+    'townhall.refund.paid': { refundsOwed: -1, refundsPaid: 1 },
+  };
+  return {
+    eventId,
+    tierId: type.startsWith('townhall.refund.') ? null : tierId,
+    counts: changes[type] ?? {},
+  };
+}
+
+/** The host and moderators an event message names, or undefined if it names no host. */
+function staffOf(data: Record<string, unknown>): readonly string[] | undefined {
+  const { hostId, moderators } = data;
+  if (typeof hostId !== 'string') return undefined;
+  const others = Array.isArray(moderators)
+    ? moderators.filter((m): m is string => typeof m === 'string')
+    : [];
+  return [hostId, ...others];
 }
 
 /**
@@ -91,8 +193,12 @@ export function decodeLiveMessage(
  */
 function withoutTraceContext(event: object, payload: string): string {
   if (!('traceparent' in event) && !('tracestate' in event)) return payload;
+  return JSON.stringify(withoutTraceFields(event));
+}
+
+function withoutTraceFields(event: object): Record<string, unknown> {
   const { traceparent: _traceparent, tracestate: _tracestate, ...rest } = event as Record<string, unknown>;
-  return JSON.stringify(rest);
+  return rest;
 }
 
 /** The SSE event type that tells a resuming client its history was cut (not a CloudEvent type). */

@@ -5,7 +5,7 @@ import { JetStreamHistory } from './jetstream-history.js';
 import { LiveFeed } from './live-feed.js';
 import { LiveHub } from './live-hub.js';
 import type { LiveHistory } from './live-subscriber.js';
-import { StreamsPerClient } from './streams-per-client.js';
+import { OpenLiveStreams } from './open-live-streams.js';
 
 /** What the live-stream route needs: the process's hub, the history to replay from, its limits. */
 export interface LiveStream {
@@ -15,8 +15,8 @@ export interface LiveStream {
   heartbeatMs: number;
   /** Most messages one client may have waiting before it is disconnected. */
   clientBuffer: number;
-  /** The streams open on this process, per client address, and the cap on them. */
-  streams: StreamsPerClient;
+  /** The streams open on this process (per client address, per event, in all) and their caps. */
+  streams: OpenLiveStreams;
   /** Most stream messages one resume reads; a client further behind gets `history.cut`. */
   replayLimit: number;
   /** Stops reading the stream (the gateway ends the clients' responses when it closes). */
@@ -31,6 +31,10 @@ export interface LiveStreamSettings {
   clientBuffer: number;
   /** LIVE_STREAMS_PER_CLIENT; default 20. */
   streamsPerClient?: number;
+  /** LIVE_STREAMS_PER_EVENT; default 2,000. */
+  streamsPerEvent?: number;
+  /** LIVE_STREAMS_TOTAL; default 10,000. */
+  streamsTotal?: number;
   /** LIVE_REPLAY_LIMIT; default 1,000. */
   replayLimit?: number;
 }
@@ -47,7 +51,11 @@ function liveLimitsOf(
   return {
     heartbeatMs: settings.heartbeatMs,
     clientBuffer: settings.clientBuffer,
-    streams: new StreamsPerClient(settings.streamsPerClient ?? LIVE_LIMIT_DEFAULTS.streamsPerClient),
+    streams: new OpenLiveStreams({
+      perClient: settings.streamsPerClient ?? LIVE_LIMIT_DEFAULTS.streamsPerClient,
+      perEvent: settings.streamsPerEvent ?? LIVE_LIMIT_DEFAULTS.streamsPerEvent,
+      total: settings.streamsTotal ?? LIVE_LIMIT_DEFAULTS.streamsTotal,
+    }),
     replayLimit: settings.replayLimit ?? LIVE_LIMIT_DEFAULTS.replayLimit,
   };
 }

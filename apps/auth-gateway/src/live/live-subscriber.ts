@@ -25,6 +25,15 @@ export interface LiveHistory {
 }
 
 /**
+ * Who reads a stream that was signed: the agent, and whether it is the event's host or one of its
+ * moderators (staff), who see every agent's records as the attendee list shows them.
+ */
+export interface LiveViewer {
+  agentId: string;
+  staff: boolean;
+}
+
+/**
  * One client of one event's live stream. Without Last-Event-ID it forwards what the hub
  * delivers. When resuming, it subscribes first and holds what the hub delivers (bounded, like
  * the connection's buffer) while it replays the missed messages from the stream up to the hub's
@@ -35,20 +44,24 @@ export interface LiveHistory {
 export class LiveSubscriber implements LiveListener {
   private held: LiveMessage[] | undefined;
   private lastSeq: number;
+  private readonly viewer: LiveViewer | undefined;
 
   constructor(
     readonly eventId: string,
     private readonly connection: SseConnection,
     private readonly bufferLimit: number,
     resumeAfter: number | undefined,
+    /** The signed stream's agent; undefined for an anonymous one, which sees records as counts. */
+    viewer?: LiveViewer,
   ) {
+    this.viewer = viewer ? { ...viewer } : undefined;
     this.lastSeq = resumeAfter ?? 0;
     if (resumeAfter !== undefined) this.held = [];
   }
 
   deliver(message: LiveMessage): void {
     if (!this.held) {
-      this.forward(message);
+      this.forwardLive(message);
       return;
     }
     if (this.held.length >= this.bufferLimit) {
@@ -94,12 +107,33 @@ export class LiveSubscriber implements LiveListener {
     for (const message of missed) {
       if (this.connection.isClosed) return;
       const isHidden = message.stageMessageId !== undefined && hidden.has(message.stageMessageId);
-      this.forward(message, isHidden ? redactedStageFrame(message) : message.frame);
+      this.forward(message, isHidden ? redactedStageFrame(message) : this.frameOf(message));
       await this.connection.drained();
     }
     // `held` is still the array deliver() fills: what arrived while the replay was sent is in it.
     this.held = undefined;
-    for (const message of held) this.forward(message);
+    for (const message of held) this.forwardLive(message);
+  }
+
+  /**
+   * What this client may see of a message: a record whole for its own agent and for the event's
+   * staff, its counts for everyone else (and for every anonymous stream).
+   */
+  private frameOf(message: LiveMessage): string {
+    const { record } = message;
+    if (!record || !this.viewer) return message.frame;
+    return this.viewer.staff || record.agentId === this.viewer.agentId ? record.frame : message.frame;
+  }
+
+  /**
+   * A message that came after the client joined. An event message that names the staff anew
+   * (a moderator added or removed) decides from then on; replayed ones are older than what the
+   * route read when the client joined, so they decide nothing.
+   */
+  private forwardLive(message: LiveMessage): void {
+    if (this.viewer && message.staff && message.eventId === this.eventId && message.seq > this.lastSeq)
+      this.viewer.staff = message.staff.includes(this.viewer.agentId);
+    this.forward(message, this.frameOf(message));
   }
 
   private cut(resumedAfter: number, reason: HistoryCutReason): void {

@@ -9,7 +9,7 @@ import { Route } from '../routes/route.decorator.js';
 import { resumePointOf } from './last-event-id.js';
 import { LIVE_STREAM, type LiveStream } from './live-stream.js';
 import { LIVE_STREAM_DESCRIPTION, LIVE_STREAM_EXAMPLE } from './live-stream-description.js';
-import { LiveSubscriber } from './live-subscriber.js';
+import { LiveSubscriber, type LiveViewer } from './live-subscriber.js';
 import { SseConnection } from './sse-connection.js';
 
 /** How long a client waits before reconnecting after a dropped connection (the SSE `retry:`). */
@@ -18,8 +18,10 @@ export const LIVE_RETRY_MS = 2_000;
 /**
  * `GET /events/{id}/live` (docs/product.md "Live stage, Q&A, polls"): a Server-Sent Events stream
  * of every public domain event about one event, resumable with Last-Event-ID. Public, like the
- * other reads. The gateway serves it from its own hub; no service is involved past the check
- * that the event exists.
+ * other reads; tickets, refunds and waitlist entries reach an anonymous stream as counts only. A
+ * signed stream also carries the records of its own agent whole, and every agent's to the
+ * event's host and moderators. The gateway serves it from its own hub; no service is involved
+ * past the read of the event (that it exists, and who its staff are).
  */
 @Controller()
 export class LiveController {
@@ -32,6 +34,7 @@ export class LiveController {
     method: 'GET',
     path: '/events/:id/live',
     tag: 'Live',
+    acceptsSignature: true,
     summary: 'Follow the event live (Server-Sent Events)',
     description: LIVE_STREAM_DESCRIPTION,
     params: EventPath,
@@ -44,7 +47,14 @@ export class LiveController {
     produces: 'text/event-stream',
     example: LIVE_STREAM_EXAMPLE,
     statuses: { 200: 'The stream; it stays open until you close it or the gateway shuts down' },
-    codes: ['event.not_found', 'validation.failed', 'dependency.unavailable', 'live.too_many_streams'],
+    codes: [
+      'event.not_found',
+      'validation.failed',
+      'dependency.unavailable',
+      'live.too_many_streams',
+      'live.at_capacity',
+      'live.event_at_capacity',
+    ],
   })
   async stream(
     @Param('id') eventId: string,
@@ -56,14 +66,18 @@ export class LiveController {
     const resumeAfter = resumePointOf(request.headers['last-event-id'], lastEventId);
     const live = this.live;
     if (!live) throw new DomainError('dependency.unavailable', 'The live stream needs NATS JetStream');
-    // The route is never signed (a signature is not even verified here), so the only client it
-    // knows is the address. Taken before the service is asked: a refused client costs nothing more.
-    const release = live.streams.take(clientAddressKey(request.ip));
+    // Counted by address, signed or not: a signature costs nothing to make, an address does.
+    // Taken before the service is asked: a refused client costs nothing more.
+    const release = live.streams.take(clientAddressKey(request.ip), eventId);
     // However the exchange ends (an error answer, the client leaving, the stream closing for any
     // reason), its response closes. release() counts once, whichever of these calls it first.
     reply.raw.once('close', release);
+    let viewer: LiveViewer | undefined;
     try {
-      await this.services.send(Events.get, { eventId }, metaOf(request));
+      const event = await this.services.send(Events.get, { eventId }, metaOf(request));
+      const agentId = request.caller; // set once a signature sent with the request verified
+      if (agentId !== undefined)
+        viewer = { agentId, staff: event.hostId === agentId || event.moderators.includes(agentId) };
     } catch (error) {
       release(); // the answer may wait behind a pipelined response that never ends
       throw error;
@@ -85,13 +99,16 @@ export class LiveController {
       reply.hijack(); // nothing to answer: the client has gone
       return;
     }
-    const subscriber = new LiveSubscriber(eventId, connection, live.clientBuffer, resumeAfter);
+    const subscriber = new LiveSubscriber(eventId, connection, live.clientBuffer, resumeAfter, viewer);
     const subscription = live.hub.subscribe(eventId, subscriber);
 
     reply.hijack();
     connection.open(reply.getHeaders());
     const opened = Date.now();
-    request.log.debug({ eventId, resumeAfter, position: subscription.position }, 'live stream opened');
+    request.log.debug(
+      { eventId, resumeAfter, position: subscription.position, signed: viewer !== undefined },
+      'live stream opened',
+    );
     connection.onClose((reason) => {
       subscription.unsubscribe();
       const line = { eventId, reason, messages: connection.messagesSent, ms: Date.now() - opened };

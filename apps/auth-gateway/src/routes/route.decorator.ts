@@ -21,6 +21,8 @@ export interface RouteSpec<Reply extends z.ZodType = z.ZodType> extends RouteDoc
   path: string;
   tag: string;
   signed?: true;
+  /** A public read that also takes a signature, verified when one is sent (`request.caller`). */
+  acceptsSignature?: true;
   /** The success status, when not the method's default (201 for POST, 200 otherwise). */
   status?: number;
   /** The reply's media type when it is not JSON: sent as the route's `content-type`. */
@@ -73,7 +75,7 @@ export function Route<S extends z.ZodType = z.ZodVoid>(spec: RouteSpec<S>) {
     key: string | symbol,
     descriptor: TypedPropertyDescriptor<M>,
   ): void => {
-    const { method, path, tag, signed, status, contentType, ...doc } = spec;
+    const { method, path, tag, signed, acceptsSignature, status, contentType, ...doc } = spec;
     const route: GatewayRoute = {
       method,
       path,
@@ -84,6 +86,6 @@ export function Route<S extends z.ZodType = z.ZodVoid>(spec: RouteSpec<S>) {
       ...(contentType ? { contentType } : {}),
       doc,
     };
-    mountRoute(prototype, String(key), descriptor, route);
+    mountRoute(prototype, String(key), descriptor, route, acceptsSignature ? { acceptsSignature } : {});
   };
 }

@@ -95,6 +95,19 @@ export const GatewayConfigSchema = BaseConfigSchema.extend({
   /** The audience line of every signing string; never derived from the Host header (audienceOf). */
   PUBLIC_BASE_URL: PublicBaseUrlSchema,
   REDIS_URL: z.string().min(1).optional(),
+  /**
+   * Only where the Redis refuses `CONFIG GET` (a managed Redis): the operator's word that its
+   * maxmemory-policy is noeviction, which the gateway otherwise checks itself at start
+   * (auth/redis-eviction-policy.ts). Any other policy may evict nonces.
+   */
+  REDIS_MAXMEMORY_POLICY: z.literal('noeviction').optional(),
+  /**
+   * Idempotency-Keys one agent holds at once (each an answer kept 24 h, or a request in flight);
+   * the next is 429 idempotency.too_many_keys until one expires.
+   */
+  IDEMPOTENCY_KEYS_PER_AGENT: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
+  /** Without REDIS_URL (standalone): the most unexpired nonces this process holds; then 503. */
+  MEMORY_NONCES_MAX: z.coerce.number().int().min(1_000).max(100_000_000).default(500_000),
   BODY_LIMIT_BYTES: z.coerce
     .number()
     .int()

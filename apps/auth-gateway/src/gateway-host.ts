@@ -13,6 +13,7 @@ import {
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { RedisClientType } from 'redis';
 import { MemoryNonceStore, RedisNonceStore, type NonceStore } from './auth/nonce-store.js';
+import { EvictionPolicyCheck } from './auth/redis-eviction-policy.js';
 import { connectRedis } from './auth/redis.js';
 import { audienceOf, liveStreamSettingsOf, serverTimeoutsOf, type GatewayConfig } from './config.js';
 import { createGateway } from './gateway.js';
@@ -92,11 +93,43 @@ export interface Nonces {
   readiness: Record<string, ReadinessCheck>;
 }
 
-export function openNonces(redisUrl: string | undefined, config: GatewayConfig, logger: Logger): Nonces {
-  if (!redisUrl) return { store: new MemoryNonceStore(), redis: undefined, readiness: {} };
+/**
+ * The nonces' store. With Redis, once its eviction policy is known to keep them (a ConfigError,
+ * naming the setting, for one that may evict them: the start is refused); a Redis not reachable
+ * yet is checked when it comes, and until then and while refused, signed requests fail closed.
+ */
+export async function openNonces(
+  redisUrl: string | undefined,
+  config: GatewayConfig,
+  logger: Logger,
+): Promise<Nonces> {
+  if (!redisUrl)
+    return {
+      store: new MemoryNonceStore(Date.now, config.MEMORY_NONCES_MAX),
+      redis: undefined,
+      readiness: {},
+    };
   const redis = connectRedis(redisUrl, logger);
-  const store = new RedisNonceStore(redis, config.TOWNHALL_ENV);
-  return { store, redis, readiness: { redis: () => store.ping() } };
+  const policy = new EvictionPolicyCheck(redis, config.REDIS_MAXMEMORY_POLICY, logger);
+  try {
+    await policy.atStart();
+  } catch (error) {
+    await redis.close().catch(() => undefined);
+    throw error;
+  }
+  const refusal = () => policy.refusal;
+  const store = new RedisNonceStore(redis, config.TOWNHALL_ENV, refusal);
+  return {
+    store,
+    redis,
+    readiness: {
+      redis: async () => {
+        await store.ping();
+        const refused = refusal();
+        if (refused) throw new Error(refused);
+      },
+    },
+  };
 }
 
 export interface RunningGateway {
@@ -142,9 +175,15 @@ export async function startGateway(options: {
     // In the nonces' Redis (its connection): a key is claimed once across every replica.
     idempotency: {
       store: nonces.redis
-        ? new RedisIdempotencyStore(nonces.redis, config.TOWNHALL_ENV, audience)
-        : new MemoryIdempotencyStore(),
+        ? new RedisIdempotencyStore(
+            nonces.redis,
+            config.TOWNHALL_ENV,
+            audience,
+            config.IDEMPOTENCY_KEYS_PER_AGENT,
+          )
+        : new MemoryIdempotencyStore({ keysPerAgent: config.IDEMPOTENCY_KEYS_PER_AGENT }),
       inFlightMs: inFlightMsOf(config.SERVICE_TIMEOUT_MS),
+      keysPerAgent: config.IDEMPOTENCY_KEYS_PER_AGENT,
     },
   });
   try {

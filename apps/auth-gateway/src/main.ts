@@ -32,13 +32,17 @@ if (config.GATEWAY_WORKERS > 1 && cluster.isPrimary) {
   stopGracefullyOnSignal('auth-gateway', logger, () => primary.stop());
 } else {
   const workerLogger = cluster.isWorker ? logger.child({ worker: cluster.worker?.id }) : logger;
+  // Redis first: one whose eviction policy could drop nonces is a bad configuration (exit 78, naming it).
+  const nonces = await exitOnConfigError('auth-gateway', () =>
+    openNonces(config.REDIS_URL, config, workerLogger),
+  );
   const gateway = await startGateway({
     config,
     // A TLS or creds file that cannot be read is a bad configuration: exit 78, naming it.
     transport: await exitOnConfigError('auth-gateway', () =>
       natsGatewayTransport(config.NATS_URL, config, workerLogger),
     ),
-    nonces: openNonces(config.REDIS_URL, config, workerLogger),
+    nonces,
     logger: workerLogger,
   });
   // Prometheus and the probes on the operators' port as well (the public port has /healthz,

@@ -18,6 +18,9 @@ const ANSWER: StoredResponse = {
   body: Buffer.from('{"id":"t1"}').toString('base64'),
 };
 
+/** Keys per agent of these stores. */
+const CAP = 10;
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function claimed(store: IdempotencyStore, agent: string, key: string, inFlightMs = 5_000) {
@@ -43,11 +46,11 @@ describe('Idempotency-Key claims on the real Redis: one protocol, two replicas, 
 
   /** Two replicas' stores: two Redis clients, or (memory) one process's store twice. */
   const modes: Array<[string, () => IdempotencyStore[]]> = [
-    ['redis', () => clients.map((client) => new RedisIdempotencyStore(client, environment, AUDIENCE))],
+    ['redis', () => clients.map((client) => new RedisIdempotencyStore(client, environment, AUDIENCE, CAP))],
     [
       'memory',
       () => {
-        const store = new MemoryIdempotencyStore();
+        const store = new MemoryIdempotencyStore({ keysPerAgent: CAP });
         return [store, store];
       },
     ],
@@ -74,6 +77,38 @@ describe('Idempotency-Key claims on the real Redis: one protocol, two replicas, 
       expect(await b!.begin(agent, 'k', 'f2', 5_000)).toEqual({ outcome: 'mismatch' });
       // Scoped to the agent.
       expect((await b!.begin(`other-${agent}`, 'k', 'f2', 5_000)).outcome).toBe('claimed');
+    });
+
+    it('lets an agent hold CAP keys, counted atomically across replicas: 100 racing new keys, 10 claimed', async () => {
+      const stores = replicas();
+      const agent = `erin-${randomUUID()}`;
+      const begun = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => stores[i % 2]!.begin(agent, `key-${i}`, 'f1', 5_000)),
+      );
+      const claims = begun.filter((b) => b.outcome === 'claimed');
+      expect(claims).toHaveLength(CAP);
+      const refused = begun.filter((b) => b.outcome === 'too_many_keys');
+      expect(refused).toHaveLength(100 - CAP);
+      for (const refusal of refused) {
+        expect(refusal.retryAfterMs).toBeGreaterThan(0);
+        expect(refusal.retryAfterMs).toBeLessThanOrEqual(5_000);
+      }
+      // A key given back frees its place; a kept answer holds it (for its keepMs).
+      await stores[0]!.release(claims[0]!.held);
+      await stores[1]!.complete(claims[1]!.held, ANSWER, 60_000);
+      expect((await stores[1]!.begin(agent, 'after-release', 'f1', 5_000)).outcome).toBe('claimed');
+      expect((await stores[0]!.begin(agent, 'one-more', 'f1', 5_000)).outcome).toBe('too_many_keys');
+      // Another agent is not counted with this one.
+      expect((await stores[0]!.begin(`other-${agent}`, 'key-0', 'f1', 5_000)).outcome).toBe('claimed');
+    });
+
+    it('frees the places of expired markers', async () => {
+      const [a, b] = replicas();
+      const agent = `frank-${randomUUID()}`;
+      for (let i = 0; i < CAP; i += 1) await claimed(a!, agent, `short-${i}`, 100);
+      expect((await b!.begin(agent, 'late', 'f1', 5_000)).outcome).toBe('too_many_keys');
+      await sleep(150);
+      expect((await b!.begin(agent, 'late', 'f1', 5_000)).outcome).toBe('claimed');
     });
 
     it('gives a released key back; a marker that outlived its request expires, and its late answer is dropped', async () => {
@@ -106,6 +141,13 @@ describe('Idempotency-Key claims on the real Redis: one protocol, two replicas, 
     const ttl = await clients[1]!.pTTL(redisKey);
     expect(ttl).toBeGreaterThan(59_000);
     expect(ttl).toBeLessThanOrEqual(60_000);
+
+    // The agent's index: the key's digest, until it expires; the index itself expires with it.
+    const index = `townhall:${environment}:idempotency:${AUDIENCE}:{${agent}}`;
+    expect(await clients[1]!.zRange(index, 0, -1)).toEqual([digest]);
+    const indexTtl = await clients[1]!.pTTL(index);
+    expect(indexTtl).toBeGreaterThan(59_000);
+    expect(indexTtl).toBeLessThanOrEqual(60_000);
 
     await clients[1]!.scriptFlush();
     expect((await store.begin(agent, key, 'f1', 5_000)).outcome).toBe('replay');

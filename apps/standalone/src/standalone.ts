@@ -147,7 +147,12 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
       ? await natsGatewayTransport(natsUrl, gatewayConfig, gatewayLogger)
       : inProcessGatewayTransport(broker, eventLog, gatewayConfig);
     // In this process's memory unless REDIS_URL is set.
-    const nonces = openNonces(env['REDIS_URL'], gatewayConfig, gatewayLogger);
+    const nonces = await openNonces(env['REDIS_URL'], gatewayConfig, gatewayLogger).catch(
+      async (error: unknown) => {
+        await transport.close();
+        throw error;
+      },
+    );
     const gateway = await startGateway({
       config: gatewayConfig,
       transport,

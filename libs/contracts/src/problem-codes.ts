@@ -101,6 +101,10 @@ export const PROBLEM_CODES = {
     status: 409,
     title: 'The first request with this Idempotency-Key is still running',
   },
+  'idempotency.too_many_keys': {
+    status: 429,
+    title: 'You hold as many Idempotency-Keys as allowed: send this write without one, or later',
+  },
 
   'webhook.not_found': { status: 404, title: 'No such webhook subscription' },
   'event.limit_reached': {

@@ -1,3 +1,4 @@
+import { DomainError } from '@townhall/contracts';
 import type { RedisClientType } from 'redis';
 import { withinCommandTimeout } from './redis.js';
 
@@ -77,9 +78,13 @@ export class RedisNonceStore implements NonceStore {
   constructor(
     private readonly redis: RedisClientType,
     private readonly environment: string,
+    /** Why this Redis must not hold nonces now (its eviction policy), if it must not: claims then fail. */
+    private readonly refusal: () => string | undefined = () => undefined,
   ) {}
 
   async claim(agentId: string, nonce: string, counts: readonly WindowCount[] = []): Promise<Claim> {
+    const refused = this.refusal();
+    if (refused) throw new Error(refused);
     const keys = [`townhall:${this.environment}:nonce:{${agentId}}:${nonce}`, ...counts.map((c) => c.key)];
     const args = [
       String(NONCE_TTL_SECONDS),
@@ -115,13 +120,24 @@ export class RedisNonceStore implements NonceStore {
   }
 }
 
-/** Single-process store for standalone mode and tests; never for several replicas. */
+/** Nonces one process keeps at most (MEMORY_NONCES_MAX): each about 200 bytes, 100 MB at most. */
+export const MEMORY_NONCES_MAX = 500_000;
+
+/**
+ * Single-process store for standalone mode and tests; never for several replicas. Bounded by time
+ * (a nonce is kept NONCE_TTL_SECONDS, then swept) and by size: with `maxNonces` unexpired nonces
+ * held, a new claim is refused (503 `service.overloaded`, nothing counted) until some expire. A
+ * nonce is never dropped early, which would let its captured request be replayed.
+ */
 export class MemoryNonceStore implements NonceStore {
   private readonly expiries = new Map<string, number>();
   private readonly windows = new Map<string, { consumed: number; endsAt: number }>();
   private lastSweep = 0;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly maxNonces: number = MEMORY_NONCES_MAX,
+  ) {}
 
   async claim(agentId: string, nonce: string, counts: readonly WindowCount[] = []): Promise<Claim> {
     const now = this.now();
@@ -129,6 +145,15 @@ export class MemoryNonceStore implements NonceStore {
     const key = `${agentId}:${nonce}`;
     const expiry = this.expiries.get(key);
     if (expiry !== undefined && expiry > now) return { claimed: false };
+    if (expiry === undefined && this.expiries.size >= this.maxNonces) {
+      // Full: sweep at once (at most once a second), and refuse if nothing has expired.
+      if (now - this.lastSweep >= 1_000) this.sweep(now, true);
+      if (this.expiries.size >= this.maxNonces)
+        throw new DomainError(
+          'service.overloaded',
+          `This server holds as many unexpired nonces as it may (${this.maxNonces}, MEMORY_NONCES_MAX); retry shortly`,
+        );
+    }
     this.expiries.set(key, now + NONCE_TTL_SECONDS * 1000);
     const counted: Counted[] = [];
     for (const count of counts) {
@@ -144,6 +169,11 @@ export class MemoryNonceStore implements NonceStore {
     return { claimed: true, counts: counted };
   }
 
+  /** How many nonces it holds, expired ones not yet swept included (tests). */
+  get size(): number {
+    return this.expiries.size;
+  }
+
   async ping(): Promise<void> {}
 
   async close(): Promise<void> {
@@ -151,8 +181,8 @@ export class MemoryNonceStore implements NonceStore {
     this.windows.clear();
   }
 
-  private sweep(now: number): void {
-    if (now - this.lastSweep < 10_000) return;
+  private sweep(now: number, force = false): void {
+    if (!force && now - this.lastSweep < 10_000) return;
     this.lastSweep = now;
     for (const [key, expiry] of this.expiries) if (expiry <= now) this.expiries.delete(key);
     for (const [key, window] of this.windows) if (window.endsAt <= now) this.windows.delete(key);

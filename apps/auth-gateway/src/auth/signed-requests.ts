@@ -110,6 +110,8 @@ export function installSignedRequests(fastify: FastifyInstance, options: SignedR
           const windows = rateLimits?.windowsOf(request, verified.agentId);
           claim = await nonces.claim(verified.agentId, verified.nonce, windows);
         } catch (error) {
+          // A refusal of the store's own (standalone's memory is full: 503 service.overloaded).
+          if (error instanceof DomainError) throw error;
           request.log.error({ err: error }, 'nonce store unavailable');
           throw new DomainError('dependency.unavailable', 'The nonce store is unavailable; retry shortly');
         }

@@ -44,16 +44,16 @@ export function requestFingerprint(method: string, rawUrl: string, rawBody: Buff
 }
 
 /**
- * Whether an answer with this status is kept and replayed for its key: every final outcome of the
- * handler, success or refusal (the draft: "the result of the previously completed operation").
- * Not kept, so that a retry with the same key runs again:
- * - 5xx: the service was away or did not answer (503, 504), nothing to repeat faithfully;
- * - 402: nothing happened, and the answer asks the client to pay and send the same request again,
- *   with the same key (the payment header is not part of the fingerprint);
- * - 401, 408 and 429: about this attempt (its signature, its pace), not about the operation.
+ * Whether an answer with this status is kept and replayed for its key: a 2xx only, the answer to
+ * an operation that happened (a write made, a ticket issued or pending, a payment settled), which
+ * a retry must get again instead of doing it twice. Nothing else is kept, and a retry with the key
+ * is evaluated again:
+ * - 4xx: the operation did not happen (not found, a conflict, invalid, forbidden, 402 unpaid), so
+ *   running it again cannot do it twice, and it may now succeed (a seat freed up). Keeping them
+ *   would let anyone fill the store with cheap refusals (404s of random ids) for 24 hours;
+ * - 5xx: the service was away or did not answer (503, 504), nothing to repeat faithfully; a write
+ *   that did happen meets its service's own rules on the retry (one ticket per agent and event).
  */
 export function isKeptStatus(status: number): boolean {
-  return status >= 200 && status < 500 && !NOT_KEPT.has(status);
+  return status >= 200 && status < 300;
 }
-
-const NOT_KEPT: ReadonlySet<number> = new Set([401, 402, 408, 429]);

@@ -60,21 +60,45 @@ describe('MemoryIdempotencyStore (standalone mode)', () => {
     });
   });
 
-  it('is bounded: past its keys or bytes the least recently used key is forgotten', async () => {
-    const store = new MemoryIdempotencyStore({ maxKeys: 3, maxBytes: 1024 * 1024 }, clock);
-    for (const key of ['a', 'b', 'c', 'd'])
-      await store.complete(await claim(store, 'alice', key), ANSWER, 60_000);
-    expect(store.size).toBe(3);
-    expect((await store.begin('alice', 'a', 'f1', 1_000)).outcome).toBe('claimed');
+  it('is bounded by keys, bytes and keys per agent, and refuses new keys rather than forget live ones', async () => {
+    const store = new MemoryIdempotencyStore({ maxKeys: 3 }, clock);
+    for (const key of ['a', 'b', 'c'])
+      await store.complete(await claim(store, `agent-${key}`, key), ANSWER, 60_000);
+    expect(await store.begin('alice', 'd', 'f1', 1_000)).toEqual({ outcome: 'store_full' });
+    // Every kept answer is still there.
+    expect((await store.begin('agent-a', 'a', 'f1', 1_000)).outcome).toBe('replay');
+    // Once one expires, its place is free.
+    now += 60_001;
+    expect((await store.begin('alice', 'd', 'f1', 1_000)).outcome).toBe('claimed');
 
-    const small = new MemoryIdempotencyStore({ maxKeys: 100, maxBytes: 2_000 }, clock);
+    const small = new MemoryIdempotencyStore({ maxBytes: 2_000 }, clock);
     const big = { ...ANSWER, body: 'x'.repeat(1_500) };
-    await small.complete(await claim(small, 'alice', 'first'), big, 60_000);
-    await small.complete(await claim(small, 'alice', 'second'), big, 60_000);
-    expect((await small.begin('alice', 'first', 'f1', 1_000)).outcome).toBe('claimed');
-    // An answer larger than the whole store is not kept, and its key is free again.
-    const huge = await claim(small, 'alice', 'huge');
-    expect(await small.complete(huge, { ...ANSWER, body: 'x'.repeat(5_000) }, 60_000)).toBe(false);
-    expect((await small.begin('alice', 'huge', 'f1', 1_000)).outcome).toBe('claimed');
+    expect(await small.complete(await claim(small, 'alice', 'first'), big, 60_000)).toBe(true);
+    // The second answer does not fit: not kept, and its key is free again.
+    expect(await small.complete(await claim(small, 'alice', 'second'), big, 60_000)).toBe(false);
+    expect((await small.begin('alice', 'first', 'f1', 1_000)).outcome).toBe('replay');
+    expect((await small.begin('alice', 'second', 'f1', 1_000)).outcome).toBe('claimed');
+  });
+
+  it('holds at most keysPerAgent keys of one agent, markers included: then too_many_keys until the soonest expires', async () => {
+    const store = new MemoryIdempotencyStore({ keysPerAgent: 2 }, clock);
+    await store.complete(await claim(store, 'alice', 'k1'), ANSWER, 60_000);
+    now += 10_000;
+    await claim(store, 'alice', 'k2', 'f1', 5_000);
+    expect(await store.begin('alice', 'k3', 'f1', 1_000)).toEqual({
+      outcome: 'too_many_keys',
+      retryAfterMs: 5_000,
+    });
+    expect((await store.begin('bob', 'k3', 'f1', 1_000)).outcome).toBe('claimed');
+    // The marker expires first (its request died): its place is free.
+    now += 5_000;
+    const k3 = await claim(store, 'alice', 'k3');
+    expect(await store.begin('alice', 'k4', 'f1', 1_000)).toEqual({
+      outcome: 'too_many_keys',
+      retryAfterMs: 1_000,
+    });
+    // A key given back frees its place at once.
+    await store.release(k3);
+    expect((await store.begin('alice', 'k4', 'f1', 1_000)).outcome).toBe('claimed');
   });
 });

@@ -275,20 +275,27 @@ describe('Idempotency-Key on signed writes (in process)', () => {
         );
   });
 
-  it('keeps refusals of the handler (4xx), but not 5xx: a retry after a 503 or 504 runs again', async () => {
-    services.handler = async () => {
-      throw new DomainError('event.not_found', 'No such event');
-    };
-    const missing = await signed('POST', '/events/e1/stage', { body: 'hi' }, [['idempotency-key', 'four']]);
-    expect(missing.status).toBe(404);
-    const again = await signed('POST', '/events/e1/stage', { body: 'hi' }, [['idempotency-key', 'four']]);
-    // The body as it was, so its requestId names the first request.
-    expect([again.status, again.text, again.headers['idempotent-replayed']]).toEqual([
-      404,
-      missing.text,
-      'true',
-    ]);
-    expect(services.calls).toHaveLength(1);
+  it('keeps 2xx only: a refusal (4xx) or a 503 or 504 is evaluated again on a retry with the key', async () => {
+    for (const code of ['event.not_found', 'capacity.sold_out', 'validation.failed'] as const) {
+      services.calls = [];
+      services.handler = async () => {
+        throw new DomainError(code, 'refused');
+      };
+      const refused = await signed('POST', '/events/e1/stage', { body: 'hi' }, [['idempotency-key', code]]);
+      expect(codeOf(refused)).toBe(code);
+      services.handler = async (_pattern, data) => ({ id: 'm1', ...data });
+      const again = await signed('POST', '/events/e1/stage', { body: 'hi' }, [['idempotency-key', code]]);
+      expect([again.status, again.headers['idempotent-replayed']]).toEqual([201, undefined]);
+      expect(services.calls).toHaveLength(2);
+      // The 201 is what is kept now.
+      const replayed = await signed('POST', '/events/e1/stage', { body: 'hi' }, [['idempotency-key', code]]);
+      expect([replayed.status, replayed.text, replayed.headers['idempotent-replayed']]).toEqual([
+        201,
+        again.text,
+        'true',
+      ]);
+      expect(services.calls).toHaveLength(2);
+    }
 
     for (const code of ['service.unavailable', 'service.timeout'] as const) {
       services.calls = [];
@@ -446,6 +453,52 @@ describe('Idempotency-Key on signed writes (in process)', () => {
     const again = await signed('POST', '/events', EVENT, [key]);
     expect([again.status, again.headers['idempotent-replayed']]).toEqual([201, undefined]);
     expect(services.calls).toHaveLength(2);
+  });
+
+  it("refuses a key past the agent's cap with 429 idempotency.too_many_keys and Retry-After, running nothing; refusals hold no key", async () => {
+    await boot({ store: new MemoryIdempotencyStore({ keysPerAgent: 3 }), keysPerAgent: 3 });
+    // Refusals are not kept, so they hold no key: any number of them.
+    services.handler = async () => {
+      throw new DomainError('event.not_found', 'No such event');
+    };
+    for (let i = 0; i < 10; i += 1)
+      expect(
+        (await signed('POST', '/events/e1/stage', { body: 'hi' }, [['idempotency-key', `miss-${i}`]])).status,
+      ).toBe(404);
+    services.handler = FakeServices.created;
+    for (let i = 0; i < 3; i += 1)
+      expect((await signed('POST', '/events', EVENT, [['idempotency-key', `kept-${i}`]])).status).toBe(201);
+    services.calls = [];
+    const over = await signed('POST', '/events', EVENT, [['idempotency-key', 'one-more']]);
+    expect([over.status, codeOf(over)]).toEqual([429, 'idempotency.too_many_keys']);
+    // Until the soonest of the three expires: 24 hours.
+    expect(Number(over.headers['retry-after'])).toBeGreaterThan(86_000);
+    expect(services.calls).toHaveLength(0);
+    // A kept key still replays; another agent has keys of its own; a write without a key runs.
+    expect(
+      (await signed('POST', '/events', EVENT, [['idempotency-key', 'kept-0']])).headers[
+        'idempotent-replayed'
+      ],
+    ).toBe('true');
+    expect((await signed('POST', '/events', EVENT, [['idempotency-key', 'one-more']], bob)).status).toBe(201);
+    expect((await signed('POST', '/events', EVENT)).status).toBe(201);
+  });
+
+  it('answers 503 service.overloaded when the process holds as many keys as it may; a replay still works', async () => {
+    await boot({ store: new MemoryIdempotencyStore({ maxKeys: 2 }) });
+    for (const key of ['a', 'b'])
+      expect((await signed('POST', '/events', EVENT, [['idempotency-key', key]], bob)).status).toBe(201);
+    const full = await signed('POST', '/events', EVENT, [['idempotency-key', 'c']]);
+    expect([full.status, codeOf(full), full.headers['retry-after']]).toEqual([
+      503,
+      'service.overloaded',
+      '1',
+    ]);
+    expect(
+      (await signed('POST', '/events', EVENT, [['idempotency-key', 'a']], bob)).headers[
+        'idempotent-replayed'
+      ],
+    ).toBe('true');
   });
 
   it('fails closed (503 dependency.unavailable) when the store cannot answer', async () => {

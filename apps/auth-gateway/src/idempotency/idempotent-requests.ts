@@ -26,6 +26,8 @@ export interface IdempotencyOptions {
   keepMs?: number;
   /** Answers with a larger body are not kept (the key is given back). */
   maxBodyBytes?: number;
+  /** The store's cap of keys per agent, for the refusal's detail (IDEMPOTENCY_KEYS_PER_AGENT). */
+  keysPerAgent?: number;
 }
 
 /** Responses are small JSON; a body over 1 MiB is not kept, and its key is given back. */
@@ -54,7 +56,7 @@ export const REPLAYED_HEADER = 'idempotent-replayed';
 
 const idempotentRequests = new Counter({
   name: 'townhall_idempotent_requests_total',
-  help: 'Signed writes with an Idempotency-Key, by outcome: claimed (ran), replayed, in_flight (409), mismatch (422)',
+  help: 'Signed writes with an Idempotency-Key, by outcome: claimed (ran), replayed, in_flight (409), mismatch (422), too_many_keys (429), store_full (503)',
   labelNames: ['outcome'] as const,
   registers: [metricsRegistry],
 });
@@ -66,9 +68,10 @@ const idempotentRequests = new Counter({
  *   (400 `idempotency.key_invalid`) is claimed for the verified caller in the store, atomically
  *   across replicas. A held key is 409 `idempotency.in_flight` (Retry-After: 1), a key used for
  *   another request (method, path, query, body digest) 422 `idempotency.key_mismatch`, a finished
- *   one is answered from the store (`Idempotent-Replayed: true`) and no handler runs;
- * - onSend (installed last, so it sees the answer as sent): the answer is kept for 24 h when its
- *   status is a final outcome (idempotency-key.ts isKeptStatus), else the key is given back;
+ *   one is answered from the store (`Idempotent-Replayed: true`) and no handler runs; an agent
+ *   holding its cap of keys is 429 `idempotency.too_many_keys` (Retry-After: until one expires);
+ * - onSend (installed last, so it sees the answer as sent): the answer is kept for 24 h when it
+ *   is a 2xx (idempotency-key.ts isKeptStatus), else the key is given back;
  * - onResponse: a claim still held (the answer never reached onSend) is given back.
  * Requests without the header, unsigned requests and GET/HEAD are untouched.
  */
@@ -119,6 +122,21 @@ export function installIdempotentRequests(
             'idempotency.key_mismatch',
             'This Idempotency-Key was used for another request (method, path, query or body); use a new key',
           );
+        case 'too_many_keys':
+          // Refused, not run without the key: a client that sent one counts on a retry not running twice.
+          idempotentRequests.inc({ outcome: 'too_many_keys' });
+          throw new DomainError(
+            'idempotency.too_many_keys',
+            `This agent holds ${options.keysPerAgent ?? 'its'} Idempotency-Keys of the last 24 hours (IDEMPOTENCY_KEYS_PER_AGENT); send this write without a key, or with one after Retry-After`,
+            undefined,
+            { retryAfterSeconds: Math.max(1, Math.ceil(begun.retryAfterMs / 1_000)) },
+          );
+        case 'store_full':
+          idempotentRequests.inc({ outcome: 'store_full' });
+          throw new DomainError(
+            'service.overloaded',
+            'This server holds as many Idempotency-Keys as it may; retry shortly, or send this write without a key',
+          );
       }
     } catch (error) {
       const known = toDomainError(error);
@@ -138,7 +156,10 @@ export function installIdempotentRequests(
       } else {
         // Kept before the answer leaves: a client that has it and retries at once gets the replay.
         const kept = await store.complete(held, answerOf(reply, body), keepMs);
-        if (!kept) request.log.warn('idempotency key expired while its request ran; its answer is not kept');
+        if (!kept)
+          request.log.warn(
+            'idempotency key expired while its request ran, or its answer does not fit the store: it is not kept',
+          );
       }
     } catch (error) {
       // The answer still goes out; the marker expires after inFlightMs and the key is free again.

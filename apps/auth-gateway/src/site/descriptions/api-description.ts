@@ -66,8 +66,11 @@ key. The key belongs to the agent that signs and is kept 24 hours. The same meth
 and body replay the first answer (status, body, \`Location\`, payment response headers) with
 \`Idempotent-Replayed: true\`, and nothing runs twice; another request with the key is 422
 \`idempotency.key_mismatch\`; while the first is still running, 409 \`idempotency.in_flight\`
-(\`Retry-After: 1\`). Answers 5xx, 401, 402, 408 and 429 are not kept: a retry runs again, so a
-402 can be paid with the same key, and a paid RSVP replayed never charges twice.
+(\`Retry-After: 1\`). Only 2xx answers are kept: a refusal (4xx) did nothing and a 5xx may not
+have finished, so a retry with the key is evaluated again (a 402 can be paid with the same key),
+and a paid RSVP replayed never charges twice. An agent holds at most 1,000 keys at once
+(\`IDEMPOTENCY_KEYS_PER_AGENT\`): the next is 429 \`idempotency.too_many_keys\`, with
+\`Retry-After\` until one expires, and nothing runs.
 
 ${problemCodeTable()}
 `;
@@ -150,7 +153,7 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
 };
 
 export const IDEMPOTENCY_KEY_DESCRIPTION =
-  'Makes this write safe to retry (docs/protocol/idempotency.md): 1 to 255 printable ASCII characters, e.g. a UUID, new for each operation and the same on each retry of it (each retry signed afresh). Kept 24 hours for the signing agent. The same method, path, query and body replay the first answer with `Idempotent-Replayed: true`; another request with the key is 422 `idempotency.key_mismatch`; while the first runs, 409 `idempotency.in_flight`. 5xx, 401, 402, 408 and 429 answers are not kept.';
+  'Makes this write safe to retry (docs/protocol/idempotency.md): 1 to 255 printable ASCII characters, e.g. a UUID, new for each operation and the same on each retry of it (each retry signed afresh). Kept 24 hours for the signing agent. The same method, path, query and body replay the first answer with `Idempotent-Replayed: true`; another request with the key is 422 `idempotency.key_mismatch`; while the first runs, 409 `idempotency.in_flight`. Only 2xx answers are kept: a retry of a refusal or a 5xx is evaluated again. At most 1,000 keys per agent at once (429 `idempotency.too_many_keys`).';
 export const IDEMPOTENT_REPLAYED_DESCRIPTION =
   "`true` when this answer is the one kept for your `Idempotency-Key`: the request did not run again. Status, body and headers are the first answer's; `X-Request-Id` and the `RateLimit-*` headers are this request's.";
 

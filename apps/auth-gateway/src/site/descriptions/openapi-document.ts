@@ -74,6 +74,7 @@ export const IDEMPOTENT_ROUTE_CODES: readonly ProblemCode[] = [
   'idempotency.key_invalid',
   'idempotency.key_mismatch',
   'idempotency.in_flight',
+  'idempotency.too_many_keys',
 ];
 
 /** A signed POST, PUT, PATCH or DELETE: it takes an `Idempotency-Key` (idempotency/). */

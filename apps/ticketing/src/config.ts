@@ -94,11 +94,6 @@ export const TicketingConfigSchema = BaseConfigSchema.extend(DatabaseConfigSchem
   .superRefine(deploymentChecks)
   .superRefine(publicBaseUrlRequired)
   .superRefine((config, context) => {
-    // A facilitator settles on chain; the ledger's network is the ledger's own (X402_FACILITATOR=ledger).
-    if (config.X402_FACILITATOR !== 'ledger' && config.X402_NETWORK?.startsWith('ledger:'))
-      context.addIssue({
-        code: 'custom',
-        path: ['X402_NETWORK'],
     // Money from nothing, and a paid seat bought with it credits its host: never where money is real.
     if (config.LEDGER_FAUCET && config.TOWNHALL_ENV === 'production')
       context.addIssue({
@@ -107,6 +102,11 @@ export const TicketingConfigSchema = BaseConfigSchema.extend(DatabaseConfigSchem
         message:
           'must not be true when TOWNHALL_ENV=production: the faucet mints money from nothing, and a seat bought with it pays its host',
       });
+    // A facilitator settles on chain; the ledger's network is the ledger's own (X402_FACILITATOR=ledger).
+    if (config.X402_FACILITATOR !== 'ledger' && config.X402_NETWORK?.startsWith('ledger:'))
+      context.addIssue({
+        code: 'custom',
+        path: ['X402_NETWORK'],
         message: `X402_FACILITATOR=${config.X402_FACILITATOR} settles on a solana: network; ledger: networks are X402_FACILITATOR=ledger's`,
       });
   });

@@ -391,8 +391,11 @@ export class AgentClient {
     balance: () => this.route(LedgerRoutes.balance, {}),
     entries: (query: { limit?: number; cursor?: string } = {}) => this.route(LedgerRoutes.entries, query),
     /**
-     * Only where the server runs with LEDGER_FAUCET=true. With `network` (the local chain's, under
-     * X402_FACILITATOR=solana-local): test USDC minted to this agent's own token account on chain.
+     * Only where the server runs with LEDGER_FAUCET=true (never in production). With `network` (the
+     * local chain's, under X402_FACILITATOR=solana-local): test USDC minted to this agent's own token
+     * account on chain. At most LEDGER_FAUCET_MAX_AMOUNT a call (1000000 by default; more is 422
+     * ledger.faucet_over_cap) and LEDGER_FAUCET_CALLS_PER_HOUR calls an hour per agent (10; then 429
+     * ledger.faucet_rate_limited with Retry-After).
      */
     faucet: (amount: string, asset?: string, network?: string) =>
       this.route(LedgerRoutes.faucet, {

@@ -69,7 +69,7 @@ export function registerWallet(program: Command, io: CliIo): void {
   wallet
     .command('faucet')
     .description(
-      'test USDC on a local chain (a server run with --solana-local / X402_FACILITATOR=solana-local and LEDGER_FAUCET)',
+      'test USDC on a local chain (a server run with --solana-local / X402_FACILITATOR=solana-local and LEDGER_FAUCET; by default at most 1000000 a call, 10 calls an hour)',
     )
     .argument('<amount>', 'atomic units (1 USDC = 1000000)', amount)
     .option('--network <caip2>', 'the local chain network (default: devnet, as solana-local answers)')

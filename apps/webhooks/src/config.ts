@@ -1,3 +1,4 @@
+import { WEBHOOKS_PER_AGENT } from '@townhall/contracts';
 import { BaseConfigSchema, DatabaseConfigSchema, deploymentChecks } from '@townhall/platform/service';
 import { z } from 'zod';
 
@@ -32,6 +33,8 @@ export const WebhooksConfigSchema = BaseConfigSchema.extend(DatabaseConfigSchema
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
     /** How often each replica looks for due deliveries (it is also woken when new ones are recorded). */
     WEBHOOK_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
+    /** The most subscriptions one agent holds at once; the next is refused with 409 webhook.limit_reached. */
+    WEBHOOKS_PER_AGENT_LIMIT: z.coerce.number().int().min(1).max(1_000).default(WEBHOOKS_PER_AGENT),
     /** Deliveries one replica attempts at once. */
     WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
     /**

@@ -41,6 +41,7 @@ async function defineWebhooks(
           timeoutMs: config.WEBHOOK_TIMEOUT_MS,
           pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
           concurrency: config.WEBHOOK_CONCURRENCY,
+          subscriptionsPerAgent: config.WEBHOOKS_PER_AGENT_LIMIT,
           listen: config.WEBHOOK_LISTEN,
         },
       }),

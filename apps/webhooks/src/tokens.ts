@@ -15,6 +15,8 @@ export interface WebhooksSettings {
   timeoutMs: number;
   /** How often each replica looks for due deliveries (WEBHOOK_POLL_INTERVAL_MS). */
   pollIntervalMs: number;
+  /** The most subscriptions one agent holds at once (WEBHOOKS_PER_AGENT_LIMIT). */
+  subscriptionsPerAgent: number;
   /** Deliveries one replica attempts at once (WEBHOOK_CONCURRENCY). */
   concurrency: number;
   /** Whether other replicas' subscription changes arrive by LISTEN/NOTIFY (WEBHOOK_LISTEN). */

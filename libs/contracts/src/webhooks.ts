@@ -6,7 +6,7 @@ import { httpRoute, routeGroup } from './http.js';
 import type { Page } from './page.js';
 import { InstantReply, pageOf, reply } from './replies.js';
 
-/** How many webhook subscriptions one agent may hold (docs/product.md "Webhooks"). */
+/** How many webhook subscriptions one agent may hold by default (WEBHOOKS_PER_AGENT_LIMIT; docs/product.md "Webhooks"). */
 export const WEBHOOKS_PER_AGENT = 20;
 /** How many delivery attempts `GET /webhooks/{id}/deliveries` shows: the latest. */
 export const WEBHOOK_ATTEMPTS_SHOWN = 100;

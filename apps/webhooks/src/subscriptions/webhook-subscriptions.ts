@@ -4,12 +4,11 @@ import {
   DomainError,
   isUuid,
   WEBHOOK_ATTEMPTS_SHOWN,
-  WEBHOOKS_PER_AGENT,
   type Page,
   type WebhookAttemptView,
   type WebhookView,
 } from '@townhall/contracts';
-import { queryRows, sqlState } from '@townhall/platform/service';
+import { queryRows } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
 import { DestinationRefused, resolveDestination, type Resolver } from '../delivery/destination.js';
 import { RESOLVER, SETTINGS, type WebhooksSettings } from '../tokens.js';
@@ -44,8 +43,9 @@ export class WebhookSubscriptions {
 
   /**
    * The URL is checked (and its host resolved) first, outside any transaction; then the agent's
-   * count and the subscription are written together, the count's check constraint keeping it to
-   * 20 however many are made at once.
+   * count and the subscription are written together. The count moves only while it is under
+   * WEBHOOKS_PER_AGENT_LIMIT, in the one upsert that checks it (the agent's row is locked by it
+   * until the transaction ends), so however many are made at once none goes past the limit.
    */
   async create(agentId: string, fields: WebhookFields): Promise<WebhookView> {
     const url = new URL(fields.url);
@@ -55,31 +55,23 @@ export class WebhookSubscriptions {
       if (error instanceof DestinationRefused) throw new DomainError('webhook.url_refused', error.message);
       throw error;
     }
-    try {
-      return await this.dataSource.transaction(async (manager) => {
-        await manager.query(
-          `INSERT INTO webhooks.agent_subscriptions AS a (agent_id, held) VALUES ($1, 1)
-           ON CONFLICT (agent_id) DO UPDATE SET held = a.held + 1`,
-          [agentId],
-        );
-        const [row] = await queryRows<WebhookRow>(
-          manager,
-          `INSERT INTO webhooks.subscriptions (id, agent_id, url, types, event_id)
-           VALUES ($1, $2, $3, $4, $5) RETURNING ${WEBHOOK_COLUMNS}`,
-          [randomUUID(), agentId, url.href, fields.types, fields.eventId ?? null],
-        );
-        await this.index.adding(manager, fields.types);
-        return toWebhook(row!);
-      });
-    } catch (error) {
-      const { code, constraint } = sqlState(error);
-      if (code === '23514' && constraint === 'agent_subscriptions_limit')
-        throw new DomainError(
-          'webhook.limit_reached',
-          `An agent may hold ${WEBHOOKS_PER_AGENT} webhook subscriptions: delete one first`,
-        );
-      throw error;
-    }
+    return await this.dataSource.transaction(async (manager) => {
+      const counted = await queryRows(
+        manager,
+        `INSERT INTO webhooks.agent_subscriptions AS a (agent_id, held) VALUES ($1, 1)
+         ON CONFLICT (agent_id) DO UPDATE SET held = a.held + 1 WHERE a.held < $2 RETURNING held`,
+        [agentId, this.settings.subscriptionsPerAgent],
+      );
+      if (counted.length === 0) throw limitReached(this.settings.subscriptionsPerAgent);
+      const [row] = await queryRows<WebhookRow>(
+        manager,
+        `INSERT INTO webhooks.subscriptions (id, agent_id, url, types, event_id)
+         VALUES ($1, $2, $3, $4, $5) RETURNING ${WEBHOOK_COLUMNS}`,
+        [randomUUID(), agentId, url.href, fields.types, fields.eventId ?? null],
+      );
+      await this.index.adding(manager, fields.types);
+      return toWebhook(row!);
+    });
   }
 
   async list(agentId: string): Promise<Page<WebhookView>> {
@@ -129,6 +121,14 @@ export class WebhookSubscriptions {
       return { items: rows.map(toAttempt), nextCursor: null };
     });
   }
+}
+
+/** 409 webhook.limit_reached: the agent holds `limit` subscriptions (WEBHOOKS_PER_AGENT_LIMIT). */
+function limitReached(limit: number): DomainError {
+  return new DomainError(
+    'webhook.limit_reached',
+    `An agent may hold ${limit} webhook subscriptions: delete one first`,
+  );
 }
 
 function notFound(webhookId: string): DomainError {

@@ -146,8 +146,10 @@ export class AddressLimits {
       await this.failures.consume(address);
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      // Over the threshold: blocked for AUTH_FAILURE_BLOCK_SECONDS from the failure that crossed it.
-      this.blockedHere.set(address, Date.now() + rejection.msBeforeNext);
+      // Over the threshold: blocked for AUTH_FAILURE_BLOCK_SECONDS from the failure that crossed
+      // it, a moment ago at most. Not the rejection's msBeforeNext: a failure counted while the
+      // crossing one was still setting the block in Redis sees the window's time left instead.
+      this.blockedHere.set(address, Date.now() + this.config.AUTH_FAILURE_BLOCK_SECONDS * 1000);
     }
   }
 

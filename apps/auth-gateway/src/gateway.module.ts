@@ -1,11 +1,12 @@
 import { Module, type DynamicModule, type Type } from '@nestjs/common';
-import { SERVICE_CLIENT, type ReadinessCheck, type ServiceClient } from '@townhall/platform';
+import { SERVICE_CLIENT, type ServiceClient } from '@townhall/platform';
 import { ALL_ROUTE_GROUPS, tagOfGroup } from '@townhall/contracts';
 import { contractRoutes } from './routes/contract-routes.js';
 import { DirectoryController } from './directory/directory.controller.js';
 import { EventsController } from './events/events.controller.js';
 import { SeriesController } from './events/series.controller.js';
-import { HealthController, READINESS_CHECKS } from './health/health.controller.js';
+import type { CachedReadiness } from './health/cached-readiness.js';
+import { HealthController, PUBLIC_READINESS } from './health/health.controller.js';
 import { LiveController } from './live/live.controller.js';
 import { TicketsController } from './tickets/tickets.controller.js';
 import { WaitlistController } from './tickets/waitlist.controller.js';
@@ -32,7 +33,7 @@ for (const tag of Object.keys(EXPLICIT_CONTROLLERS))
  */
 @Module({})
 export class GatewayModule {
-  static register(services: ServiceClient, readiness: Record<string, ReadinessCheck>): DynamicModule {
+  static register(services: ServiceClient, readiness: CachedReadiness): DynamicModule {
     return {
       module: GatewayModule,
       controllers: [
@@ -45,7 +46,7 @@ export class GatewayModule {
       ],
       providers: [
         { provide: SERVICE_CLIENT, useValue: services },
-        { provide: READINESS_CHECKS, useValue: readiness },
+        { provide: PUBLIC_READINESS, useValue: readiness },
       ],
     };
   }

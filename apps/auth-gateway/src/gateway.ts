@@ -23,6 +23,8 @@ import { installCachedEventReads } from './read-cache/cached-event-reads.js';
 import type { RateLimitOptions } from './rate-limit/rate-limits.js';
 import { AddressLimits, type AddressLimitOptions } from './rate-limit/address-limits.js';
 import { installRequestTracing } from './request-tracing.js';
+import { CachedReadiness } from './health/cached-readiness.js';
+import { installPublicProbes } from './health/public-probes.js';
 import { requestIdFrom } from './request-context.js';
 import { siteOf } from './site/site.js';
 
@@ -69,7 +71,9 @@ export interface GatewayDependencies {
  * the API documents), which reads the API's routes; the API knows nothing of the site.
  */
 export async function createGateway(deps: GatewayDependencies): Promise<NestFastifyApplication> {
-  const root = GatewayModule.register(deps.services, deps.readiness);
+  // The public probes' answer: one run of the checks at most a second old (health/).
+  const readiness = new CachedReadiness(deps.readiness);
+  const root = GatewayModule.register(deps.services, readiness);
   // Signed card reads from memory, kept current by the directory's domain events (read-cache/).
   const cardReads =
     deps.liveStream && deps.readCacheMaxAgeMs
@@ -107,6 +111,8 @@ export async function createGateway(deps: GatewayDependencies): Promise<NestFast
   });
   const fastify = app.getHttpAdapter().getInstance();
 
+  // First: a probe, however many, costs the HTTP exchange and nothing more.
+  installPublicProbes(fastify, readiness);
   installRequestTracing(fastify);
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

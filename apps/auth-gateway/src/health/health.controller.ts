@@ -1,11 +1,11 @@
 import { Controller, Inject, Res } from '@nestjs/common';
-import type { ReadinessCheck } from '@townhall/platform';
 import type { FastifyReply } from 'fastify';
 import { Route } from '../routes/route.decorator.js';
-import { CachedReadiness } from './cached-readiness.js';
+import type { CachedReadiness } from './cached-readiness.js';
 import { HealthSchema, ReadinessSchema } from './health-schemas.js';
 
-export const READINESS_CHECKS = Symbol('ReadinessChecks');
+/** The gateway's one CachedReadiness, shared with installPublicProbes. */
+export const PUBLIC_READINESS = Symbol('PublicReadiness');
 
 /**
  * The public port's probes. Liveness has no dependencies (a Redis outage must not restart the
@@ -15,11 +15,7 @@ export const READINESS_CHECKS = Symbol('ReadinessChecks');
  */
 @Controller()
 export class HealthController {
-  private readonly readiness: CachedReadiness;
-
-  constructor(@Inject(READINESS_CHECKS) checks: Record<string, ReadinessCheck>) {
-    this.readiness = new CachedReadiness(checks);
-  }
+  constructor(@Inject(PUBLIC_READINESS) private readonly readiness: CachedReadiness) {}
 
   @Route({
     method: 'GET',

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { PROBLEM_CODES, type ProblemCode } from '@townhall/contracts';
 import type { z } from 'zod';
 import { IDEMPOTENT_METHODS, isKeptStatus } from '../../idempotency/idempotency-key.js';
+import { isPublicProbe } from '../../health/public-probes.js';
 import { isUnlimitedRoute } from '../../rate-limit/rate-limited-requests.js';
 import type { GatewayRoute } from '../../routes/gateway-route.js';
 import {
@@ -229,7 +230,10 @@ function operationOf(route: GatewayRoute): OpenApiOperation {
     ...(doc.body ? BODY_CODES : []),
     ...(doc.query ? (['validation.failed'] as const) : []),
     // A public read refuses any query parameter it does not declare (input/query-policy.ts).
-    ...(route.method === 'GET' && !route.signed ? (['request.unknown_parameter'] as const) : []),
+    // ...but the probes, answered before it whatever their query (health/public-probes.ts).
+    ...(route.method === 'GET' && !route.signed && !isPublicProbe(route.path)
+      ? (['request.unknown_parameter'] as const)
+      : []),
     ...(doc.codes ?? []),
     ...(doc.callsService === false ? [] : SERVICE_CODES),
     ...(isUnlimitedRoute(route.path) ? [] : (['rate.limited'] as const)),

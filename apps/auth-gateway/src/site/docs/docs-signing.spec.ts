@@ -13,6 +13,7 @@ import type { ServiceClient } from '@townhall/platform';
 import { encodeKeyFile } from '@townhall/sdk/key-file';
 import bs58 from 'bs58';
 import { GatewayModule } from '../../gateway.module.js';
+import { CachedReadiness } from '../../health/cached-readiness.js';
 import { browserProgram } from '../browser-programs.js';
 import { buildOpenApiDocument, type OpenApiDocument } from '../descriptions/openapi-document.js';
 import { documentedRoutes } from '../site.js';
@@ -74,7 +75,7 @@ function seedForms(key: AgentKey): string[] {
 
 describe('the signing of /docs/docs.js', () => {
   const document = buildOpenApiDocument({
-    routes: documentedRoutes(GatewayModule.register(noServices, {}).controllers ?? []),
+    routes: documentedRoutes(GatewayModule.register(noServices, new CachedReadiness({})).controllers ?? []),
     serverUrl: AUDIENCE,
     version: '0.0.0',
   });

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { TownhallError } from '@townhall/sdk';
-import { APPS, PrivateRedis, problemOf, REPO_ROOT, Topology } from '@townhall/testing';
+import { generateAgentKey, signRequest } from '@townhall/auth';
+import { AgentClient, TownhallError } from '@townhall/sdk';
+import { APPS, PrivateRedis, problemOf, REPO_ROOT, StandaloneProcess, Topology } from '@townhall/testing';
 import { createClient, type RedisClientType } from 'redis';
 
 /**
@@ -199,6 +200,58 @@ describe('a Redis that may evict nonces is refused at start, naming the setting'
     ]);
     expect(code).toBe(78);
     expect(stderr).toContain(refusal);
+  });
+});
+
+describe("standalone's memory is bounded the same way, and never drops a nonce to make room", () => {
+  let standalone: StandaloneProcess;
+  let audience: string;
+
+  beforeAll(async () => {
+    standalone = await StandaloneProcess.start({
+      MEMORY_NONCES_MAX: '1000',
+      IDEMPOTENCY_KEYS_PER_AGENT: '3',
+      RATE_LIMIT_READS_PER_SECOND: '0',
+      RATE_LIMIT_WRITES_PER_SECOND: '0',
+      RATE_LIMIT_SIGNED_PER_ADDRESS_PER_SECOND: '0',
+    });
+    // It signs for its PUBLIC_BASE_URL, http://localhost:<port>.
+    audience = standalone.baseUrl.replace('127.0.0.1', 'localhost');
+  });
+  afterAll(() => standalone?.stop());
+
+  it('keeps at most IDEMPOTENCY_KEYS_PER_AGENT answers of one agent (429), then refuses signed requests with 503 once it holds MEMORY_NONCES_MAX nonces; a captured request stays refused', async () => {
+    const key = generateAgentKey();
+    const agent = new AgentClient({ baseUrl: standalone.baseUrl, audience, key });
+    const card = { handle: `mem_${randomUUID().slice(0, 8)}`, displayName: 'Bounded' };
+    for (let i = 0; i < 3; i += 1)
+      await agent.request('PUT', '/directory/me', { body: card, idempotencyKey: `key-${i}` });
+    expect(
+      await problemOf(agent.request('PUT', '/directory/me', { body: card, idempotencyKey: 'key-3' })),
+    ).toMatchObject({ status: 429, code: 'idempotency.too_many_keys' });
+
+    // A request signed once, sent now and again later.
+    const signed = signRequest({ key, audience, method: 'GET', target: '/ledger/balance' });
+    const send = () =>
+      fetch(`${standalone.baseUrl}/ledger/balance`, {
+        headers: { authorization: signed.authorization, 'x-nonce': signed.nonce },
+      });
+    expect((await send()).status).toBe(200);
+
+    // 1,000 nonces held in all (the 5 above included): the next signed request is refused.
+    const others = new AgentClient({ baseUrl: standalone.baseUrl, audience });
+    for (let sent = 5; sent < 1_000; sent += 50)
+      await Promise.all(Array.from({ length: Math.min(50, 1_000 - sent) }, () => others.ledger.balance()));
+    expect(await problemOf(others.ledger.balance())).toMatchObject({
+      status: 503,
+      code: 'service.overloaded',
+    });
+    // The captured request is still a replay, not a new request.
+    const replayed = await send();
+    expect([replayed.status, ((await replayed.json()) as { code: string }).code]).toEqual([
+      401,
+      'auth.nonce_replayed',
+    ]);
   });
 });
 

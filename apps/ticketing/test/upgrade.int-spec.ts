@@ -79,13 +79,21 @@ describe('ticketing: a deployed database upgraded to the functions applied by ch
     const { dataSource, outbox, database } = schema;
     const applied = await migrateSchema(createTicketingDataSource(database.url, { size: 1 }));
     // The migrations written since (the outbox's claim holders, the chain search of open
-    // payments), then every function by checksum.
+    // payments, the followers' seating one occurrence at a time), then every function by checksum.
     expect(applied).toEqual([
       'OutboxClaims1767000000000',
       'PaymentSearch1767100000000',
+      'FollowerSeating1767230000000',
       ...dataSource.functions.map((fn) => `function ticketing.${fn.name}`),
     ]);
-    expect(await snapshot()).toEqual(before);
+    // Every row as it was; the one column added since (when an occurrence's followers were seated)
+    // reads "not yet" on each event already there.
+    const upgraded = await snapshot();
+    for (const event of (upgraded[0] as { events: Array<Record<string, unknown>> }).events) {
+      expect(event['followers_seated_at']).toBeNull();
+      delete event['followers_seated_at'];
+    }
+    expect(upgraded).toEqual(before);
     expect(await functionDrift(dataSource)).toEqual([]);
     expect(await purchaseTakesSeatFor()).toBe(true);
     expect(await migrateSchema(createTicketingDataSource(database.url, { size: 1 }))).toEqual([]);

@@ -1,12 +1,10 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
-import { isQuietProbe } from './health/public-probes.js';
 
 /**
  * One log line per request, when it completes, with the request id (Fastify binds it
  * to every line of `request.log`), route, status, latency and the verified caller.
- * Fastify's default writes two lines per request, with whole header dumps. A public probe
- * answered 200 writes none: a prober asks every few seconds, and a flood of them must not cost a
- * line each.
+ * Fastify's default writes two lines per request, with whole header dumps. The public probes
+ * never reach Fastify (health/public-probes.ts), so they write none.
  */
 export class AccessLog extends LogController {
   constructor() {
@@ -20,7 +18,6 @@ export class AccessLog extends LogController {
     request: FastifyRequest,
     reply: FastifyReply,
   ): void {
-    if (!error && isQuietProbe(request.routeOptions.url, reply.statusCode)) return;
     const line = {
       method: request.method,
       route: request.routeOptions.url,

@@ -24,7 +24,7 @@ import type { RateLimitOptions } from './rate-limit/rate-limits.js';
 import { AddressLimits, type AddressLimitOptions } from './rate-limit/address-limits.js';
 import { installRequestTracing } from './request-tracing.js';
 import { CachedReadiness } from './health/cached-readiness.js';
-import { installPublicProbes } from './health/public-probes.js';
+import { publicProbesServer } from './health/public-probes.js';
 import { requestIdFrom } from './request-context.js';
 import { siteOf } from './site/site.js';
 
@@ -94,6 +94,8 @@ export async function createGateway(deps: GatewayDependencies): Promise<NestFast
     frameworkErrors: site.routerErrors(routerErrorHandler(deps.audience)),
     clientErrorHandler: clientErrorHandler(deps.audience),
     ...serverTimeoutOptions(deps.serverTimeouts ?? SERVER_TIMEOUT_DEFAULTS),
+    // The public probes are answered by the server itself, before Fastify (health/public-probes.ts).
+    serverFactory: publicProbesServer(readiness),
   });
   root.controllers = [...(root.controllers ?? []), ...site.controllers];
   root.providers = [
@@ -111,8 +113,7 @@ export async function createGateway(deps: GatewayDependencies): Promise<NestFast
   });
   const fastify = app.getHttpAdapter().getInstance();
 
-  // First: a probe, however many, costs the HTTP exchange and nothing more.
-  installPublicProbes(fastify, readiness);
+  fastify.addHook('preClose', async () => readiness.close());
   installRequestTracing(fastify);
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

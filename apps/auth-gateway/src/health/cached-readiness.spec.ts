@@ -27,4 +27,13 @@ describe('CachedReadiness (the public /readyz)', () => {
     expect(await readiness.ready()).toBe(false);
     expect(runs).toBe(2);
   });
+
+  it('is not ready once closing, whatever the checks say, and runs them no more', async () => {
+    let runs = 0;
+    const readiness = new CachedReadiness({ redis: async () => void (runs += 1) });
+    expect(await readiness.ready()).toBe(true);
+    readiness.close();
+    expect(await readiness.ready()).toBe(false);
+    expect(runs).toBe(1);
+  });
 });

@@ -13,6 +13,7 @@ export const PUBLIC_READINESS_MAX_AGE_MS = 1_000;
 export class CachedReadiness {
   private last: { atMs: number; ready: boolean } | undefined;
   private running: Promise<boolean> | undefined;
+  private closing = false;
 
   constructor(
     private readonly checks: Record<string, ReadinessCheck>,
@@ -21,6 +22,7 @@ export class CachedReadiness {
   ) {}
 
   ready(): Promise<boolean> {
+    if (this.closing) return Promise.resolve(false);
     const last = this.last;
     if (last && this.now() - last.atMs < this.maxAgeMs) return Promise.resolve(last.ready);
     this.running ??= runChecks(this.checks)
@@ -32,5 +34,10 @@ export class CachedReadiness {
         this.running = undefined;
       });
     return this.running;
+  }
+
+  /** From now on not ready: the gateway is closing, and load balancers should send elsewhere. */
+  close(): void {
+    this.closing = true;
   }
 }

@@ -4,7 +4,7 @@ import { Route } from '../routes/route.decorator.js';
 import type { CachedReadiness } from './cached-readiness.js';
 import { HealthSchema, ReadinessSchema } from './health-schemas.js';
 
-/** The gateway's one CachedReadiness, shared with installPublicProbes. */
+/** The gateway's one CachedReadiness, shared with the public probes (publicProbesServer). */
 export const PUBLIC_READINESS = Symbol('PublicReadiness');
 
 /**

@@ -179,9 +179,16 @@ describe('abuse limits from outside: live objects per agent, ranking, public rea
       expect((await readCacheCount(probeUrl, 'miss')) - before.miss).toBe(1);
       expect((await readCacheCount(probeUrl, 'hit')) - before.hit).toBe(3);
 
-      // The same one rule on every public read: the watch page, the calendar, an event, the list.
+      // A page for people sends a link with parameters of its own to its one address, once and for good.
+      for (const [path, address] of [
+        [`/events/${event.id}/watch?utm_source=feed&n=1`, `/events/${event.id}/watch`],
+        ['/?utm_source=feed', '/'],
+      ]) {
+        const response = await fetch(`${baseUrl}${path}`, { redirect: 'manual' });
+        expect([path, response.status, response.headers.get('location')]).toEqual([path, 301, address]);
+      }
+      // The same one rule on every other public read: the calendar, an event, the list.
       for (const path of [
-        `/events/${event.id}/watch?n=1`,
         `/events/${event.id}/calendar.ics?n=1`,
         `/events/${event.id}?n=1`,
         `/events?n=1`,

@@ -23,8 +23,8 @@ export const NO_QUERY = z.strictObject({});
 
 /**
  * The one query rule of public reads (every GET that is not signed-only: the API's reads, the
- * calendar file, the watch page, the probes): a parameter its route does not declare is refused
- * with 400 `request.unknown_parameter` naming it, and the declared ones must parse (400
+ * calendar file, the pages): a parameter its route does not declare is refused with 400
+ * `request.unknown_parameter` naming it (a page redirects, 301, to its address without it), and the declared ones must parse (400
  * `validation.failed`), before the read cache or any service sees the request. So no parameter
  * can make a read new to the cache (a cache key is the route's parsed fields, not the raw URL:
  * `readKeyOf`), and a client that mistypes one is told instead of silently ignored. Runs after
@@ -33,8 +33,12 @@ export const NO_QUERY = z.strictObject({});
 export function installQueryPolicy(fastify: FastifyInstance, audience: string): void {
   fastify.addHook('onRequest', async (request, reply) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') return;
-    const { query: schema, signed } = request.routeOptions.config;
+    const { query: schema, signed, page } = request.routeOptions.config;
     if (!schema || signed) return;
+    // A page's link shared with parameters of its own (utm_source=...) still opens: the browser
+    // is sent, once and for good, to the page's one address, which the cache keys as any other.
+    if (page !== undefined && unknownParameterOf(schema, request.query) !== undefined)
+      return reply.redirect(addressWithout(request.url, schema), 301);
     try {
       request.knownQuery = knownQueryOf(schema, request.query);
     } catch (error) {
@@ -48,7 +52,7 @@ export function installQueryPolicy(fastify: FastifyInstance, audience: string): 
 /** The query parsed by `schema`; 400 for a parameter it does not declare, or a value it refuses. */
 export function knownQueryOf(schema: z.ZodObject, query: unknown): Record<string, unknown> {
   const fields = typeof query === 'object' && query !== null ? (query as Record<string, unknown>) : {};
-  const unknown = Object.keys(fields).find((key) => !Object.hasOwn(schema.shape, key));
+  const unknown = unknownParameterOf(schema, fields);
   if (unknown !== undefined) {
     const declared = Object.keys(schema.shape);
     const allowed = declared.length > 0 ? `it takes ${declared.join(', ')}` : 'it takes none';
@@ -59,6 +63,22 @@ export function knownQueryOf(schema: z.ZodObject, query: unknown): Record<string
     );
   }
   return parseOrThrow(schema, { ...fields }) as Record<string, unknown>;
+}
+
+/** The first parameter of `query` that `schema` does not declare. */
+function unknownParameterOf(schema: z.ZodObject, query: unknown): string | undefined {
+  const fields = typeof query === 'object' && query !== null ? (query as Record<string, unknown>) : {};
+  return Object.keys(fields).find((key) => !Object.hasOwn(schema.shape, key));
+}
+
+/** `url` with only the parameters `schema` declares, in their order and spelling. */
+function addressWithout(url: string, schema: z.ZodObject): string {
+  const start = url.indexOf('?');
+  const path = start === -1 ? url : url.slice(0, start);
+  const kept = new URLSearchParams(start === -1 ? '' : url.slice(start + 1));
+  for (const key of [...kept.keys()]) if (!Object.hasOwn(schema.shape, key)) kept.delete(key);
+  const query = kept.toString();
+  return query === '' ? path : `${path}?${query}`;
 }
 
 /**

@@ -188,11 +188,7 @@ describe('abuse limits from outside: live objects per agent, ranking, public rea
         expect([path, response.status, response.headers.get('location')]).toEqual([path, 301, address]);
       }
       // The same one rule on every other public read: the calendar, an event, the list.
-      for (const path of [
-        `/events/${event.id}/calendar.ics?n=1`,
-        `/events/${event.id}?n=1`,
-        `/events?n=1`,
-      ]) {
+      for (const path of [`/events/${event.id}/calendar.ics?n=1`, `/events/${event.id}?n=1`, `/events?n=1`]) {
         const response = await fetch(`${baseUrl}${path}`, { headers: { accept: 'application/json' } });
         expect([path, response.status]).toEqual([path, 400]);
         expect(await response.text()).toContain('request.unknown_parameter');

@@ -1,9 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { createLogger } from '@townhall/platform';
-import { REDIS_URL, waitFor } from '@townhall/testing';
 import type { RedisClientType } from 'redis';
-import { connectRedis } from '../src/auth/redis.js';
 import { AddressLimits, type AddressLimitConfig } from '../src/rate-limit/address-limits.js';
+import { ReplicasOnRedis } from './fixtures.js';
 
 const CONFIG: AddressLimitConfig = {
   TOWNHALL_ENV: 'development',
@@ -14,20 +11,15 @@ const CONFIG: AddressLimitConfig = {
 };
 
 describe('per-address limits on the real Redis, shared by two replicas', () => {
-  let clients: RedisClientType[];
-  const environment = `test-${randomUUID()}`;
+  const redis = new ReplicasOnRedis();
+  const { environment } = redis;
   const namespace = `townhall:${environment}:ratelimit:http://127.0.0.1`;
+  let clients: RedisClientType[];
 
   beforeAll(async () => {
-    const logger = createLogger('address-limits-test', 'silent');
-    clients = [connectRedis(REDIS_URL, logger), connectRedis(REDIS_URL, logger)];
-    await waitFor('redis clients ready', async () => (clients.every((c) => c.isReady) ? true : undefined));
+    clients = await redis.connect('address-limits-test');
   });
-  afterAll(async () => {
-    const keys = await clients[0]!.keys(`townhall:${environment}:*`);
-    if (keys.length > 0) await clients[0]!.del(keys);
-    await Promise.all(clients.map((client) => client.close()));
-  });
+  afterAll(() => redis.close());
 
   it('one bucket per address across replicas', async () => {
     const replicas = clients.map((client) => new AddressLimits(CONFIG, namespace, client));

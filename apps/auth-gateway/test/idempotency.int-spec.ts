@@ -1,8 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { createLogger } from '@townhall/platform';
-import { REDIS_URL, waitFor } from '@townhall/testing';
 import type { RedisClientType } from 'redis';
-import { connectRedis } from '../src/auth/redis.js';
 import {
   MemoryIdempotencyStore,
   RedisIdempotencyStore,
@@ -10,6 +7,7 @@ import {
   type IdempotencyStore,
   type StoredResponse,
 } from '../src/idempotency/idempotency-store.js';
+import { ReplicasOnRedis } from './fixtures.js';
 
 const AUDIENCE = 'http://127.0.0.1:1';
 const ANSWER: StoredResponse = {
@@ -30,19 +28,14 @@ async function claimed(store: IdempotencyStore, agent: string, key: string, inFl
 }
 
 describe('Idempotency-Key claims on the real Redis: one protocol, two replicas, as in memory', () => {
+  const redis = new ReplicasOnRedis();
+  const { environment } = redis;
   let clients: RedisClientType[];
-  const environment = `test-${randomUUID()}`;
 
   beforeAll(async () => {
-    const logger = createLogger('idempotency-test', 'silent');
-    clients = [connectRedis(REDIS_URL, logger), connectRedis(REDIS_URL, logger)];
-    await waitFor('redis clients ready', async () => (clients.every((c) => c.isReady) ? true : undefined));
+    clients = await redis.connect('idempotency-test');
   });
-  afterAll(async () => {
-    const keys = await clients[0]!.keys(`townhall:${environment}:*`);
-    if (keys.length > 0) await clients[0]!.del(keys);
-    await Promise.all(clients.map((client) => client.close()));
-  });
+  afterAll(() => redis.close());
 
   /** Two replicas' stores: two Redis clients, or (memory) one process's store twice. */
   const modes: Array<[string, () => IdempotencyStore[]]> = [

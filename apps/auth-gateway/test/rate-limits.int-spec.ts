@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { jest } from '@jest/globals';
-import { createLogger } from '@townhall/platform';
-import { REDIS_URL, waitFor } from '@townhall/testing';
+import { waitFor } from '@townhall/testing';
 import type { RedisClientType } from 'redis';
 import { MemoryNonceStore, RedisNonceStore, type NonceStore } from '../src/auth/nonce-store.js';
-import { connectRedis } from '../src/auth/redis.js';
 import { RateLimits, type RateLimitConfig, type RateLimitKind } from '../src/rate-limit/rate-limits.js';
+import { ReplicasOnRedis } from './fixtures.js';
 
 const CONFIG: RateLimitConfig = {
   TOWNHALL_ENV: 'development',
@@ -31,21 +30,15 @@ function counting(client: RedisClientType): { client: RedisClientType; calls: st
 }
 
 describe('nonce claims and rate limits on the real Redis, in one round trip', () => {
-  let clients: RedisClientType[];
-  const environment = `test-${randomUUID()}`;
+  const redis = new ReplicasOnRedis();
+  const { environment } = redis;
   const namespace = `townhall:${environment}:ratelimit:http://127.0.0.1`;
+  let clients: RedisClientType[];
 
   beforeAll(async () => {
-    const logger = createLogger('rate-limits-test', 'silent');
-    clients = [connectRedis(REDIS_URL, logger), connectRedis(REDIS_URL, logger)];
-    // The client fails fast while connecting (no offline queue): wait until both are ready.
-    await waitFor('redis clients ready', async () => (clients.every((c) => c.isReady) ? true : undefined));
+    clients = await redis.connect('rate-limits-test');
   });
-  afterAll(async () => {
-    const keys = await clients[0]!.keys(`townhall:${environment}:*`);
-    if (keys.length > 0) await clients[0]!.del(keys);
-    await Promise.all(clients.map((client) => client.close()));
-  });
+  afterAll(() => redis.close());
 
   async function spend(
     limits: RateLimits[],

@@ -68,6 +68,23 @@ async function fakeGateway(reply: (route: string, signed: boolean) => unknown) {
   };
 }
 
+/** host-a's free weekly series of 50 seats from 2027-03-04, as the gateway shows it, by its rule. */
+const officeHours = (rrule: string) => ({
+  id: 's1',
+  title: 'Office hours',
+  description: '',
+  hostId: 'host-a',
+  recurrence: { startsAt: '2027-03-04T19:00', timezone: 'UTC', rrule },
+  template: {
+    durationMinutes: 60,
+    capacity: 50,
+    ticketing: { mode: 'free' },
+    agenda: [],
+    moderators: [],
+    speakers: [],
+  },
+});
+
 const QUESTION = {
   id: 'q1',
   eventId: 'e1',
@@ -377,19 +394,7 @@ describe('townhall command line', () => {
 
   it('lists series without a key, by host and words, with the next page to ask for', async () => {
     const series = {
-      id: 's1',
-      title: 'Office hours',
-      description: '',
-      hostId: 'host-a',
-      recurrence: { startsAt: '2027-03-04T19:00', timezone: 'UTC', rrule: 'FREQ=WEEKLY;COUNT=3' },
-      template: {
-        durationMinutes: 60,
-        capacity: 50,
-        ticketing: { mode: 'free' },
-        agenda: [],
-        moderators: [],
-        speakers: [],
-      },
+      ...officeHours('FREQ=WEEKLY;COUNT=3'),
       followerCount: 2,
       upcoming: [{ eventId: 'e1', startsAt: '2027-03-04T19:00:00.000Z', status: 'scheduled' }],
       createdAt: '2027-01-01T00:00:00.000Z',
@@ -421,19 +426,7 @@ describe('townhall command line', () => {
 
   it('ends a series with the key: one signed POST, the series shown ended', async () => {
     const ended = {
-      id: 's1',
-      title: 'Office hours',
-      description: '',
-      hostId: 'host-a',
-      recurrence: { startsAt: '2027-03-04T19:00', timezone: 'UTC', rrule: 'FREQ=WEEKLY' },
-      template: {
-        durationMinutes: 60,
-        capacity: 50,
-        ticketing: { mode: 'free' },
-        agenda: [],
-        moderators: [],
-        speakers: [],
-      },
+      ...officeHours('FREQ=WEEKLY'),
       followerCount: 0,
       upcoming: [],
       endedAt: '2027-02-01T10:00:00.000Z',

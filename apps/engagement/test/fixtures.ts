@@ -18,8 +18,8 @@ import {
   type CloudEvent,
   type EventStatus,
   type EventView,
-  type TicketView,
 } from '@townhall/contracts';
+import { anIssuedTicketView } from '@townhall/testing';
 import { ServiceHarness } from '@townhall/testing/service';
 import { engagement as engagementService } from '../src/service.js';
 
@@ -92,6 +92,23 @@ export class EngagementFixtures {
     return engagement;
   }
 
+  /**
+   * Runs the service for the enclosing describe block: started before its tests (`env` as in
+   * `start`), stopped after them. Returns the fixtures, to destructure.
+   */
+  forSpec(env: Record<string, string> = {}): this {
+    beforeAll(async () => {
+      await this.start(env);
+    });
+    afterAll(async () => {
+      await this.service?.stop();
+    });
+    return this;
+  }
+
+  /** The running service, for the tests to send to, deliver to and query. */
+  readonly engagement = (): ServiceHarness => this.harness();
+
   readonly cloudEvent = (type: string, subject: string, data: unknown): CloudEvent => ({
     specversion: '1.0',
     id: randomUUID(),
@@ -155,19 +172,7 @@ export class EngagementFixtures {
   /** A ticket at ticketing, and its domain events (issued now; cancelled when `cancel` is called). */
   readonly ticket = (eventId: string, holder: string) => {
     this.truth.get(eventId)!.holders.add(holder);
-    const view: TicketView = {
-      id: randomUUID(),
-      eventId,
-      tierId: 'general',
-      holderId: holder,
-      status: 'active',
-      price: '0',
-      network: null,
-      transaction: null,
-      asset: null,
-      createdAt: new Date().toISOString(),
-      cancelledAt: null,
-    };
+    const view = anIssuedTicketView(eventId, holder);
     return {
       issued: this.cloudEvent(TicketTopics.issued, eventId, view),
       cancel: () => {

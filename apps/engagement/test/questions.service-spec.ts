@@ -17,32 +17,24 @@ import {
   type QuestionView,
   type RequestOf,
 } from '@townhall/contracts';
-import { refusalOf, type ServiceHarness } from '@townhall/testing/service';
+import { refusalOf } from '@townhall/testing/service';
 import { EngagementFixtures } from './fixtures.js';
 
 describe('engagement service: questions', () => {
-  let engagement: ServiceHarness;
-  const world = new EngagementFixtures();
-  const { host, moderator, liveEvent, attendee, ask, change } = world;
-
-  beforeAll(async () => {
-    engagement = await world.start();
-  });
-  afterAll(async () => {
-    await engagement?.stop();
-  });
+  const { engagement, host, moderator, liveEvent, attendee, ask, change } =
+    new EngagementFixtures().forSpec();
 
   const codeOf = async (request: Promise<unknown>) => (await refusalOf(request)).code;
   const upvote = (eventId: string, questionId: string, agent: string, up = true) =>
-    engagement.send(Questions.upvote, { eventId, questionId, up }, agent);
+    engagement().send(Questions.upvote, { eventId, questionId, up }, agent);
   const moderate = (eventId: string, questionId: string, action: QuestionAction, agent = moderator) =>
-    engagement.send(Questions.moderate, { eventId, questionId, action }, agent);
+    engagement().send(Questions.moderate, { eventId, questionId, action }, agent);
   const withdraw = (eventId: string, questionId: string, agent: string) =>
-    engagement.send(Questions.withdraw, { eventId, questionId }, agent);
+    engagement().send(Questions.withdraw, { eventId, questionId }, agent);
   const report = (eventId: string, questionId: string, agent: string, reason?: string) =>
-    engagement.send(Questions.report, { eventId, questionId, ...(reason ? { reason } : {}) }, agent);
+    engagement().send(Questions.report, { eventId, questionId, ...(reason ? { reason } : {}) }, agent);
   const list = (query: RequestOf<typeof Questions.list>, caller: string | null = null) =>
-    engagement.send(Questions.list, query, caller);
+    engagement().send(Questions.list, query, caller);
   const ids = (page: Page<QuestionView>) => page.items.map((question) => question.id);
 
   /**
@@ -50,7 +42,7 @@ describe('engagement service: questions', () => {
    * order, as `<type>` or `<type> (staff)`: what the outbox holds once the change has committed.
    */
   async function announced(questionId: string): Promise<string[]> {
-    const rows = await engagement.query<{ payload: CloudEvent }>(
+    const rows = await engagement().query<{ payload: CloudEvent }>(
       `SELECT payload FROM engagement.outbox
        WHERE $1 IN (payload->'data'->>'id', payload->'data'->'question'->>'id', payload->'data'->>'questionId')
        ORDER BY seq`,
@@ -86,7 +78,7 @@ describe('engagement service: questions', () => {
     expect(await codeOf(moderate(eventId, question.id, 'promote', author))).toBe('role.forbidden');
 
     expect(await moderate(eventId, question.id, 'promote')).toMatchObject({ state: 'promoted', reports: 0 });
-    const stage = await engagement.send(Stage.list, { eventId });
+    const stage = await engagement().send(Stage.list, { eventId });
     expect(stage.items).toEqual([
       expect.objectContaining({ sequence: 1, kind: 'question', questionId: question.id, body: 'On stage?' }),
     ]);
@@ -149,7 +141,7 @@ describe('engagement service: questions', () => {
     await upvote(eventId, withdrawn.id, voter);
     await upvote(eventId, ofBlocked.id, voter);
     await withdraw(eventId, withdrawn.id, author);
-    await engagement.send(Blocks.set, { eventId, agentId: blockedAuthor, blocked: true }, moderator);
+    await engagement().send(Blocks.set, { eventId, agentId: blockedAuthor, blocked: true }, moderator);
 
     const hidden = [pending, withdrawn, ofBlocked];
     const unknown = randomUUID();
@@ -167,7 +159,7 @@ describe('engagement service: questions', () => {
         expect(ids(await list({ eventId, state }, caller))).toEqual([]);
     }
     // The voter's upvotes stay where they were: a 404 changed nothing.
-    const upvotes = await engagement.query<{ question_id: string }>(
+    const upvotes = await engagement().query<{ question_id: string }>(
       'SELECT question_id FROM engagement.question_upvotes WHERE agent_id = $1 ORDER BY question_id',
       [voter],
     );
@@ -256,7 +248,7 @@ describe('engagement service: questions', () => {
     expect((await list({ eventId })).items[0]).not.toHaveProperty('reports');
     expect((await list({ eventId }, host)).items[0]).toHaveProperty('reports', 0);
 
-    await engagement.send(Blocks.set, { eventId, agentId: b, blocked: true }, moderator);
+    await engagement().send(Blocks.set, { eventId, agentId: b, blocked: true }, moderator);
     expect(ids(await list({ eventId }))).toEqual([q3.id, q1.id]);
     expect(ids(await list({ eventId }, moderator))).toEqual([q2.id, q3.id, q1.id]);
     expect(await codeOf(list({ eventId: randomUUID() }))).toBe('event.not_found');
@@ -266,11 +258,11 @@ describe('engagement service: questions', () => {
     const eventId = await liveEvent();
     const [author, other] = [await attendee(eventId), await attendee(eventId)];
     const [question, promotable] = [await ask(eventId, author), await ask(eventId, author, 'Later?')];
-    await engagement.deliver(
+    await engagement().deliver(
       change(eventId, EventTopics.ended, { status: 'past', endedAt: new Date().toISOString() }),
     );
     // As if each write had been authorized a moment before the end was applied: the standing says live.
-    await engagement.query(`UPDATE engagement.events SET status = 'live' WHERE event_id = $1`, [eventId]);
+    await engagement().query(`UPDATE engagement.events SET status = 'live' WHERE event_id = $1`, [eventId]);
     const ended = async (request: Promise<unknown>) => {
       const refusal = await refusalOf(request);
       return `${refusal.code}: ${refusal.message}`;
@@ -285,11 +277,13 @@ describe('engagement service: questions', () => {
     expect(await ended(moderate(eventId, promotable.id, 'promote'))).toBe(
       'stage.closed: The event has ended',
     );
-    expect(await ended(engagement.send(Stage.post, { eventId, body: 'Late' }, host))).toBe(
+    expect(await ended(engagement().send(Stage.post, { eventId, body: 'Late' }, host))).toBe(
       'stage.closed: The event has ended',
     );
     expect(
-      await ended(engagement.send(Polls.open, { eventId, question: 'Late?', options: ['yes', 'no'] }, host)),
+      await ended(
+        engagement().send(Polls.open, { eventId, question: 'Late?', options: ['yes', 'no'] }, host),
+      ),
     ).toBe('poll.not_live: The event has ended');
     expect(await announced(question.id)).toEqual([T.questionSubmitted]);
   });

@@ -10,39 +10,31 @@ import {
   Stage,
   type RecordingView,
 } from '@townhall/contracts';
-import { refusalOf, type ServiceHarness } from '@townhall/testing/service';
+import { refusalOf } from '@townhall/testing/service';
 import { EngagementFixtures } from './fixtures.js';
 
 describe('engagement service: the recording, a page at a time', () => {
-  let engagement: ServiceHarness;
-  const world = new EngagementFixtures();
-  const { host, moderator, liveEvent, attendee, ask, change } = world;
-
-  beforeAll(async () => {
-    engagement = await world.start();
-  });
-  afterAll(async () => {
-    await engagement?.stop();
-  });
+  const { engagement, host, moderator, liveEvent, attendee, ask, change } =
+    new EngagementFixtures().forSpec();
 
   const read = (eventId: string, page: { limit?: number; cursor?: string } = {}) =>
-    engagement.send(Recordings.get, { eventId, ...page });
+    engagement().send(Recordings.get, { eventId, ...page });
 
   it('pages stage, questions, polls and attendees together, each list whole and in order once read to the end', async () => {
     const eventId = await liveEvent();
     const askers = [await attendee(eventId), await attendee(eventId), await attendee(eventId)];
     const blocked = await attendee(eventId);
     for (const body of ['One', 'Two', 'Three', 'Four', 'Five'])
-      await engagement.send(Stage.post, { eventId, body }, host);
+      await engagement().send(Stage.post, { eventId, body }, host);
     for (const [index, asker] of askers.entries()) await ask(eventId, asker, `Q${index + 1}`);
     await ask(eventId, blocked, 'Left out');
-    await engagement.send(Blocks.set, { eventId, agentId: blocked, blocked: true }, moderator);
+    await engagement().send(Blocks.set, { eventId, agentId: blocked, blocked: true }, moderator);
     for (const question of ['A?', 'B?', 'C?'])
-      await engagement.send(Polls.open, { eventId, question, options: ['yes', 'no'] }, host);
-    await engagement.deliver(
+      await engagement().send(Polls.open, { eventId, question, options: ['yes', 'no'] }, host);
+    await engagement().deliver(
       change(eventId, EventTopics.ended, { status: 'past', endedAt: new Date().toISOString() }),
     );
-    await engagement.send(Recordings.publish, { eventId, summary: 'Paged' }, host);
+    await engagement().send(Recordings.publish, { eventId, summary: 'Paged' }, host);
 
     const whole = await read(eventId, { limit: 500 });
     expect(whole.nextCursor).toBeNull();
@@ -86,17 +78,17 @@ describe('engagement service: the recording, a page at a time', () => {
 
     // A page reads as many statements however long the event was.
     const statements = async (limit: number) =>
-      (await engagement.statementsDuring(() => read(eventId, { limit }))).statements.length;
+      (await engagement().statementsDuring(() => read(eventId, { limit }))).statements.length;
     expect(await statements(1)).toBe(await statements(500));
   });
 
   it('refuses a cursor it did not give and a limit out of 1-500 (400), and the first page is 100', async () => {
     const eventId = await liveEvent();
-    await engagement.send(Questions.submit, { eventId, body: 'Before the end' }, await attendee(eventId));
-    await engagement.deliver(
+    await engagement().send(Questions.submit, { eventId, body: 'Before the end' }, await attendee(eventId));
+    await engagement().deliver(
       change(eventId, EventTopics.ended, { status: 'past', endedAt: new Date().toISOString() }),
     );
-    await engagement.send(Recordings.publish, { eventId }, host);
+    await engagement().send(Recordings.publish, { eventId }, host);
     const first = await read(eventId);
     expect([first.transcript.questions.length, first.nextCursor]).toEqual([1, null]);
 

@@ -9,9 +9,8 @@ import {
   type CloudEvent,
   type EventView,
   type Page,
-  type TicketView,
 } from '@townhall/contracts';
-import { waitFor } from '@townhall/testing';
+import { anIssuedTicketView, waitFor } from '@townhall/testing';
 import { refusalOf, ServiceHarness } from '@townhall/testing/service';
 import { events as eventsService } from '../src/service.js';
 
@@ -116,19 +115,7 @@ describe('events service: what one agent hosts, and the order events are listed 
       time: new Date().toISOString(),
       subject: eventId,
       datacontenttype: 'application/json',
-      data: {
-        id: randomUUID(),
-        eventId,
-        tierId: 'general',
-        holderId: agent(),
-        status: 'active',
-        price: '0',
-        network: null,
-        transaction: null,
-        asset: null,
-        createdAt: new Date().toISOString(),
-        cancelledAt: null,
-      } satisfies TicketView,
+      data: anIssuedTicketView(eventId, agent()),
     });
     await events.deliver(issued(d.id));
     await events.deliver(issued(c.id));

@@ -1,17 +1,9 @@
 import 'reflect-metadata';
 import type { CreateSeries } from '@townhall/contracts';
-import {
-  OutboxWriter,
-  createLogger,
-  migrateSchema,
-  OutboxRelay,
-  queryRows,
-  type DomainEventPublisher,
-} from '@townhall/platform/service';
-import { createTestDatabase, type TestDatabase } from '@townhall/testing';
+import { queryRows } from '@townhall/platform/service';
 import type { DataSource } from 'typeorm';
-import { createEventsDataSource } from '../src/data-source.js';
-import { SeriesService } from '../src/series/series.service.js';
+import type { SeriesService } from '../src/series/series.service.js';
+import { seriesOnPostgres } from './fixtures.js';
 
 const DAY = 86_400_000;
 const HOST = 'HostAgent1111111111111111111111111111111111';
@@ -33,33 +25,19 @@ const daily = (title: string, rrule = 'FREQ=DAILY'): CreateSeries => ({
 
 /** Medium test: series that end, and an extension that reads only the series that need it. */
 describe('series end, and which series are extended', () => {
-  let database: TestDatabase;
   let dataSource: DataSource;
   let now: Date;
   let series: SeriesService;
+  let close: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    database = await createTestDatabase('townhall_events_series_end');
-    await migrateSchema(createEventsDataSource(database.url, { size: 1 }));
-    dataSource = createEventsDataSource(database.url, { size: 5 });
-    await dataSource.initialize();
-    const logger = createLogger('test', 'silent');
-    const unused: DomainEventPublisher = { publish: async () => undefined };
-    // The relay is never started: this test reads the outbox table itself.
-    const relay = new OutboxRelay({ dataSource, schema: 'events', publisher: unused, logger });
     now = new Date('2027-01-01T12:00:00Z');
-    series = new SeriesService(
-      dataSource,
-      new OutboxWriter(dataSource, relay, { schema: 'events', source: 'townhall/events' }),
-      () => now,
-      logger,
-      { events: 1000, series: 1000 },
-    );
+    ({ dataSource, series, close } = await seriesOnPostgres(() => now, {
+      events: 1000,
+      series: 1000,
+    }));
   });
-  afterAll(async () => {
-    await dataSource?.destroy();
-    await database?.drop();
-  });
+  afterAll(() => close?.());
 
   const occurrences = (seriesId: string) =>
     queryRows<{ id: string; occurrence_index: number; status: string }>(

@@ -1,50 +1,25 @@
 import 'reflect-metadata';
-import {
-  OutboxWriter,
-  createLogger,
-  migrateSchema,
-  OutboxRelay,
-  queryRows,
-  type DomainEventPublisher,
-} from '@townhall/platform/service';
-import { createTestDatabase, type TestDatabase } from '@townhall/testing';
+import { queryRows } from '@townhall/platform/service';
 import type { DataSource } from 'typeorm';
-import { createEventsDataSource } from '../src/data-source.js';
-import { SeriesService } from '../src/series/series.service.js';
+import type { SeriesService } from '../src/series/series.service.js';
 import { DEFAULT_HOST_LIMITS } from '../src/events/host-limits.js';
+import { seriesOnPostgres } from './fixtures.js';
 
 const DAY = 86_400_000;
 const HOST = 'HostAgent1111111111111111111111111111111111';
 
 /** Medium test: the series service on a real Postgres, with a clock the test moves. */
 describe('series extension over time', () => {
-  let database: TestDatabase;
   let dataSource: DataSource;
   let now: Date;
   let series: SeriesService;
+  let close: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    database = await createTestDatabase('townhall_events_it');
-    await migrateSchema(createEventsDataSource(database.url, { size: 1 }));
-    dataSource = createEventsDataSource(database.url, { size: 5 });
-    await dataSource.initialize();
-    const logger = createLogger('test', 'silent');
-    const unused: DomainEventPublisher = { publish: async () => undefined };
-    // The relay is never started: this test reads the outbox table itself.
-    const relay = new OutboxRelay({ dataSource, schema: 'events', publisher: unused, logger });
     now = new Date('2027-01-01T12:00:00Z');
-    series = new SeriesService(
-      dataSource,
-      new OutboxWriter(dataSource, relay, { schema: 'events', source: 'townhall/events' }),
-      () => now,
-      logger,
-      DEFAULT_HOST_LIMITS,
-    );
+    ({ dataSource, series, close } = await seriesOnPostgres(() => now, DEFAULT_HOST_LIMITS));
   });
-  afterAll(async () => {
-    await dataSource?.destroy();
-    await database?.drop();
-  });
+  afterAll(() => close?.());
 
   const occurrences = async (seriesId: string) =>
     queryRows<{ occurrence_index: number; starts_at: Date }>(

@@ -100,23 +100,35 @@ export class TicketingFixtures {
   readonly payment = (agent: AgentKey, offer: PaymentRequirements): string =>
     encodePaymentHeader(signLedgerPayment(agent, offer));
 
+  /** townhall.event.scheduled of `event`, as the events service announces it. */
+  readonly scheduled = (event: EventAccess): CloudEvent =>
+    announcement(EventTopics.scheduled, event.eventId, viewOf(event));
+
   /** townhall.event.cancelled of `event`, as the events service announces it. */
-  readonly cancelled = (event: EventAccess): CloudEvent => ({
-    specversion: '1.0',
-    id: randomUUID(),
-    source: 'townhall/events',
-    type: EventTopics.cancelled,
-    subject: event.eventId,
-    time: new Date().toISOString(),
-    datacontenttype: 'application/json',
-    data: { ...viewOf(event), status: 'cancelled', version: event.version + 1 },
-  });
+  readonly cancelled = (event: EventAccess): CloudEvent =>
+    announcement(EventTopics.cancelled, event.eventId, {
+      ...viewOf(event),
+      status: 'cancelled',
+      version: event.version + 1,
+    });
 
   private harness(): ServiceHarness {
     if (!this.service) throw new Error('TicketingFixtures.start() first');
     return this.service;
   }
 }
+
+/** A domain event of `type` about `subject`, as the events service announces it. */
+export const announcement = (type: string, subject: string, data: unknown): CloudEvent => ({
+  specversion: '1.0',
+  id: randomUUID(),
+  source: 'townhall/events',
+  type,
+  subject,
+  time: new Date().toISOString(),
+  datacontenttype: 'application/json',
+  data,
+});
 
 /** The parts of the EventView a domain event carries that ticketing reads, from what the stand-in knows. */
 function viewOf(event: EventAccess): Partial<EventView> {

@@ -3,16 +3,10 @@
 // docs/product.md "Series".
 import { randomUUID } from 'node:crypto';
 import { generateAgentKey } from '@townhall/auth';
-import {
-  EventTopics,
-  SeriesTopics,
-  type CloudEvent,
-  type EventAccess,
-  type SeriesFollowChange,
-} from '@townhall/contracts';
+import { SeriesTopics, type EventAccess, type SeriesFollowChange } from '@townhall/contracts';
 import { waitFor } from '@townhall/testing';
 import type { ServiceHarness } from '@townhall/testing/service';
-import { TicketingFixtures } from './fixtures.js';
+import { announcement, TicketingFixtures } from './fixtures.js';
 
 const DAY = 86_400_000;
 
@@ -38,33 +32,7 @@ describe('ticketing: series followers', () => {
     });
     return event;
   }
-  const announcement = (type: string, subject: string, data: unknown): CloudEvent => ({
-    specversion: '1.0',
-    id: randomUUID(),
-    source: 'townhall/events',
-    type,
-    subject,
-    time: new Date().toISOString(),
-    datacontenttype: 'application/json',
-    data,
-  });
-  const scheduled = (event: EventAccess) =>
-    ticketing.deliver(
-      announcement(EventTopics.scheduled, event.eventId, {
-        id: event.eventId,
-        hostId: event.hostId,
-        moderators: event.moderators,
-        status: 'scheduled',
-        seriesId: event.seriesId,
-        startsAt: event.startsAt,
-        endsAt: event.endsAt,
-        capacity: event.capacity,
-        ticketing: event.ticketing,
-        offerMinutes: event.offerMinutes,
-        version: event.version,
-        updatedAt: event.updatedAt,
-      }),
-    );
+  const scheduled = (event: EventAccess) => ticketing.deliver(fixtures.scheduled(event));
   const follow = (seriesId: string, agentId: string) =>
     ticketing.deliver(
       announcement(SeriesTopics.followed, seriesId, { seriesId, agentId } satisfies SeriesFollowChange),

@@ -1,4 +1,5 @@
-import type { EventView } from '@townhall/contracts';
+import { randomUUID } from 'node:crypto';
+import type { EventView, TicketView } from '@townhall/contracts';
 
 /**
  * An event as the events service answers it, for unit tests of what reads one (pages, renderers):
@@ -32,5 +33,26 @@ export function anEventView(fields: Partial<EventView> = {}): EventView {
     cancelledAt: null,
     recordingPublishedAt: null,
     ...fields,
+  };
+}
+
+/**
+ * A free ticket of the general tier as ticketing issues it (the data of townhall.ticket.issued),
+ * held by `holderId` for `eventId`, issued now, under an id of its own: what a service that
+ * counts or checks tickets is told of them.
+ */
+export function anIssuedTicketView(eventId: string, holderId: string): TicketView {
+  return {
+    id: randomUUID(),
+    eventId,
+    tierId: 'general',
+    holderId,
+    status: 'active',
+    price: '0',
+    network: null,
+    transaction: null,
+    asset: null,
+    createdAt: new Date().toISOString(),
+    cancelledAt: null,
   };
 }

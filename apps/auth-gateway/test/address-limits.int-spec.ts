@@ -41,4 +41,19 @@ describe('per-address limits on the real Redis, shared by two replicas', () => {
     expect(refusal!.retryAfterSeconds).toBeLessThanOrEqual(120);
     expect(await replicas[1]!.admit('ip:2001:db8:1:3::/64')).toBeUndefined();
   });
+
+  it('the failure that crossed the threshold on another replica, its block not yet written: blocked for the whole block', async () => {
+    const replica = new AddressLimits(
+      { ...CONFIG, RATE_LIMIT_SIGNED_PER_ADDRESS_PER_SECOND: 0 },
+      namespace,
+      clients[1]!,
+    );
+    // What the other replica's count left in Redis between its increment and its block: past the
+    // threshold, with the window's time left.
+    await clients[0]!.set(`${namespace}:auth-failures:ip:198.51.100.7`, '5', { PX: 60_000 });
+    const refusal = await replica.admit('ip:198.51.100.7');
+    expect(refusal).toMatchObject({ reason: 'blocked' });
+    expect(refusal!.retryAfterSeconds).toBeGreaterThan(115);
+    expect(refusal!.retryAfterSeconds).toBeLessThanOrEqual(120);
+  });
 });

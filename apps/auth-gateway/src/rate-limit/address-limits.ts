@@ -127,8 +127,15 @@ export class AddressLimits {
     }
     const [standing, spent] = await Promise.all([this.failures?.get(address), this.consume(address)]);
     if (standing && standing.consumedPoints > this.config.AUTH_FAILURES_PER_ADDRESS) {
-      this.blockedHere.set(address, Date.now() + standing.msBeforeNext);
-      return this.blocked(standing.msBeforeNext);
+      // Past the threshold: blocked for the key's time left, once the block is written. A key
+      // that still has no more than the window's time left was crossed a moment ago, on another
+      // replica that has not written the block yet: blocked for the whole block from now.
+      const leftMs =
+        standing.msBeforeNext > this.config.AUTH_FAILURE_WINDOW_SECONDS * 1000
+          ? standing.msBeforeNext
+          : this.config.AUTH_FAILURE_BLOCK_SECONDS * 1000;
+      this.blockedHere.set(address, Date.now() + leftMs);
+      return this.blocked(leftMs);
     }
     if (spent && !spent.allowed)
       return {

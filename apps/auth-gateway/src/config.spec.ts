@@ -12,8 +12,8 @@ describe('gateway configuration: limits of one client', () => {
     const config = loadConfig(GatewayConfigSchema, {});
     expect(config).toMatchObject({
       LIVE_STREAMS_PER_CLIENT: 20,
-      LIVE_STREAMS_PER_EVENT: 2_000,
-      LIVE_STREAMS_TOTAL: 10_000,
+      LIVE_STREAMS_PER_EVENT: 10_000,
+      LIVE_STREAMS_TOTAL: 20_000,
       LIVE_REPLAY_LIMIT: 1_000,
       HTTP_HEADERS_TIMEOUT_MS: 10_000,
       HTTP_REQUEST_TIMEOUT_MS: 30_000,

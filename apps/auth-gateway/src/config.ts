@@ -41,10 +41,14 @@ export type ServerTimeouts = { [name in keyof typeof SERVER_TIMEOUT_DEFAULTS]: n
 export const LIVE_LIMIT_DEFAULTS = {
   /** Open live streams per client address; the next one is 429 live.too_many_streams. */
   streamsPerClient: 20,
-  /** Open live streams of one event; the next one is 503 live.event_at_capacity. */
-  streamsPerEvent: 2_000,
+  /**
+   * Open live streams of one event; the next one is 503 live.event_at_capacity. As many as one
+   * process fans a stage post out to within its budget (docs/gateway.md "Workers on one machine";
+   * the SSE fan-out of npm run bench).
+   */
+  streamsPerEvent: 10_000,
   /** Open live streams in all; the next one is 503 live.at_capacity. */
-  streamsTotal: 10_000,
+  streamsTotal: 20_000,
   /** Stream messages one resume reads at most; an older Last-Event-ID gets `history.cut`. */
   replayLimit: 1_000,
 } as const;

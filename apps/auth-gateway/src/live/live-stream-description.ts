@@ -28,7 +28,7 @@ resumedAfter, skipped }\`, whose \`id:\` moves your Last-Event-ID past the cut) 
 the event's lists for what it missed. A client that stops reading is disconnected (it resumes with
 its last id); the stream also ends when the gateway shuts down. One client address may hold at most
 \`LIVE_STREAMS_PER_CLIENT\` (20) streams at once per gateway: more is 429 \`live.too_many_streams\`. A
-gateway serves at most \`LIVE_STREAMS_TOTAL\` (10,000) streams, and \`LIVE_STREAMS_PER_EVENT\` (2,000)
+gateway serves at most \`LIVE_STREAMS_TOTAL\` (20,000) streams, and \`LIVE_STREAMS_PER_EVENT\` (10,000)
 of one event: past either, 503 \`live.at_capacity\` or \`live.event_at_capacity\` with
 \`Retry-After\` (another replica, or this one a little later, may have room).`;
 

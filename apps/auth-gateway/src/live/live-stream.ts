@@ -31,9 +31,9 @@ export interface LiveStreamSettings {
   clientBuffer: number;
   /** LIVE_STREAMS_PER_CLIENT; default 20. */
   streamsPerClient?: number;
-  /** LIVE_STREAMS_PER_EVENT; default 2,000. */
+  /** LIVE_STREAMS_PER_EVENT; default 10,000. */
   streamsPerEvent?: number;
-  /** LIVE_STREAMS_TOTAL; default 10,000. */
+  /** LIVE_STREAMS_TOTAL; default 20,000. */
   streamsTotal?: number;
   /** LIVE_REPLAY_LIMIT; default 1,000. */
   replayLimit?: number;

@@ -238,32 +238,39 @@ describe.each([
     // The flood is on and off in turn, a quarter of a second each, while the writes go on: each
     // write is counted as flooded or alone by when it ran, so whatever else this shared machine
     // does meanwhile weighs on both alike (two long runs one after the other measured the
-    // neighbours as much as the flood).
-    const epoch = Date.now() + 500;
-    const running = flood(deployment, FLOOD_PER_SECOND, epoch);
-    const writes = await timedWrites(deployment, key, 3_000).catch(async (error: unknown) => {
-      await running.stop();
-      throw error;
-    });
-    const floodResult = await running.stop();
-    const flooded = writes.filter((write) => floodedDuring(write, epoch) === true).map((w) => w.ms);
-    const baseline = writes.filter((write) => floodedDuring(write, epoch) === false).map((w) => w.ms);
-    const rate = floodResult.sent / floodResult.seconds;
-    const [p99Alone, p99Flooded] = [percentile(baseline, 99), percentile(flooded, 99)];
-    process.stdout.write(
-      `${mode}: signed write p99 ${p99Alone.toFixed(2)} ms alone (${baseline.length} writes), ` +
-        `${p99Flooded.toFixed(2)} ms flooded (${flooded.length}), under ${floodResult.sent} ` +
-        `GET /readyz?x in ${floodResult.seconds.toFixed(1)} s on (${rate.toFixed(0)}/s; answers ` +
-        `${JSON.stringify(floodResult.statuses)}); p50 ${percentile(baseline, 50).toFixed(2)} / ` +
-        `${percentile(flooded, 50).toFixed(2)} ms\n`,
-    );
-    expect(Math.min(baseline.length, flooded.length)).toBeGreaterThan(400);
-    // A flood it was: several hundred a second for seconds, every one answered without a failure.
-    expect(rate).toBeGreaterThan(FLOOD_PER_SECOND * 0.9);
-    expect(floodResult.seconds).toBeGreaterThan(4);
-    // Answered, every one, 200 (a probe's query is ignored).
-    expect(Object.keys(floodResult.statuses)).toEqual(['200']);
-    expect(p99Flooded).toBeLessThanOrEqual(p99Alone * 1.2);
+    // neighbours as much as the flood). Three such measurements, and the verdict is the median
+    // one's: a p99 is a few writes' worth, and one stall of the machine in one half of one run
+    // would otherwise decide it.
+    const ratios: number[] = [];
+    for (let measurement = 0; measurement < 3; measurement++) {
+      const epoch = Date.now() + 500;
+      const running = flood(deployment, FLOOD_PER_SECOND, epoch);
+      const writes = await timedWrites(deployment, key, 2_000).catch(async (error: unknown) => {
+        await running.stop();
+        throw error;
+      });
+      const floodResult = await running.stop();
+      const flooded = writes.filter((write) => floodedDuring(write, epoch) === true).map((w) => w.ms);
+      const baseline = writes.filter((write) => floodedDuring(write, epoch) === false).map((w) => w.ms);
+      const rate = floodResult.sent / floodResult.seconds;
+      const [p99Alone, p99Flooded] = [percentile(baseline, 99), percentile(flooded, 99)];
+      ratios.push(p99Flooded / p99Alone);
+      process.stdout.write(
+        `${mode}: signed write p99 ${p99Alone.toFixed(2)} ms alone (${baseline.length} writes), ` +
+          `${p99Flooded.toFixed(2)} ms flooded (${flooded.length}), under ${floodResult.sent} ` +
+          `GET /readyz?x in ${floodResult.seconds.toFixed(1)} s on (${rate.toFixed(0)}/s; answers ` +
+          `${JSON.stringify(floodResult.statuses)}); p50 ${percentile(baseline, 50).toFixed(2)} / ` +
+          `${percentile(flooded, 50).toFixed(2)} ms\n`,
+      );
+      expect(Math.min(baseline.length, flooded.length)).toBeGreaterThan(300);
+      // A flood it was: several hundred a second for seconds, every one answered without a failure.
+      expect(rate).toBeGreaterThan(FLOOD_PER_SECOND * 0.9);
+      expect(floodResult.seconds).toBeGreaterThan(2.5);
+      // Answered, every one, 200 (a probe's query is ignored).
+      expect(Object.keys(floodResult.statuses)).toEqual(['200']);
+    }
+    process.stdout.write(`${mode}: p99 flooded / alone ${ratios.map((r) => r.toFixed(2)).join(', ')}\n`);
+    expect(percentile(ratios, 50)).toBeLessThanOrEqual(1.2);
   });
 });
 

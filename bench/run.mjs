@@ -9,9 +9,9 @@
 // from 32 clients.
 import { spawn } from 'node:child_process';
 import { randomBytes, generateKeyPairSync, sign, verify, createPublicKey } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { BUS_ACCESS, BUS_APPS } from '@townhall/contracts';
 import { AgentClient, generateAgentKey } from '@townhall/sdk';
 import { connectAs } from '@townhall/testing';
@@ -38,6 +38,7 @@ const unknown = [...ONLY].filter((name) => !SCENARIOS.includes(name));
 if (unknown.length > 0)
   throw new Error(`BENCH_ONLY: unknown ${unknown.join(', ')}; choose from ${SCENARIOS.join(', ')}`);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const DATABASE_STATS = process.env.BENCH_DATABASE_STATS === '1';
 const PORT = Number(process.env.BENCH_PORT ?? 3990);
 // Standalone first, alone on the machine: `npm start` on a new data folder, its memory, a restart.
 const standaloneReport = ONLY.has('standalone')
@@ -128,7 +129,10 @@ function cpuSnapshot(labels) {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const seconds = (Number(fields[11]) + Number(fields[12])) / ticks;
+      // utime + stime, and cutime + cstime: the CPU of its children that ended (a PostgreSQL
+      // backend whose connection closed during the load is counted by the postmaster that reaped it).
+      const seconds =
+        (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / ticks;
       // An app's own children (the gateway's workers, GATEWAY_WORKERS) count as the app.
       const label =
         labels.get(Number(pid)) ??
@@ -229,11 +233,15 @@ async function settle(timeoutMs = 120_000) {
  */
 async function measure(name, load, labels) {
   let before;
+  const databaseBefore = DATABASE_STATS ? await databaseActivity() : undefined;
   const result = await runLoad(load, () => {
     before = cpuSnapshot(labels);
   });
   await settle();
   const after = cpuSnapshot(labels);
+  // A backend sends its counters at most once a second, and an idle one within 10 s.
+  if (DATABASE_STATS) await new Promise((resolve) => setTimeout(resolve, 11_000));
+  const databaseAfter = DATABASE_STATS ? await databaseActivity() : undefined;
   after.set('load generator', result.cpuSeconds);
   const ok = result['2xx'];
   return {
@@ -247,6 +255,16 @@ async function measure(name, load, labels) {
     // Successful requests per second of the run: a run of N one-shot requests ends when they are done.
     okPerSecond: Math.round(ok / Math.max(result.duration ?? 0, 0.001)),
     latencyMs: { p50: result.latency.p50, p99: result.latency.p99, max: result.latency.max },
+    // BENCH_DATABASE_STATS=1: what the database did per successful request (pg_stat_database):
+    // its transactions and the rows they wrote and read.
+    ...(databaseAfter && {
+      databasePerRequest: Object.fromEntries(
+        Object.entries(databaseAfter).map(([key, value]) => [
+          key,
+          Number(((value - databaseBefore[key]) / Math.max(ok, 1)).toFixed(2)),
+        ]),
+      ),
+    }),
     cpuMicrosecondsPerRequest: Object.fromEntries(
       [...after]
         .map(([label, seconds]) => [
@@ -256,6 +274,25 @@ async function measure(name, load, labels) {
         .sort((a, b) => b[1] - a[1]),
     ),
   };
+}
+
+/** The run's database's counters so far (pg_stat_database): transactions, rows written and read. */
+async function databaseActivity() {
+  const { default: pg } = await import('pg');
+  const db = new pg.Client({ connectionString: env.DATABASE_URL });
+  await db.connect();
+  try {
+    // The counters are sent to the statistics system at the end of each transaction, at most once a second.
+    await db.query('SELECT pg_stat_force_next_flush()');
+    const { rows } = await db.query(
+      `SELECT xact_commit + xact_rollback AS transactions, tup_inserted AS inserted, tup_updated AS updated,
+              tup_deleted AS deleted, tup_fetched AS fetched
+         FROM pg_stat_database WHERE datname = current_database()`,
+    );
+    return Object.fromEntries(Object.entries(rows[0]).map(([key, value]) => [key, Number(value)]));
+  } finally {
+    await db.end();
+  }
 }
 
 /** The bounds of this machine, measured now: verifies per second on one core, hot-row UPDATEs per second. */
@@ -296,6 +333,8 @@ console.error(
   `bounds before: verify ${Math.round(before.verify)}/s on one core, hot-row UPDATE ${Math.round(before.hotRow)}/s`,
 );
 const children = await system.start(profileArgs);
+let paidReport;
+let questionReport;
 try {
   const labels = new Map(children.map((c) => [c.child.pid, c.name]));
   const gatewayPid = children.find((c) => c.name === GATEWAY).child.pid;
@@ -335,7 +374,6 @@ try {
   const host = new AgentClient({ baseUrl: audience });
 
   // 2. Paid RSVPs on one hot event: every buyer funded, its x402 payment signed beforehand.
-  let paidReport;
   if (ONLY.has('paid')) {
     const BUYERS = Number(process.env.BENCH_BUYERS ?? 3000);
     const startsAt = new Date(Date.now() + 86_400_000);
@@ -415,7 +453,6 @@ try {
     );
   const live = await liveWithAskers('Bench: AMA');
   const ama = live.event;
-  let questionReport;
   if (ONLY.has('questions'))
     questionReport = await postQuestions(
       'signed question posts to one live event',
@@ -654,6 +691,16 @@ try {
   await system.stop();
 }
 
+// The same two writes done in one process (../shared/perf/reference.mjs), on the same PostgreSQL
+// and Redis once the apps have stopped, driven by the same load generator with the same shape of
+// load: each write's CPU per request against it, raw and in units of the load generator's own CPU
+// per request in each run (this VM's speed moves by a third between runs; the load generator, the
+// same pre-signed requests through the same autocannon, moves with it).
+if (paidReport || questionReport) {
+  const reference = await runReference();
+  if (reference) printAgainstReference(reference);
+}
+
 /** "+1.2%" */
 function signed(share) {
   return `${share >= 0 ? '+' : ''}${(share * 100).toFixed(1)}%`;
@@ -682,4 +729,76 @@ async function startDiscardingCollector() {
     spans: () => spans,
     stop: () => new Promise((resolve) => server.close(resolve)),
   };
+}
+
+/**
+ * Runs the reference (BENCH_REFERENCE, else ../shared/perf/reference.mjs from the project root)
+ * with this run's buyers, askers and connections; its JSON summary, or undefined (said why) when
+ * the file is absent or the run failed.
+ */
+async function runReference() {
+  const file = resolve(ROOT, process.env.BENCH_REFERENCE ?? '../shared/perf/reference.mjs');
+  if (!existsSync(file)) {
+    console.log(`\nreference: ${file} is absent; the rows against it are skipped`);
+    return undefined;
+  }
+  const which = paidReport && questionReport ? 'all' : paidReport ? 'paid' : 'question';
+  console.error(`reference: node ${file} ${which}`);
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [file, which], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        DATABASE_URL: process.env.DATABASE_URL ?? system.env.DATABASE_URL.replace(/\/[^/]*$/, '/postgres'),
+        REDIS_URL: system.env.REDIS_URL,
+        REF_BUYERS: String(Number(process.env.BENCH_BUYERS ?? 3000)),
+        REF_ASKERS: String(Number(process.env.BENCH_ASKERS ?? 1200)),
+        REF_CONNECTIONS: String(CONNECTIONS),
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.once('exit', (code) => {
+      try {
+        if (code !== 0) throw new Error(`exited ${code}`);
+        done(JSON.parse(out.trim().split('\n').at(-1)));
+      } catch (error) {
+        console.log(`\nreference: the run failed (${error.message}); the rows against it are skipped`);
+        done(undefined);
+      }
+    });
+  });
+}
+
+/** A write's CPU per request (the load generator left out), raw and in load units, against the reference's. */
+function printAgainstReference(reference) {
+  console.log(
+    `\nagainst the same work in one process (reference.mjs; verify ${reference.verifyPerSecond}/s in its run)\n`,
+  );
+  console.log(
+    '| write | Townhall, CPU per request | in load units | reference, CPU per request | in load units | x reference | target | met |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const [name, report, ref, target] of [
+    ['paid RSVP, one event', paidReport, reference.paid, 2],
+    ['question post, one live event', questionReport, reference.question, 1.5],
+  ]) {
+    if (!report || !ref) continue;
+    const { ['load generator']: load, ...apps } = report.cpuMicrosecondsPerRequest;
+    const townhall = Object.values(apps).reduce((sum, us) => sum + us, 0);
+    const townhallUnits = townhall / load;
+    const refUs = ref.cpuUsPerRequest.reference + ref.cpuUsPerRequest['postgres+redis+nats'];
+    const times = townhallUnits / ref.cpuInLoadUnits;
+    report.reference = {
+      cpuUs: refUs,
+      loadUnits: ref.cpuInLoadUnits,
+      townhallLoadUnits: Number(townhallUnits.toFixed(2)),
+      xReference: Number(times.toFixed(2)),
+    };
+    console.log(
+      `| ${name} | ${townhall} us | ${townhallUnits.toFixed(1)} | ${refUs} us (process ${ref.cpuUsPerRequest.reference}, servers ${ref.cpuUsPerRequest['postgres+redis+nats']}) | ` +
+        `${ref.cpuInLoadUnits} | ${times.toFixed(2)}x | <= ${target}x | ${times <= target ? 'yes' : 'NO'} |`,
+    );
+  }
 }

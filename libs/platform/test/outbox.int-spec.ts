@@ -25,6 +25,7 @@ import {
   type ConsumerGate,
   type DomainEventPublisher,
   type OutboxRelayOptions,
+  OutboxWriter,
 } from '../src/outbox/index.js';
 import { createTestDatabase, NATS_URL, PrivateNatsServer, type TestDatabase } from '@townhall/testing';
 
@@ -168,8 +169,8 @@ describe('transactional outbox and JetStream relay', () => {
     const events = Array.from({ length: 3 }, (_, n) => testEvent('takeover', n));
     await commit(schema, events);
     // The first relay's process: a DataSource of its own (its own application_name), which claims
-    // the batch, publishes one event and never returns from the second, then loses its connections
-    // as a killed process does.
+    // the batch, publishes its first event and never returns from the others (they are all sent
+    // at once), then loses its connections as a killed process does.
     const doomed = createSchemaDataSource({
       url: database.url,
       schema: 'outbox',
@@ -187,7 +188,7 @@ describe('transactional outbox and JetStream relay', () => {
       leaseMs: 60_000,
       publisher: {
         async publish(outgoing) {
-          if (published === 1) return stuck;
+          if (outgoing.id !== events[0]!.id) return stuck;
           await real.publish(outgoing);
           published += 1;
         },
@@ -248,16 +249,16 @@ describe('transactional outbox and JetStream relay', () => {
         };
       },
     });
-    let failNext = false;
+    // The first two are published, the third is left, to give back.
+    let failThird = true;
     const real = new JetStreamPublisher(nc);
     const relay = newRelay(schema, {
       dataSource: flaky,
       leaseMs: 60_000,
       publisher: {
         async publish(event) {
-          if (failNext) throw new Error('NATS went away too');
+          if (failThird && event.id === events[2]!.id) throw new Error('NATS went away too');
           await real.publish(event);
-          failNext = event.id === events[1]!.id; // the third is left, to give back
         },
       },
     });
@@ -267,7 +268,7 @@ describe('transactional outbox and JetStream relay', () => {
     // The next pass marks the two published events and then fails to give the third back.
     await expect(relay.relayOnce()).rejects.toMatchObject({ code: '57P01' });
     expect(await outboxRows(schema)).toEqual(events.map((event, n) => ({ id: event.id, published: n < 2 })));
-    failNext = false;
+    failThird = false;
     // Given back, claimed again and published at once: nothing waits out the 60 s lease.
     expect(await relay.relayOnce()).toBe(1);
     expect(await unpublished(schema)).toBe(0);
@@ -582,6 +583,123 @@ describe('transactional outbox and JetStream relay', () => {
     // A stop while closed, and one while open, both end at once.
     gate.set(false);
     await consumer.stop();
+  });
+});
+describe('publishing at once after commit (OutboxWriter, OutboxRelay.publishCommitted)', () => {
+  /** The relay's statements, as it sends them. */
+  function recording(): { dataSource: DataSource; statements: string[] } {
+    const statements: string[] = [];
+    const proxy = new Proxy(dataSource, {
+      get(target, property, receiver) {
+        if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
+        return (sql: string, parameters?: unknown[]) => {
+          statements.push(sql);
+          return target.query(sql, parameters);
+        };
+      },
+    });
+    return { dataSource: proxy, statements };
+  }
+  const isClaim = (sql: string) => /SET claimed_until = now\(\)/.test(sql);
+  const isMark = (sql: string) => /SET published_at = now\(\)/.test(sql);
+
+  it('publishes what a transaction committed without a claim, marks it in one statement, and no pass sends it again', async () => {
+    const schema = await newOutbox('direct');
+    const { dataSource: relayData, statements } = recording();
+    const relay = newRelay(schema, { dataSource: relayData, pollIntervalMs: 60_000, markEveryMs: 100 });
+    relay.start();
+    await waitFor('the first pass at start', () => statements.some(isClaim));
+    statements.length = 0;
+    const writer = new OutboxWriter(dataSource, relay, { schema, source: 'townhall/outbox-test' });
+    const type = `${SUBJECT_ROOT}.direct.created`;
+    await Promise.all(
+      Array.from({ length: 5 }, (_, n) =>
+        writer.run((manager) => writer.announce(manager, [{ type, subject: `aggregate-${n}`, data: { n } }])),
+      ),
+    );
+    await waitFor('the events marked published', async () => (await unpublished(schema)) === 0);
+    expect(await storedMessages(`${SUBJECT_ROOT}.direct.>`)).toBe(5);
+    expect(statements.filter(isClaim)).toEqual([]);
+    expect(statements.filter(isMark).length).toBeLessThanOrEqual(2);
+    // A pass asked for now finds nothing left to publish.
+    expect(await relay.relayOnce()).toBe(0);
+    expect(await storedMessages(`${SUBJECT_ROOT}.direct.>`)).toBe(5);
+  });
+
+  it('a rolled-back run and a refused statement publish nothing; a committed statement publishes what its result names', async () => {
+    const schema = await newOutbox('verdict');
+    const relay = newRelay(schema, { pollIntervalMs: 60_000 });
+    relay.start();
+    const writer = new OutboxWriter(dataSource, relay, { schema, source: 'townhall/outbox-test' });
+    const type = `${SUBJECT_ROOT}.verdict.created`;
+    await expect(
+      writer.run(async (manager) => {
+        await writer.announce(manager, [{ type, subject: 'rolled-back', data: {} }]);
+        throw new Error('the state change failed');
+      }),
+    ).rejects.toThrow('the state change failed');
+    // A server-side function's stand-in: it appends its events only when it does not refuse.
+    const call = (refuse: boolean) => {
+      const events = writer.prepare([{ type, subject: refuse ? 'refused' : 'written', data: {} }]);
+      return writer.runStatement(
+        async () => {
+          if (refuse) return 'refused' as const;
+          await dataSource.transaction((manager) => appendToOutbox(manager, schema, events));
+          return 'written' as const;
+        },
+        { committed: (outcome) => (outcome === 'written' ? events : []) },
+      );
+    };
+    expect(await call(true)).toBe('refused');
+    expect(await call(false)).toBe('written');
+    await waitFor('the written event marked', async () => (await unpublished(schema)) === 0);
+    const stored = await jsm.streams.getMessage(TOWNHALL_STREAM, { last_by_subj: type });
+    expect(stored?.json<CloudEvent>().subject).toBe('written');
+    expect(await storedMessages(`${SUBJECT_ROOT}.verdict.>`)).toBe(1);
+    expect(await outboxRows(schema)).toHaveLength(1);
+  });
+
+  it('leaves an event whose immediate publish failed to a pass, which publishes it once JetStream answers', async () => {
+    const schema = await newOutbox('retry');
+    const real = new JetStreamPublisher(nc);
+    const failed = new Set<string>();
+    const relay = newRelay(schema, {
+      pollIntervalMs: 60_000,
+      publisher: {
+        async publish(event) {
+          // Each event's first publish fails (a PubAck that never came), the next one succeeds.
+          if (!failed.has(event.id)) {
+            failed.add(event.id);
+            throw new Error('no PubAck within the timeout');
+          }
+          await real.publish(event);
+        },
+      },
+    });
+    relay.start();
+    const writer = new OutboxWriter(dataSource, relay, { schema, source: 'townhall/outbox-test' });
+    const type = `${SUBJECT_ROOT}.retry.created`;
+    await writer.run((manager) =>
+      writer.announce(manager, [
+        { type, subject: 'one', data: {} },
+        { type, subject: 'two', data: {} },
+      ]),
+    );
+    // Not the 60 s poll: the failure woke a pass.
+    await waitFor('the pass to publish both', async () => (await unpublished(schema)) === 0, 5_000);
+    expect(failed.size).toBe(2);
+    expect(await storedMessages(`${SUBJECT_ROOT}.retry.>`)).toBe(2);
+  });
+
+  it("a poll leaves another process's newest rows to it, and takes them once they are older than sweepAfterMs (that process died)", async () => {
+    const schema = await newOutbox('orphans');
+    // Committed by a process that died before publishing them: no claim, nothing in flight here.
+    await commit(schema, [testEvent('orphans', 1), testEvent('orphans', 2)]);
+    const other = newRelay(schema, { sweepAfterMs: 500 });
+    expect(await other.relayOnce(false)).toBe(0);
+    await sleep(600);
+    expect(await other.relayOnce(false)).toBe(2);
+    expect(await unpublished(schema)).toBe(0);
   });
 });
 

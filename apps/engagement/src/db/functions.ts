@@ -81,17 +81,20 @@ export function submitQuestionCall(
        p_per_minute => $6, p_state => $7, p_events => $8::jsonb) AS outcome`,
   );
   return async (args) => {
-    const [row] = await outbox.runStatement(() =>
-      submit([
-        args.id,
-        args.eventId,
-        args.authorId,
-        args.body,
-        args.at,
-        args.perMinute,
-        args.state,
-        JSON.stringify(args.events),
-      ]),
+    const [row] = await outbox.runStatement(
+      () =>
+        submit([
+          args.id,
+          args.eventId,
+          args.authorId,
+          args.body,
+          args.at,
+          args.perMinute,
+          args.state,
+          JSON.stringify(args.events),
+        ]),
+      // A refusal wrote nothing.
+      { committed: ([submitted]) => (submitted?.outcome === 'submitted' ? args.events : []) },
     );
     const outcome = row!.outcome;
     return outcome === 'submitted' ? { outcome } : { outcome: 'refused', refusal: outcome, detail: null };

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EngagementTopics, TicketTopics, type CloudEvent, type TicketView } from '@townhall/contracts';
-import { OutboxWriter, claimEventsOnce, OnDomainEvent, queryRows } from '@townhall/platform/service';
+import { OutboxWriter, OnDomainEvent, preparedStatement } from '@townhall/platform/service';
+import { DataSource } from 'typeorm';
 
 type CountColumn = 'tickets_sold' | 'question_count' | 'poll_count';
 
@@ -15,30 +16,62 @@ interface Change {
   delta: number;
 }
 
-/** $1 the event, $2 the change, $3 the tier (tickets only). Tickets sold never go below zero. */
-const UPDATES: Record<CountColumn, string> = {
-  tickets_sold: `UPDATE events.events
-    SET tickets_sold = jsonb_set(tickets_sold, ARRAY[$3::text],
-      to_jsonb(GREATEST(COALESCE((tickets_sold->>$3)::int, 0) + $2, 0)))
-    WHERE id = $1`,
-  question_count: 'UPDATE events.events SET question_count = question_count + $2 WHERE id = $1',
-  poll_count: 'UPDATE events.events SET poll_count = poll_count + $2 WHERE id = $1',
-};
+/**
+ * A batch of counted domain events in one statement, a transaction of its own: the events not
+ * counted before are claimed (processed_events; one twice in the batch is one), their changes summed per event, column and
+ * tier, and each event's row updated once. $1 the domain events' ids, and for each its event,
+ * column, tier ('' when none) and change. Tickets sold never go below zero.
+ */
+const COUNT_BATCH = `
+WITH fresh AS (
+  INSERT INTO events.processed_events (consumer, event_id)
+  SELECT 'events-counts', id FROM unnest($1::uuid[]) AS t(id)
+  ON CONFLICT (consumer, event_id) DO NOTHING
+  RETURNING event_id
+), sums AS (
+  SELECT c.event_id, c.column_name, c.tier_id, sum(c.delta)::int AS delta
+    FROM (SELECT DISTINCT ON (id) *
+            FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::int[])
+                 AS t(id, event_id, column_name, tier_id, delta)) AS c
+    JOIN fresh ON fresh.event_id = c.id
+   GROUP BY c.event_id, c.column_name, c.tier_id
+  HAVING sum(c.delta) <> 0
+), per_event AS (
+  SELECT event_id,
+         COALESCE(sum(delta) FILTER (WHERE column_name = 'question_count'), 0)::int AS questions,
+         COALESCE(sum(delta) FILTER (WHERE column_name = 'poll_count'), 0)::int AS polls,
+         jsonb_object_agg(tier_id, delta) FILTER (WHERE column_name = 'tickets_sold') AS tiers
+    FROM sums GROUP BY event_id
+)
+UPDATE events.events e
+   SET question_count = e.question_count + p.questions,
+       poll_count = e.poll_count + p.polls,
+       tickets_sold = CASE WHEN p.tiers IS NULL THEN e.tickets_sold ELSE e.tickets_sold || (
+         SELECT jsonb_object_agg(t.key, GREATEST(COALESCE((e.tickets_sold->>t.key)::int, 0) + t.value::int, 0))
+           FROM jsonb_each_text(p.tiers) AS t) END
+  FROM per_event p
+ WHERE e.id = p.event_id`;
 
 /**
  * Keeps an event's `counts` (tickets sold per tier, questions, polls) from the domain events
  * of the services that own them: a projection for readers, and for PATCH's capacity check.
- * Each domain event is counted once (claimEventsOnce in the same transaction).
+ * Each domain event is counted once (processed_events, in the same statement).
  */
 @Injectable()
 export class EventCounts {
-  constructor(private readonly outbox: OutboxWriter) {}
+  private readonly countBatch: (values: unknown[]) => Promise<unknown[]>;
+
+  constructor(
+    dataSource: DataSource,
+    private readonly outbox: OutboxWriter,
+  ) {
+    this.countBatch = preparedStatement(dataSource, 'events.count_batch', COUNT_BATCH);
+  }
 
   /**
-   * What has arrived, in one transaction: the events not counted before are claimed, their
-   * changes summed per event (and tier), and each event's row updated once. Ticket sales from
-   * ticketing, questions and polls from engagement, each on a durable consumer of its own (NATS
-   * 2.9 filters one subject per consumer), caught up after a restart.
+   * What has arrived, in one statement (COUNT_BATCH). Ticket sales from ticketing, questions and
+   * polls from engagement, each on a durable consumer of its own (NATS 2.9 filters one subject
+   * per consumer), caught up after a restart.
    */
   @OnDomainEvent('townhall.ticket.>', { durable: 'events-ticket-counts', batch: true, gatherMs: GATHER_MS })
   @OnDomainEvent('townhall.question.>', {
@@ -48,30 +81,23 @@ export class EventCounts {
   })
   @OnDomainEvent('townhall.poll.>', { durable: 'events-poll-counts', batch: true, gatherMs: GATHER_MS })
   async count(events: CloudEvent[]): Promise<void> {
-    const counted = events.filter((event) => this.changeOf(event) !== undefined);
-    if (counted.length === 0) return;
-    await this.outbox.run(async (manager) => {
-      const fresh = await claimEventsOnce(
-        manager,
-        'events',
-        'events-counts',
-        counted.map((event) => event.id),
-      );
-      const sums = new Map<string, Change>();
-      for (const event of counted) {
-        if (!fresh.delete(event.id)) continue; // counted before, or twice in this batch
-        const change = this.changeOf(event)!;
-        const key = `${change.eventId}/${change.column}/${change.tierId ?? ''}`;
-        const sum = sums.get(key);
-        if (sum) sum.delta += change.delta;
-        else sums.set(key, { ...change });
-      }
-      for (const change of sums.values()) {
-        if (change.delta === 0) continue;
-        const params = change.tierId === undefined ? [] : [change.tierId];
-        await queryRows(manager, UPDATES[change.column], [change.eventId, change.delta, ...params]);
-      }
+    const counted = events.flatMap((event) => {
+      const change = this.changeOf(event);
+      return change ? [{ id: event.id, ...change }] : [];
     });
+    if (counted.length === 0) return;
+    // Retried as every statement is when Postgres picks it as a deadlock victim; announces nothing.
+    await this.outbox.runStatement(
+      () =>
+        this.countBatch([
+          counted.map((change) => change.id),
+          counted.map((change) => change.eventId),
+          counted.map((change) => change.column),
+          counted.map((change) => change.tierId ?? ''),
+          counted.map((change) => change.delta),
+        ]),
+      { committed: () => [] },
+    );
   }
 
   private changeOf(event: CloudEvent): Change | undefined {

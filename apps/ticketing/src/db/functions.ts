@@ -60,6 +60,8 @@ export function takeSeatFor(
          p_offer_event => $5::jsonb) AS outcome`,
       [args.eventId, args.tierId, args.agentId, args.at, JSON.stringify(offerAccepted(outbox, args.eventId))],
     );
+    // An accepted offer is announced by the function, with the entry it built.
+    if (row!.outcome === 'offer') outbox.sweepAfterCommit(manager);
     return { outcome: row!.outcome };
   });
 }
@@ -90,6 +92,8 @@ export interface PurchaseArgs {
    * townhall.waitlist.accepted if it accepts the payer's waitlist offer.
    */
   events: CloudEvent[];
+  /** The payer holds a waitlist offer for the tier, which the purchase accepts. */
+  offered: boolean;
 }
 
 export type PurchaseRefusal = 'nonce_reused' | 'insufficient_funds' | SeatRefusal;
@@ -135,24 +139,31 @@ export function purchaseCall(
   return async (args) => {
     try {
       return await refusable(PURCHASE_REFUSALS, async (): Promise<PurchaseOutcome> => {
-        const [row] = await outbox.runStatement(() =>
-          purchase([
-            args.payer,
-            args.nonce,
-            args.fingerprint,
-            args.network,
-            args.eventId,
-            args.tierId,
-            args.hostId,
-            args.amount,
-            args.asset,
-            args.ticketId,
-            args.debitId,
-            args.creditId,
-            args.at,
-            JSON.stringify(args.events),
-            JSON.stringify(offerAccepted(outbox, args.eventId)),
-          ]),
+        const [row] = await outbox.runStatement(
+          () =>
+            purchase([
+              args.payer,
+              args.nonce,
+              args.fingerprint,
+              args.network,
+              args.eventId,
+              args.tierId,
+              args.hostId,
+              args.amount,
+              args.asset,
+              args.ticketId,
+              args.debitId,
+              args.creditId,
+              args.at,
+              JSON.stringify(args.events),
+              JSON.stringify(offerAccepted(outbox, args.eventId)),
+            ]),
+          {
+            // 'held' and 'paid' wrote nothing; a refusal rolled everything back.
+            committed: ([bought]) => (bought?.outcome === 'purchased' ? args.events : []),
+            // The payer's waitlist offer, accepted by take_seat_for, is announced by the function itself.
+            sweep: args.offered,
+          },
         );
         const { outcome, ticket, transaction_id } = row!;
         return outcome === 'held'

@@ -55,6 +55,8 @@ export interface Purchase {
   requirements: PaymentRequirements;
   /** The answer when the payment cannot be taken. */
   refuse: PaymentRefusal;
+  /** The caller holds a waitlist offer for the tier: the purchase takes its held seat. */
+  offered: boolean;
 }
 
 /** How a purchase is settled: on the service's own ledger, or through an x402 facilitator. */

@@ -96,7 +96,14 @@ export class Rsvp {
     const requirements = accepts.find((entry) => entry.extra.tierId === tier.tierId);
     // Sold out (as far as a read without locks can tell): refused before any payment work.
     if (!requirements) throw soldOut(tier.tierId);
-    const purchase = { event, caller: meta.caller, payload, requirements, refuse };
+    const purchase = {
+      event,
+      caller: meta.caller,
+      payload,
+      requirements,
+      refuse,
+      offered: facts.offered === tier.tierId,
+    };
     if (this.settings.facilitator !== 'ledger') return this.facilitatorPayment.settle(purchase);
     return this.gated(facts, tier.tierId, meta.caller, () => this.ledgerPayment.settle(purchase));
   }

@@ -44,7 +44,7 @@ export class SettleLedgerPayment implements PaymentSettlement {
     this.purchase = purchaseCall(dataSource, outbox);
   }
 
-  async settle({ event, caller, payload, requirements, refuse }: Purchase): Promise<RsvpReply> {
+  async settle({ event, caller, payload, requirements, refuse, offered }: Purchase): Promise<RsvpReply> {
     let authorization;
     try {
       authorization = checkLedgerPayment(payload, requirements, {
@@ -107,6 +107,7 @@ export class SettleLedgerPayment implements PaymentSettlement {
       creditId: credit.id,
       at,
       events,
+      offered,
     });
     switch (bought.outcome) {
       case 'purchased':

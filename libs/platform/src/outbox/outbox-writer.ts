@@ -23,10 +23,15 @@ export interface Announcement {
 
 /**
  * The transactional outbox's writer, how a service changes state: in one transaction that also
- * writes the domain events announcing the change to its outbox (so the two never diverge), after
- * which the relay is woken to publish them at once.
+ * writes the domain events announcing the change to its outbox (so the two never diverge). Once
+ * the transaction has committed, the events it wrote are handed to the relay, which publishes
+ * them at once (OutboxRelay.publishCommitted): no statement is spent between a commit and its
+ * publish, and what fails is swept up by the relay's passes.
  */
 export class OutboxWriter {
+  /** The events announced in each running transaction of `run`, published once it commits. */
+  private readonly announced = new WeakMap<EntityManager, { events: CloudEvent[]; sweep: boolean }>();
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly relay: OutboxRelay,
@@ -38,14 +43,18 @@ export class OutboxWriter {
    * Postgres choosing a victim among concurrent transactions, not an error of the request:
    * the whole transaction is run again, a few times, before giving up. A database that went
    * away before the commit was asked for (a restart, a terminated backend) gets one more
-   * attempt: that transaction cannot have committed.
+   * attempt: that transaction cannot have committed. What `announce` wrote in the attempt that
+   * committed is published then.
    */
   async run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     let committing = false;
-    return this.attempt(
+    let written: { events: CloudEvent[]; sweep: boolean } = { events: [], sweep: false };
+    const result = await this.attempt(
       () => {
         committing = false;
         return this.dataSource.transaction(async (manager) => {
+          written = { events: [], sweep: false };
+          this.announced.set(manager, written);
           const result = await work(manager);
           committing = true;
           return result;
@@ -53,16 +62,30 @@ export class OutboxWriter {
       },
       (fault) => fault === 'refused' || !committing,
     );
+    this.relay.publishCommitted(written.events);
+    if (written.sweep) this.relay.wake();
+    return result;
   }
 
   /**
    * Runs one statement that is a transaction of its own (a server-side function called in
    * autocommit, such as ticketing.purchase), again as `run` does when Postgres chose it as a
-   * deadlock or serialization victim, or refused it before it could take effect; wakes the
-   * relay once it committed. A connection lost while it ran is not retried: it may have committed.
+   * deadlock or serialization victim, or refused it before it could take effect. A connection
+   * lost while it ran is not retried: it may have committed.
+   *
+   * `committed(result)` names the events (built by `prepare`) that the statement's result says
+   * it appended to the outbox; they are published at once. A refusal that wrote nothing names
+   * none. A statement that may also append events it built itself (a waitlist offer accepted in
+   * SQL) says `sweep`, and the relay runs a pass for those.
    */
-  async runStatement<T>(statement: () => Promise<T>): Promise<T> {
-    return this.attempt(statement, (fault) => fault === 'refused');
+  async runStatement<T>(
+    statement: () => Promise<T>,
+    published: { committed: (result: T) => readonly CloudEvent[]; sweep?: boolean },
+  ): Promise<T> {
+    const result = await this.attempt(statement, (fault) => fault === 'refused');
+    this.relay.publishCommitted(published.committed(result));
+    if (published.sweep) this.relay.wake();
+    return result;
   }
 
   private async attempt<T>(
@@ -72,9 +95,7 @@ export class OutboxWriter {
     let faultRetried = false;
     for (let attempt = 1; ; attempt++) {
       try {
-        const result = await statement();
-        this.wakeRelay();
-        return result;
+        return await statement();
       } catch (error) {
         const { code } = sqlState(error);
         if (attempt < MAX_ATTEMPTS && (code === '40P01' || code === '40001')) {
@@ -92,25 +113,37 @@ export class OutboxWriter {
   /**
    * The CloudEvents of `events`, built now (ids, times, source) for a server-side function to
    * append with `<schema>.announce($1::jsonb)` in its own transaction (outboxAnnounceFunction),
-   * called through `runStatement`, which wakes the relay once that transaction committed.
+   * called through `runStatement`, which publishes those its result says were committed.
    */
   prepare(events: Announcement[]): CloudEvent[] {
     return events.map((event) => domainEvent({ source: this.owner.source, ...event }));
   }
 
-  /** Wakes the relay to publish what a committed change wrote to the outbox (`run` and `runStatement` do). */
+  /**
+   * Asks for a relay pass once the transaction of `manager` (a `run`) has committed: it ran a
+   * server-side function that may have appended events it built itself, which this process
+   * cannot publish at once.
+   */
+  sweepAfterCommit(manager: EntityManager): void {
+    const written = this.announced.get(manager);
+    if (written) written.sweep = true;
+  }
+
+  /** Asks the relay for a pass now: events were appended that no writer publishes itself. */
   wakeRelay(): void {
     this.relay.wake();
   }
 
-  /** Records domain events in the transaction of `manager`. */
-  announce(manager: EntityManager, events: Announcement[]): Promise<void> {
-    if (events.length === 0) return Promise.resolve();
-    return appendToOutbox(
-      manager,
-      this.owner.schema,
-      events.map((event) => domainEvent({ source: this.owner.source, ...event })),
-    );
+  /**
+   * Records domain events in the transaction of `manager`; when that is a `run` of this writer,
+   * they are published once it commits. In a transaction of someone else's, the relay's polls
+   * publish them once they are sweepAfterMs old.
+   */
+  async announce(manager: EntityManager, events: Announcement[]): Promise<void> {
+    if (events.length === 0) return;
+    const built = events.map((event) => domainEvent({ source: this.owner.source, ...event }));
+    await appendToOutbox(manager, this.owner.schema, built);
+    this.announced.get(manager)?.events.push(...built);
   }
 }
 

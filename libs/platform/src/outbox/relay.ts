@@ -25,6 +25,14 @@ export interface OutboxRelayOptions {
   leaseMs?: number;
   /** Published rows older than this are deleted. Default 24 h. */
   retentionMs?: number;
+  /**
+   * How old an unclaimed row must be before a pass that was not asked for it (a poll) takes it:
+   * the writing process publishes its own rows at once after commit (publishCommitted), so a
+   * younger row is almost always in flight there. Default 2 s.
+   */
+  sweepAfterMs?: number;
+  /** How long published ids wait to be marked together in one statement. Default 50 ms. */
+  markEveryMs?: number;
 }
 
 interface ClaimedRow {
@@ -49,7 +57,14 @@ const PRUNE_MAX_CHUNKS_PER_PASS = 10;
 const LEASE_USABLE_SHARE = 0.8;
 
 /**
- * Relays committed outbox rows to JetStream, at least once. No database transaction stays open
+ * Publishes committed outbox rows to JetStream, at least once, in two ways. The process that
+ * committed a change publishes its events at once (publishCommitted: no statement before the
+ * publish, every event of a tick in one socket write), then marks them published in one UPDATE
+ * per markEveryMs for all that were acknowledged. Passes sweep up the rest: rows whose immediate
+ * publish failed, rows written by a server-side function that built its own events (the writer
+ * asks for a pass), and rows of a process that died before publishing.
+ *
+ * A pass never takes a row this process has in flight. No database transaction stays open
  * while publishing: a batch is claimed by one autocommit UPDATE (a lease, so that replicas share
  * the work through SKIP LOCKED), published in seq order, then marked by another autocommit UPDATE.
  * Each claim names its holder (`claimed_by`: the process's application_name, connectionHolder).
@@ -66,6 +81,21 @@ export class OutboxRelay {
   private readonly batchSize: number;
   private readonly leaseMs: number;
   private readonly retentionMs: number;
+  private readonly sweepAfterMs: number;
+  private readonly markEveryMs: number;
+  /**
+   * Rows this process publishes at once after their commit, until they are marked published
+   * (in flight, or acknowledged and waiting for the mark): passes leave them alone.
+   */
+  private readonly direct = new Set<string>();
+  /** Of those, how many still wait for their acknowledgement. */
+  private inFlight = 0;
+  /** Published at once, to be marked in the next statement. */
+  private unmarked: string[] = [];
+  private marking: Promise<void> | undefined;
+  private markTimer: NodeJS.Timeout | undefined;
+  /** Set by wake(): the next pass also takes rows younger than sweepAfterMs. */
+  private sweepAll = true;
   /** This process's name in pg_stat_activity; claims without one only expire. */
   private readonly holder: string | null;
   // Each pass chains on the previous one: never two passes at once in this relay.
@@ -85,6 +115,8 @@ export class OutboxRelay {
     this.batchSize = options.batchSize ?? 100;
     this.leaseMs = options.leaseMs ?? 30_000;
     this.retentionMs = options.retentionMs ?? 24 * 60 * 60 * 1_000;
+    this.sweepAfterMs = options.sweepAfterMs ?? 2_000;
+    this.markEveryMs = options.markEveryMs ?? 50;
     this.holder = connectionHolder(options.dataSource) ?? null;
   }
 
@@ -95,16 +127,53 @@ export class OutboxRelay {
     this.schedule(0);
   }
 
-  /** Runs a pass soon; the service calls it right after committing, for low latency. No-op unless started. */
+  /**
+   * Runs a pass soon, one that also takes rows written just now: after a commit whose events this
+   * process cannot publish itself (a server-side function built them). No-op unless started.
+   */
   wake(): void {
     if (!this.running) return;
+    this.sweepAll = true;
     if (this.ticking) this.wakeRequested = true;
     else this.schedule(0);
   }
 
-  /** One pass; returns how many events were published. Rejects only if the database fails. */
-  relayOnce(): Promise<number> {
-    const pass = this.tail.then(() => this.pass());
+  /**
+   * Publishes events whose outbox rows the caller has just committed, now: all of them before the
+   * first acknowledgement comes back (one socket write for a tick's events), each in the trace of
+   * the write that made it. An acknowledged event is marked published with the next batch of
+   * marks; one that fails is left to a pass (woken at once). Not started (a test's own writer, a
+   * stopping process): a pass is woken instead, which is a no-op until the relay starts.
+   */
+  publishCommitted(events: readonly CloudEvent[]): void {
+    if (events.length === 0) return;
+    if (!this.running) return this.wake();
+    for (const event of events) {
+      this.direct.add(event.id);
+      this.inFlight += 1;
+      outsideAnyTrace(() => this.publishTraced(event)).then(
+        () => {
+          this.inFlight -= 1;
+          this.unmarked.push(event.id);
+          this.scheduleMark();
+        },
+        (error: unknown) => {
+          this.inFlight -= 1;
+          this.direct.delete(event.id);
+          this.reportFailure(error, { id: event.id, type: event.type });
+          this.wake();
+        },
+      );
+    }
+  }
+
+  /**
+   * One pass; returns how many events were published. Rejects only if the database fails. Asked
+   * for (`sweepAll`, the default), it takes every unpublished row no one else holds; a poll leaves
+   * unclaimed rows younger than sweepAfterMs to the process publishing them.
+   */
+  relayOnce(sweepAll = true): Promise<number> {
+    const pass = this.tail.then(() => this.pass(sweepAll));
     this.tail = pass.catch(() => undefined);
     return pass;
   }
@@ -119,12 +188,86 @@ export class OutboxRelay {
     return { pending: row?.pending ?? 0, lagSeconds: row?.lag ?? 0 };
   }
 
-  /** Stops polling and waits for the pass in flight. */
+  /** Stops polling, waits for the pass in flight and marks what was published at once. */
   async stop(): Promise<void> {
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     await this.tail;
+    // Publishes still in flight end within their timeout; what they leave unmarked is published
+    // again by the next relay's pass (a duplicate JetStream drops).
+    for (let waited = 0; this.inFlight > 0 && waited < 50; waited += 1)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    if (this.markTimer) clearTimeout(this.markTimer);
+    this.markTimer = undefined;
+    await this.markNow().catch((error: unknown) =>
+      this.options.logger.warn(
+        { err: error, schema: this.options.schema },
+        'outbox relay could not mark what it published at stop; the next pass publishes it again',
+      ),
+    );
+  }
+
+  private scheduleMark(): void {
+    if (this.markTimer || this.marking) return;
+    // Marks are no part of the trace of the write whose publish scheduled them.
+    this.markTimer = setTimeout(() => {
+      this.markTimer = undefined;
+      void outsideAnyTrace(() => this.markNow()).catch((error: unknown) => {
+        const fault = databaseFaultOf(error);
+        this.options.logger.warn(
+          { err: error, fault, schema: this.options.schema },
+          'outbox relay could not mark published events; trying again',
+        );
+      });
+    }, this.markEveryMs);
+    this.markTimer.unref();
+  }
+
+  /** One UPDATE for every id published since the last; one at a time. Failed ids are kept for the next. */
+  private async markNow(): Promise<void> {
+    if (this.marking) await this.marking;
+    if (this.unmarked.length === 0) return;
+    const ids = this.unmarked;
+    this.unmarked = [];
+    this.marking = this.options.dataSource
+      .query(
+        `UPDATE ${this.table} SET published_at = now(), claimed_until = NULL, claimed_by = NULL
+          WHERE id = ANY($1::uuid[]) AND published_at IS NULL`,
+        [ids],
+      )
+      .then(
+        () => {
+          for (const id of ids) this.direct.delete(id);
+          domainEventsPublished.inc({ service: this.options.schema }, ids.length);
+          if (this.failing)
+            this.options.logger.info({ schema: this.options.schema }, 'outbox relay publishing again');
+          this.failing = false;
+        },
+        (error: unknown) => {
+          this.unmarked.push(...ids);
+          throw error;
+        },
+      )
+      .finally(() => {
+        this.marking = undefined;
+        if (this.unmarked.length > 0 && this.running) this.scheduleMark();
+      });
+    await this.marking;
+  }
+
+  /** Within the trace of the write that made the event (its traceparent), while tracing. */
+  private publishTraced(event: CloudEvent): Promise<void> {
+    if (!isTracing()) return this.options.publisher.publish(event);
+    return inSpan(
+      `${event.type} publish`,
+      {
+        kind: SpanKind.PRODUCER,
+        parent: contextOf(event),
+        attributes: { 'messaging.system': 'nats', 'messaging.message.id': event.id },
+      },
+      () => this.options.publisher.publish(event),
+    );
   }
 
   private schedule(delayMs: number): void {
@@ -141,10 +284,16 @@ export class OutboxRelay {
     this.ticking = true;
     this.wakeRequested = false;
     let more = false;
+    const sweepAll = this.sweepAll;
+    this.sweepAll = false;
     try {
       // A full batch means more rows are probably waiting: go again at once.
-      more = (await this.relayOnce()) === this.batchSize;
+      more = (await this.relayOnce(sweepAll)) === this.batchSize;
+      // A full batch of a sweep: the next pass goes on sweeping.
+      if (more) this.sweepAll ||= sweepAll;
     } catch (error) {
+      // A sweep that failed is still owed.
+      this.sweepAll ||= sweepAll;
       // The database away (a restart, a failover) is an outage the next passes outlast, not a bug.
       const fault = databaseFaultOf(error);
       if (fault)
@@ -159,37 +308,38 @@ export class OutboxRelay {
     if (this.running) this.schedule(more || this.wakeRequested ? 0 : this.pollIntervalMs);
   }
 
-  private async pass(): Promise<number> {
+  private async pass(sweepAll: boolean): Promise<number> {
     // What an earlier pass could not write back (the database went away after it published)
     // is settled before anything new is claimed: otherwise those rows would wait out the lease.
     if (this.owed) await this.settle(this.owed);
-    const batch = await this.claim();
-    const published: string[] = [];
+    const batch = await this.claim(sweepAll);
     const leaseUsableUntil = Date.now() + this.leaseMs * LEASE_USABLE_SHARE;
-    for (const row of batch) {
-      if (Date.now() > leaseUsableUntil) break;
-      try {
-        // Within the trace of the write that made the event (its traceparent), while tracing.
-        if (!isTracing()) await this.options.publisher.publish(row.payload);
-        else
-          await inSpan(
-            `${row.payload.type} publish`,
-            {
-              kind: SpanKind.PRODUCER,
-              parent: contextOf(row.payload),
-              attributes: { 'messaging.system': 'nats', 'messaging.message.id': row.payload.id },
-            },
-            () => this.options.publisher.publish(row.payload),
-          );
-        published.push(row.id);
-      } catch (error) {
-        this.reportFailure(error, row);
+    // Every row of the batch is sent before the first acknowledgement is awaited (in seq order on
+    // the one connection, so the stream keeps that order); the published ones are the acknowledged
+    // prefix, and the rest is given back.
+    const outcomes = await Promise.allSettled(batch.map((row) => this.publishTraced(row.payload)));
+    let published = 0;
+    for (const outcome of outcomes) {
+      if (outcome.status === 'rejected') {
+        this.reportFailure(outcome.reason, {
+          id: batch[published]!.id,
+          type: batch[published]!.payload.type,
+        });
         break;
       }
+      published += 1;
     }
-    await this.settle({ published, left: batch.slice(published.length) });
+    if (Date.now() > leaseUsableUntil)
+      this.options.logger.warn(
+        { schema: this.options.schema, events: batch.length },
+        'outbox relay took most of its lease to publish a batch',
+      );
+    await this.settle({
+      published: batch.slice(0, published).map((row) => row.id),
+      left: batch.slice(published),
+    });
     await this.pruneWhenDue();
-    return published.length;
+    return published;
   }
 
   /**
@@ -214,8 +364,12 @@ export class OutboxRelay {
     this.owed = undefined;
   }
 
-  /** One autocommit statement: the lease is the claim, no transaction outlives it. */
-  private async claim(): Promise<ClaimedRow[]> {
+  /**
+   * One autocommit statement: the lease is the claim, no transaction outlives it. Rows this
+   * process has in flight are left alone, and so are unclaimed rows younger than sweepAfterMs
+   * unless the pass was asked for (`sweepAll`): another process is most likely publishing those.
+   */
+  private async claim(sweepAll: boolean): Promise<ClaimedRow[]> {
     // The CTE returns rows in seq order (UPDATE ... RETURNING alone has no order) and makes the
     // driver hand back plain rows. pg_stat_activity is read only for a row still under someone's
     // lease (OR evaluates in order), that is, almost never.
@@ -227,7 +381,10 @@ export class OutboxRelay {
           WHERE id IN (
             SELECT id FROM ${this.table}
              WHERE published_at IS NULL
-               AND (claimed_until IS NULL OR claimed_until < now()
+               AND id <> ALL($4::uuid[])
+               AND ((claimed_until IS NULL
+                     AND created_at < now() - $5::double precision * interval '1 millisecond')
+                    OR claimed_until < now()
                     OR claimed_by NOT IN (SELECT application_name FROM pg_stat_activity
                                            WHERE application_name IS NOT NULL))
              ORDER BY seq
@@ -235,7 +392,7 @@ export class OutboxRelay {
              FOR UPDATE SKIP LOCKED)
          RETURNING id, seq, payload, claimed_until::text AS claimed_until)
        SELECT id, seq, payload, claimed_until FROM claimed ORDER BY seq`,
-      [this.batchSize, this.leaseMs, this.holder],
+      [this.batchSize, this.leaseMs, this.holder, [...this.direct], sweepAll ? -60_000 : this.sweepAfterMs],
     );
   }
 
@@ -269,8 +426,8 @@ export class OutboxRelay {
   }
 
   // NATS being down fails every pass: warn once, then keep the rest at debug until it recovers.
-  private reportFailure(error: unknown, row: ClaimedRow): void {
-    const fields = { err: error, schema: this.options.schema, eventId: row.id, type: row.payload.type };
+  private reportFailure(error: unknown, event: { id: string; type: string }): void {
+    const fields = { err: error, schema: this.options.schema, eventId: event.id, type: event.type };
     if (this.failing) {
       this.options.logger.debug(fields, 'outbox relay publish failed again; retrying');
     } else {

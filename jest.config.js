@@ -1,6 +1,17 @@
 // One root jest config, five projects. ESM TypeScript is compiled by @swc/jest with the
 // same settings as the build (.swcrc); jest runs native ESM (--experimental-vm-modules).
 import { readFileSync } from 'node:fs';
+import { enableCompileCache } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+// Node's compile cache (docs/development.md, "Tests"): jest's workers, and every app, standalone and
+// CLI process a test starts (libs/testing compileCacheEnv), compile each module once per change of
+// it instead of once per process; an end-to-end run starts some 300 processes of one build. Kept
+// under the system's temporary folder unless NODE_COMPILE_CACHE names another (CI: .ci/run), or is
+// empty: none.
+process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'townhall-node-compile-cache');
+if (process.env.NODE_COMPILE_CACHE) enableCompileCache(process.env.NODE_COMPILE_CACHE);
 
 const swcrc = JSON.parse(readFileSync(new URL('./.swcrc', import.meta.url), 'utf8'));
 delete swcrc.$schema;

@@ -13,14 +13,15 @@ import { parse } from 'yaml';
 import { busAppOf } from '@townhall/contracts';
 import {
   APPS,
+  compileCacheEnv,
   createTestDatabase,
   freePort,
   natsEnvOf,
   PrivateNatsServer,
   REDIS_URL,
   REPO_ROOT,
-  waitFor,
   type TestDatabase,
+  waitFor,
 } from '@townhall/testing';
 import { ParsedDockerfile } from './dockerfile.js';
 
@@ -44,7 +45,7 @@ class ContainerProcess {
     // Only the image's environment and the container's own; PATH to find node as the image does.
     this.child = spawn(argv[0]!, argv.slice(1), {
       cwd: REPO_ROOT,
-      env: { PATH: process.env['PATH'] ?? '', ...env },
+      env: { PATH: process.env['PATH'] ?? '', ...compileCacheEnv(), ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const collect = (chunk: Buffer) => this.logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));

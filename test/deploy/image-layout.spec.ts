@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { APPS, REPO_ROOT } from '@townhall/testing';
+import { APPS, compileCacheEnv, REPO_ROOT } from '@townhall/testing';
 import { ParsedDockerfile } from './dockerfile.js';
 
 const ALL_APPS = [APPS.gateway, ...APPS.services];
@@ -29,7 +29,7 @@ function stageScript(stage: string, folder: string, target: string): string {
 function run(script: string, env: Record<string, string> = {}) {
   return spawnSync('/bin/sh', ['-c', script], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env['PATH'] ?? '', ...env },
+    env: { PATH: process.env['PATH'] ?? '', ...compileCacheEnv(), ...env },
     encoding: 'utf8',
   });
 }

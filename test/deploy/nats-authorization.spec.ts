@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { BUS_APPS } from '@townhall/contracts';
 import { natsAuthorizationConf, natsPasswordVariable, newNatsPassword } from '@townhall/platform';
-import { NATS_AUTHORIZATION_CONF, REPO_ROOT } from '@townhall/testing';
+import { compileCacheEnv, NATS_AUTHORIZATION_CONF, REPO_ROOT } from '@townhall/testing';
 
 const REGENERATE = 'run `npm run nats:authorization` to write it again from libs/contracts/src/bus-access.ts';
 
@@ -22,7 +22,7 @@ const values = parse(readFileSync(join(REPO_ROOT, 'k8s/nats-values.yaml'), 'utf8
 /** nats-server's own configuration test (`-t`) of the include, with `env` as its environment. */
 function testConfiguration(env: Record<string, string>): { status: number | null; output: string } {
   const run = spawnSync('nats-server', ['-c', NATS_AUTHORIZATION_CONF, '-t'], {
-    env: { PATH: process.env['PATH'] ?? '', ...env },
+    env: { PATH: process.env['PATH'] ?? '', ...compileCacheEnv(), ...env },
     encoding: 'utf8',
   });
   return { status: run.status, output: `${run.stdout}${run.stderr}` };

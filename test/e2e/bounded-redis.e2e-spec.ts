@@ -2,7 +2,15 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { generateAgentKey, signRequest } from '@townhall/auth';
 import { AgentClient, TownhallError } from '@townhall/sdk';
-import { APPS, PrivateRedis, problemOf, REPO_ROOT, StandaloneProcess, Topology } from '@townhall/testing';
+import {
+  APPS,
+  compileCacheEnv,
+  PrivateRedis,
+  problemOf,
+  REPO_ROOT,
+  StandaloneProcess,
+  Topology,
+} from '@townhall/testing';
 import { createClient, type RedisClientType } from 'redis';
 
 /**
@@ -163,12 +171,15 @@ describe('a Redis that may evict nonces is refused at start, naming the setting'
   });
   afterAll(() => redis?.stop());
 
-  /** Runs an app's entry point with only `env` (and PATH); resolves with its exit code and stderr. */
+  /**
+   * Runs an app's entry point with only `env` (and PATH, and Node's compile cache); resolves with its
+   * exit code and stderr.
+   */
   function runApp(app: string, env: Record<string, string>, args: string[] = []) {
     return new Promise<{ code: number | null; stderr: string }>((resolve) => {
       const child = spawn(process.execPath, [`apps/${app}/dist/main.js`, ...args], {
         cwd: REPO_ROOT,
-        env: { PATH: process.env['PATH'] ?? '', ...env },
+        env: { PATH: process.env['PATH'] ?? '', ...compileCacheEnv(), ...env },
       });
       let stderr = '';
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

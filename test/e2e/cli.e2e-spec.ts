@@ -5,7 +5,7 @@ import { chmod, copyFile, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EventView, PollView, QuestionView, TicketView } from '@townhall/contracts';
-import { REPO_ROOT, Topology, waitFor } from '@townhall/testing';
+import { compileCacheEnv, REPO_ROOT, Topology, waitFor } from '@townhall/testing';
 
 const CLI = 'apps/cli/dist/main.js';
 // util-linux `script` gives a command a pseudo-terminal: the only way to test a prompt for real.
@@ -52,7 +52,12 @@ describe('townhall CLI, end to end against the real topology', () => {
   function start(command: string, args: string[], stdin: 'ignore' | 'pipe' = 'ignore'): ChildProcess {
     const child = spawn(command, args, {
       cwd: REPO_ROOT,
-      env: { PATH: process.env['PATH'] ?? '', HOME: home, TOWNHALL_URL: topology.baseUrl },
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        ...compileCacheEnv(),
+        HOME: home,
+        TOWNHALL_URL: topology.baseUrl,
+      },
       stdio: [stdin, 'pipe', 'pipe'],
     });
     children.push(child);

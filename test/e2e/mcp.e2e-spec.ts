@@ -16,14 +16,15 @@ import type { EventView, TicketView } from '@townhall/contracts';
 import { AgentClient } from '@townhall/sdk';
 import { saveKeyFile } from '@townhall/sdk/key-file';
 import {
+  compileCacheEnv,
   freePort,
   isPaidRequest,
   LostAnswerProxy,
   REPO_ROOT,
   StandaloneProcess,
   Topology,
-  waitFor,
   type ProxiedRequest,
+  waitFor,
 } from '@townhall/testing';
 
 const CLI = 'apps/cli/dist/main.js';
@@ -182,7 +183,7 @@ describe.each([
         ...(options.asset ? ['--asset', options.asset] : []),
       ),
       cwd: REPO_ROOT,
-      env: { PATH: process.env['PATH'] ?? '', HOME: dir },
+      env: { PATH: process.env['PATH'] ?? '', ...compileCacheEnv(), HOME: dir },
       stderr: 'pipe',
     });
     let stderr = '';
@@ -838,7 +839,12 @@ describe('townhall mcp for other clients (the MCP Inspector CLI, Streamable HTTP
   function inspector(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
     const child = spawn(process.execPath, [INSPECTOR, '--cli', ...townhallMcp(), ...args], {
       cwd: REPO_ROOT,
-      env: { PATH: process.env['PATH'] ?? '', HOME: dir, MCP_CATALOG_PATH: join(dir, 'catalog.json') },
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        ...compileCacheEnv(),
+        HOME: dir,
+        MCP_CATALOG_PATH: join(dir, 'catalog.json'),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -873,7 +879,7 @@ describe('townhall mcp for other clients (the MCP Inspector CLI, Streamable HTTP
     const [command, ...args] = townhallMcp('--http', '0', ...rest);
     const child = spawn(command!, args, {
       cwd: REPO_ROOT,
-      env: { PATH: process.env['PATH'] ?? '', HOME: dir },
+      env: { PATH: process.env['PATH'] ?? '', ...compileCacheEnv(), HOME: dir },
     });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
@@ -996,7 +1002,7 @@ describe('townhall mcp for other clients (the MCP Inspector CLI, Streamable HTTP
     const [command, ...args] = townhallMcp('--http', '0', '--token-file', tokenFile);
     const refusedRun = spawnSync(command!, args, {
       cwd: REPO_ROOT,
-      env: { PATH: process.env['PATH'] ?? '', HOME: dir },
+      env: { PATH: process.env['PATH'] ?? '', ...compileCacheEnv(), HOME: dir },
       encoding: 'utf8',
     });
     expect(refusedRun.status).toBe(1);
@@ -1094,7 +1100,7 @@ describe('townhall mcp for other clients (the MCP Inspector CLI, Streamable HTTP
         command: command!,
         args,
         cwd: REPO_ROOT,
-        env: { PATH: process.env['PATH'] ?? '', HOME: dir },
+        env: { PATH: process.env['PATH'] ?? '', ...compileCacheEnv(), HOME: dir },
         stderr: 'ignore',
       }),
     );

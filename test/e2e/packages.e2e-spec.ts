@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { jest } from '@jest/globals';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { freePort, REPO_ROOT, StandaloneProcess } from '@townhall/testing';
+import { compileCacheEnv, freePort, REPO_ROOT, StandaloneProcess } from '@townhall/testing';
 
 const run = promisify(execFile);
 /**
@@ -43,7 +43,7 @@ describe('the published packages, installed outside the workspace', () => {
   const sh = (file: string, args: string[], env: Record<string, string> = {}, cwd = project) =>
     run(file, args, {
       cwd,
-      env: { PATH: process.env['PATH'] ?? '', HOME: home, ...env },
+      env: { PATH: process.env['PATH'] ?? '', ...compileCacheEnv(), HOME: home, ...env },
       timeout: SLOW_MS,
       maxBuffer: 16 * 1024 * 1024,
     });
@@ -235,7 +235,7 @@ export type Seen = [DirectoryCard, EventView, KeyFileError];
         command: join(project, 'node_modules/.bin/townhall'),
         args: ['--url', baseUrl, 'mcp'],
         cwd: project,
-        env: { PATH: process.env['PATH'] ?? '', HOME: home },
+        env: { PATH: process.env['PATH'] ?? '', ...compileCacheEnv(), HOME: home },
         stderr: 'ignore',
       }),
     );

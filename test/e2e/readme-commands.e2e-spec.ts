@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, REPO_ROOT, StandaloneProcess } from '@townhall/testing';
+import { compileCacheEnv, freePort, REPO_ROOT, StandaloneProcess } from '@townhall/testing';
 
 /**
  * Every command the root README's first-calls block, its curl block and the standalone banner
@@ -52,6 +52,7 @@ describe('the commands the README and the start banner print, as printed', () =>
         cwd: REPO_ROOT,
         env: {
           PATH: process.env['PATH'] ?? '',
+          ...compileCacheEnv(),
           HOME: home,
           ...(port === 3000 ? {} : { TOWNHALL_URL: `http://localhost:${port}` }),
           ...env,

@@ -10,7 +10,15 @@ import type { TicketView } from '@townhall/contracts';
 import { LocalChain, SOLANA_DEVNET, startLocalRpc, type LocalRpc } from '@townhall/solana-local';
 import { AgentClient, TownhallError } from '@townhall/sdk';
 import { saveKeyFile } from '@townhall/sdk/key-file';
-import { freePort, problemOf, REPO_ROOT, StandaloneProcess, Topology, waitFor } from '@townhall/testing';
+import {
+  compileCacheEnv,
+  freePort,
+  problemOf,
+  REPO_ROOT,
+  StandaloneProcess,
+  Topology,
+  waitFor,
+} from '@townhall/testing';
 import { pushTransfers, SvmFacilitatorServer } from '@townhall/testing/solana';
 import { readExactSvmTransfer } from '@townhall/x402/svm';
 import { decodePaymentHeader } from '@townhall/x402';
@@ -273,7 +281,7 @@ function theSaleOnSolana(started: () => Sale): void {
             ...['mcp', '--budget', '1000000', '--rpc', sale.rpcUrl],
           ],
           cwd: REPO_ROOT,
-          env: { PATH: process.env['PATH'] ?? '', HOME: home },
+          env: { PATH: process.env['PATH'] ?? '', ...compileCacheEnv(), HOME: home },
           stderr: 'ignore',
         }),
       );
@@ -707,6 +715,7 @@ describe('Solana exact through an HTTP facilitator (the official x402Facilitator
               cwd: REPO_ROOT,
               env: {
                 PATH: process.env['PATH'] ?? '',
+                ...compileCacheEnv(),
                 HOME: as,
                 TOWNHALL_URL: topology.baseUrl,
                 TOWNHALL_SOLANA_RPC: rpc.url,

@@ -10,17 +10,21 @@ import { AgentClient } from '@townhall/sdk';
 import {
   APPS,
   childrenOf,
+  compileCacheEnv,
   createTestDatabase,
   freePort,
   isAlive,
   problemOf,
   REDIS_URL,
   REPO_ROOT,
-  waitFor,
   type TestDatabase,
+  waitFor,
 } from '@townhall/testing';
 
-/** A process of the repository's own tooling, with only `env` (and PATH); output kept as it comes. */
+/**
+ * A process of the repository's own tooling, with only `env` (and PATH, and Node's compile cache);
+ * output kept as it comes.
+ */
 class Command {
   stdout = '';
   stderr = '';
@@ -45,7 +49,7 @@ class Command {
   static start(args: string[], env: Record<string, string>, timeoutMs?: number): Command {
     const child = spawn(process.execPath, args, {
       cwd: REPO_ROOT,
-      env: { PATH: process.env['PATH'] ?? '', ...env },
+      env: { PATH: process.env['PATH'] ?? '', ...compileCacheEnv(), ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     return new Command(child, timeoutMs);

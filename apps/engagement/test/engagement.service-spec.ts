@@ -168,6 +168,31 @@ describe('engagement service: authorization from its projections', () => {
     expect(count!.n).toBe(5);
   });
 
+  it("decides a repeat asker's question on the standing read last: one statement; its questions at once share one read", async () => {
+    const eventId = await liveEvent();
+    const asker = generateAgentKey().agentId;
+    await engagement.deliver(ticket(eventId, asker).issued);
+    const statementsOf = async (work: () => Promise<unknown>) =>
+      (await engagement.statementsDuring(work)).statements.map((sql) =>
+        /engagement\.standing/.test(sql) && !/submit_question/.test(sql)
+          ? 'read'
+          : /submit_question/.test(sql)
+            ? 'submit'
+            : sql,
+      );
+    expect(await statementsOf(() => ask(eventId, asker, 'First'))).toEqual(['read', 'submit']);
+    expect(await statementsOf(() => ask(eventId, asker, 'Second'))).toEqual(['submit']);
+
+    // Another asker's three questions at once: one read of its standing, three statements that write.
+    const another = generateAgentKey().agentId;
+    await engagement.deliver(ticket(eventId, another).issued);
+    const together = await statementsOf(() =>
+      Promise.all(['A', 'B', 'C'].map((body) => ask(eventId, another, body))),
+    );
+    expect(together.sort()).toEqual(['read', 'submit', 'submit', 'submit']);
+    expect(asked).toEqual({ access: 0, attendance: 0 });
+  });
+
   it('announces only what the domain event catalog says (the AsyncAPI document)', async () => {
     expect(engagement.published.length).toBeGreaterThan(0);
     expect(engagement.offCatalog()).toEqual([]);

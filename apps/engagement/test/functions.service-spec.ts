@@ -75,6 +75,7 @@ describe("engagement's SQL functions, through their wrappers", () => {
         perMinute: 2,
         state,
         events,
+        standing: null as string | null,
       };
     }
     const questions = (eventId: string) =>
@@ -125,6 +126,50 @@ describe("engagement's SQL functions, through their wrappers", () => {
       });
       expect(await questions(eventId)).toEqual([]);
       expect(await announced(eventId)).toEqual([]);
+    });
+
+    it('writes on the standing it was authorized on only while that is the standing now: else stale, writing nothing', async () => {
+      const eventId = randomUUID();
+      await schema.query(
+        `INSERT INTO engagement.events (event_id, host_id, moderators, speakers, status, version)
+         VALUES ($1, 'host', '{}', '{}', 'live', 1)`,
+        [eventId],
+      );
+      await schema.query(
+        `INSERT INTO engagement.attendance (ticket_id, event_id, agent_id, issued_at) VALUES ($1, $2, 'asker', now())`,
+        [randomUUID(), eventId],
+      );
+      const standing = async () =>
+        (
+          await schema.query<{ text: string }>(
+            `SELECT s::text AS text FROM engagement.standing(p_event => $1, p_agent => 'asker') AS s`,
+            [eventId],
+          )
+        )[0]!.text;
+      const seen = await standing();
+      expect(await submit({ ...aQuestion(eventId, 'asker'), standing: seen })).toEqual({
+        outcome: 'submitted',
+      });
+      // Each fact of the standing, changed, makes the one seen before stale.
+      for (const change of [
+        `UPDATE engagement.attendance SET cancelled_at = now() WHERE event_id = $1`,
+        `UPDATE engagement.events SET moderators = '{asker}' WHERE event_id = $1`,
+        `UPDATE engagement.events SET question_moderation = 'pre' WHERE event_id = $1`,
+        `UPDATE engagement.events SET status = 'scheduled' WHERE event_id = $1`,
+      ]) {
+        const before = await standing();
+        await schema.query(change, [eventId]);
+        expect(await submit({ ...aQuestion(eventId, 'asker'), standing: before })).toEqual({
+          outcome: 'refused',
+          refusal: 'stale',
+          detail: null,
+        });
+      }
+      expect(await questions(eventId)).toHaveLength(1);
+      expect(await announced(eventId)).toHaveLength(1);
+      expect(await submit({ ...aQuestion(eventId, 'asker'), standing: await standing() })).toEqual({
+        outcome: 'submitted',
+      });
     });
   });
 });

@@ -66,6 +66,7 @@ describe('engagement: a deployed database upgraded to the functions applied by c
       perMinute: 2,
       state: 'open' as const,
       events: outbox.prepare([{ type: EngagementTopics.questionSubmitted, subject: eventId, data: null }]),
+      standing: null,
     });
     expect(await isBlockedCall(dataSource)({ eventId, agentId: 'troll' })).toBe(true);
     expect(await submit(question('troll'))).toMatchObject({ refusal: 'blocked' });

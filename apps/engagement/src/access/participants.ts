@@ -12,6 +12,7 @@ import {
   type SignedMeta,
 } from '@townhall/contracts';
 import { metricsRegistry, preparedStatement, type ServiceClient } from '@townhall/platform/service';
+import { LRUCache } from 'lru-cache';
 import { Counter } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { isBlockedCall } from '../db/functions.js';
@@ -32,13 +33,26 @@ export interface Participant {
   moderation: Moderation;
 }
 
-/** Where an authorization was decided: the projections, or the owners asked over NATS. */
+/**
+ * Where an authorization was decided: the standing this process read last (checked by the write's
+ * own statement), the projections, or the owners asked over NATS.
+ */
 const authorizations = new Counter({
   name: 'townhall_engagement_authorizations_total',
-  help: 'Authorizations of writes in events, by where they were decided (projection, owners)',
+  help: 'Authorizations of writes in events, by where they were decided (remembered, projection, owners)',
   labelNames: ['source'] as const,
   registers: [metricsRegistry],
 });
+
+/**
+ * The standings remembered for writes that check theirs (authorizeChecked): at most this many
+ * (event, agent) pairs, about 300 bytes each. An entry is only a guess of the standing: the write's
+ * statement compares it with the standing then, so an old one costs a read, never a wrong decision.
+ */
+const REMEMBERED_STANDINGS = 50_000;
+
+/** What a write checked against its standing answers when that standing is no longer the standing now. */
+export const STALE_STANDING = Symbol('stale standing');
 
 interface StandingRow {
   status: EventStatus;
@@ -48,6 +62,14 @@ interface StandingRow {
   blocked: boolean;
   question_moderation: Moderation['questions'];
   report_threshold: number;
+  /** The row's text (engagement.standing's `s::text`): what a checked write compares. */
+  standing: string;
+}
+
+/** A standing as the projection gave it: the participant, and the row's text. */
+interface Standing {
+  participant: Participant;
+  text: string;
 }
 
 /**
@@ -67,6 +89,10 @@ interface StandingRow {
 export class Participants {
   private readonly standing: (values: unknown[]) => Promise<StandingRow[]>;
   private readonly isBlocked: (args: { eventId: string; agentId: string }) => Promise<boolean>;
+  /** The last standing read per (event, agent), for checked writes. */
+  private readonly remembered = new LRUCache<string, Standing>({ max: REMEMBERED_STANDINGS });
+  /** The standings being read for checked writes, per (event, agent). */
+  private readonly reading = new Map<string, Promise<Standing | undefined>>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -75,14 +101,7 @@ export class Participants {
     this.standing = preparedStatement<StandingRow>(
       dataSource,
       'engagement.standing',
-      `SELECT e.status, e.host_id,
-         CASE WHEN e.host_id = $2 THEN 'host' WHEN $2 = ANY (e.moderators) THEN 'moderator'
-              WHEN $2 = ANY (e.speakers) THEN 'speaker' END AS role,
-         EXISTS (SELECT 1 FROM engagement.attendance a
-                 WHERE a.event_id = e.event_id AND a.agent_id = $2 AND a.cancelled_at IS NULL) AS holds_ticket,
-         engagement.is_blocked(e.event_id, $2) AS blocked,
-         e.question_moderation, e.report_threshold
-       FROM engagement.events e WHERE e.event_id = $1`,
+      'SELECT s.*, s::text AS standing FROM engagement.standing(p_event => $1, p_agent => $2) AS s',
     );
     this.isBlocked = isBlockedCall(dataSource);
   }
@@ -97,7 +116,16 @@ export class Participants {
     meta: SignedMeta,
     rule: (participant: Participant) => T | Promise<T>,
   ): Promise<T> {
-    const seen = await this.projected(eventId, meta.caller);
+    return this.decide(eventId, meta, rule, (await this.projected(eventId, meta.caller))?.participant);
+  }
+
+  /** `rule` on the projection's standing (`seen`), and what it refuses on the owners' (authorize). */
+  private async decide<T>(
+    eventId: string,
+    meta: SignedMeta,
+    rule: (participant: Participant) => T | Promise<T>,
+    seen: Participant | undefined,
+  ): Promise<T> {
     if (seen) {
       try {
         const allowed = await rule(seen);
@@ -112,16 +140,63 @@ export class Participants {
     return rule(await this.fromOwners(eventId, meta, seen === undefined));
   }
 
+  /**
+   * For a write whose statement checks the standing it was authorized on (engagement.standing's
+   * text; the statement writes nothing and answers STALE_STANDING when the standing now differs):
+   * `rule` runs on the standing this process read last for the caller in the event, or on the one
+   * being read for another such write of the caller's at this moment, and `write` gets it, with
+   * no statement spent on reading it. Without one, or when the rule refuses on it or the write finds
+   * it stale, the standing is read and decided as `authorize` does, and `write` runs with null
+   * (nothing to compare: the read and the write are as close as ever).
+   */
+  async authorizeChecked<T, W>(
+    eventId: string,
+    meta: SignedMeta,
+    rule: (participant: Participant) => T | Promise<T>,
+    write: (allowed: T, standing: string | null) => Promise<W | typeof STALE_STANDING>,
+  ): Promise<W> {
+    const key = `${eventId}\n${meta.caller}`;
+    // Looked up without yielding, so that the first of several writes at once starts the read the
+    // others then wait for.
+    const pending = this.remembered.has(key) ? undefined : this.reading.get(key);
+    const known = this.remembered.get(key) ?? (pending && (await pending));
+    if (known) {
+      let allowed: { value: T } | undefined;
+      try {
+        allowed = { value: await rule(known.participant) };
+      } catch {
+        // A refusal is never decided on a remembered standing: the standing is read below.
+      }
+      if (allowed) {
+        const written = await write(allowed.value, known.text);
+        if (written !== STALE_STANDING) {
+          authorizations.inc({ source: 'remembered' });
+          return written;
+        }
+      }
+      this.remembered.delete(key);
+    }
+    // Other checked writes of the caller's in this event that arrive meanwhile use this read.
+    const read = this.projected(eventId, meta.caller);
+    this.reading.set(key, read);
+    const seen = await read.finally(() => {
+      if (this.reading.get(key) === read) this.reading.delete(key);
+    });
+    const written = await write(await this.decide(eventId, meta, rule, seen?.participant), null);
+    if (written === STALE_STANDING) throw new Error('a write with no standing to compare answered stale');
+    return written;
+  }
+
   /** The event itself, for public reads that must tell an unknown event from an empty list. */
   event(eventId: string, meta: MessageMeta): Promise<EventView> {
     return this.services.send(Events.get, { eventId }, meta);
   }
 
-  private async projected(eventId: string, agentId: string): Promise<Participant | undefined> {
+  private async projected(eventId: string, agentId: string): Promise<Standing | undefined> {
     if (!isUuid(eventId)) return undefined;
     const [row] = await this.standing([eventId, agentId]);
     if (!row) return undefined;
-    return {
+    const participant: Participant = {
       eventId,
       agentId,
       status: row.status,
@@ -131,6 +206,9 @@ export class Participants {
       blocked: row.blocked,
       moderation: { questions: row.question_moderation, reportThreshold: row.report_threshold },
     };
+    const standing = { participant, text: row.standing };
+    this.remembered.set(`${eventId}\n${agentId}`, standing);
+    return standing;
   }
 
   /** Asks the owners; an event the projection had not seen is recorded (a newer version only). */

@@ -61,9 +61,15 @@ export interface SubmitQuestionArgs {
   state: Extract<QuestionState, 'open' | 'pending'>;
   /** Appended to the outbox with the question (townhall.question.submitted). */
   events: CloudEvent[];
+  /**
+   * The text of the engagement.standing row the question was authorized on, compared with the
+   * standing now ('stale' when they differ); null: not compared.
+   */
+  standing: string | null;
 }
 
-export type SubmitQuestionOutcome = { outcome: 'submitted' } | Refused<'ended' | 'blocked' | 'rate_limited'>;
+export type SubmitQuestionOutcome =
+  { outcome: 'submitted' } | Refused<'ended' | 'blocked' | 'stale' | 'rate_limited'>;
 
 /**
  * engagement.submit_question (submit_question.sql): a question in one prepared statement that is
@@ -74,11 +80,11 @@ export function submitQuestionCall(
   dataSource: DataSource,
   outbox: OutboxWriter,
 ): (args: SubmitQuestionArgs) => Promise<SubmitQuestionOutcome> {
-  const submit = preparedStatement<{ outcome: 'submitted' | 'ended' | 'blocked' | 'rate_limited' }>(
+  const submit = preparedStatement<{ outcome: 'submitted' | 'ended' | 'blocked' | 'stale' | 'rate_limited' }>(
     dataSource,
     'engagement.submit_question',
     `SELECT engagement.submit_question(p_id => $1, p_event => $2, p_author => $3, p_body => $4, p_at => $5,
-       p_per_minute => $6, p_state => $7, p_events => $8::jsonb) AS outcome`,
+       p_per_minute => $6, p_state => $7, p_events => $8::jsonb, p_standing => $9) AS outcome`,
   );
   return async (args) => {
     const [row] = await outbox.runStatement(
@@ -92,6 +98,7 @@ export function submitQuestionCall(
           args.perMinute,
           args.state,
           JSON.stringify(args.events),
+          args.standing,
         ]),
       // A refusal wrote nothing.
       { committed: ([submitted]) => (submitted?.outcome === 'submitted' ? args.events : []) },

@@ -9,7 +9,7 @@ export const TICKET_ATTENDANCE_CONSUMER = 'engagement-tickets';
  * statement per batch, not one each. Until a ticket is recorded, its holder is authorized by
  * ticketing over NATS (Participants), so the wait refuses nobody.
  */
-const GATHER_MS = 20;
+const GATHER_MS = 100;
 
 /**
  * A batch of ticket events in one statement, a transaction of its own: the events not applied

@@ -1,9 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError, EngagementTopics, type QuestionView, type SignedMeta } from '@townhall/contracts';
+import {
+  DomainError,
+  EngagementTopics,
+  type Moderation,
+  type QuestionView,
+  type SignedMeta,
+} from '@townhall/contracts';
 import { OutboxWriter } from '@townhall/platform/service';
 import { DataSource } from 'typeorm';
-import { blockedProblem, Participants } from '../access/participants.js';
+import { blockedProblem, Participants, STALE_STANDING } from '../access/participants.js';
 import { submitQuestionCall, type SubmitQuestionArgs, type SubmitQuestionOutcome } from '../db/functions.js';
 import { SETTINGS, type EngagementSettings } from '../tokens.js';
 import { questionEvent } from './question-lifecycle.js';
@@ -28,36 +34,37 @@ export class SubmitQuestion {
   private readonly submitQuestion: (args: SubmitQuestionArgs) => Promise<SubmitQuestionOutcome>;
 
   async submit(meta: SignedMeta, eventId: string, body: string): Promise<QuestionView> {
-    const moderation = await this.participants.authorize(eventId, meta, (participant) => {
-      requireAttendeeWhileOpen(participant, 'ask questions');
-      return participant.moderation;
-    });
-    // Pre-moderation: held until a moderator approves it, seen by its author and the moderators.
-    const state = moderation.questions === 'pre' ? 'pending' : 'open';
-    const question: QuestionView = {
-      id: randomUUID(),
+    // Authorized on the standing read last for the caller, which submit_question compares with
+    // the standing now (a repeat asker's question is then one statement), or on a fresh read.
+    const submitted = await this.participants.authorizeChecked(
       eventId,
-      authorId: meta.caller,
-      body,
-      upvotes: 0,
-      state,
-      createdAt: new Date().toISOString(),
-    };
-    const events = this.outbox.prepare([
-      questionEvent(EngagementTopics.questionSubmitted, question, question.state === 'open'),
-    ]);
-    const submitted = await this.submitQuestion({
-      id: question.id,
-      eventId,
-      authorId: meta.caller,
-      body,
-      at: question.createdAt,
-      perMinute: this.settings.questionsPerMinute,
-      state,
-      events,
-    });
-    if (submitted.outcome === 'submitted') return question;
-    switch (submitted.refusal) {
+      meta,
+      (participant) => {
+        requireAttendeeWhileOpen(participant, 'ask questions');
+        return participant.moderation;
+      },
+      async (moderation, standing) => {
+        const question = this.questionOf(meta, eventId, body, moderation);
+        const outcome = await this.submitQuestion({
+          id: question.id,
+          eventId,
+          authorId: meta.caller,
+          body,
+          at: question.createdAt,
+          perMinute: this.settings.questionsPerMinute,
+          state: question.state,
+          events: this.outbox.prepare([
+            questionEvent(EngagementTopics.questionSubmitted, question, question.state === 'open'),
+          ]),
+          standing,
+        });
+        if (outcome.outcome === 'refused' && outcome.refusal === 'stale') return STALE_STANDING;
+        return { question, outcome };
+      },
+    );
+    const { question, outcome } = submitted;
+    if (outcome.outcome === 'submitted') return question;
+    switch (outcome.refusal) {
       case 'ended':
         throw eventEnded();
       case 'blocked':
@@ -67,6 +74,26 @@ export class SubmitQuestion {
           'rate.limited',
           `At most ${this.settings.questionsPerMinute} questions per minute per event; wait a little`,
         );
+      case 'stale':
+        throw new Error('submit_question answered stale with no standing to compare');
     }
+  }
+
+  /** The question as it is written: pre-moderation holds it until a moderator approves it, seen by its author and the moderators. */
+  private questionOf(
+    meta: SignedMeta,
+    eventId: string,
+    body: string,
+    moderation: Moderation,
+  ): QuestionView & { state: 'pending' | 'open' } {
+    return {
+      id: randomUUID(),
+      eventId,
+      authorId: meta.caller,
+      body,
+      upvotes: 0,
+      state: moderation.questions === 'pre' ? 'pending' : 'open',
+      createdAt: new Date().toISOString(),
+    };
   }
 }

@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 type CountColumn = 'tickets_sold' | 'question_count' | 'poll_count';
 
 /** How long a batch of counts waits for more events after its first: counts lag by that much at most more. */
-const GATHER_MS = 20;
+const GATHER_MS = 100;
 
 /** A change of one count of one event (for tickets, of one tier). */
 interface Change {

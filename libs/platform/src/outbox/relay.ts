@@ -31,7 +31,7 @@ export interface OutboxRelayOptions {
    * younger row is almost always in flight there. Default 2 s.
    */
   sweepAfterMs?: number;
-  /** How long published ids wait to be marked together in one statement. Default 50 ms. */
+  /** How long published ids wait to be marked together in one statement. Default 200 ms. */
   markEveryMs?: number;
 }
 
@@ -116,7 +116,7 @@ export class OutboxRelay {
     this.leaseMs = options.leaseMs ?? 30_000;
     this.retentionMs = options.retentionMs ?? 24 * 60 * 60 * 1_000;
     this.sweepAfterMs = options.sweepAfterMs ?? 2_000;
-    this.markEveryMs = options.markEveryMs ?? 50;
+    this.markEveryMs = options.markEveryMs ?? 200;
     this.holder = connectionHolder(options.dataSource) ?? null;
   }
 

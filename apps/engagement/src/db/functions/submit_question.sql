@@ -1,10 +1,14 @@
--- A question in one call (issue [10]): the stage lock and the end, the block, the per-agent rate,
--- the row in its first state (`p_state`: 'open', or 'pending' under pre-moderation) and its domain
--- event (`p_events`, built by the service). 'submitted', or why not: 'ended', 'blocked',
--- 'rate_limited'; a refusal writes nothing.
+-- A question in one call (issue [10]): the stage lock and the end, the block, the standing it was
+-- authorized on, the per-agent rate, the row in its first state (`p_state`: 'open', or 'pending'
+-- under pre-moderation) and its domain event (`p_events`, built by the service). 'submitted', or
+-- why not: 'ended', 'blocked', 'stale' (`p_standing`, the text of the engagement.standing row the
+-- service authorized the question on, is not the standing now: the service reads it again and
+-- decides again; NULL: not compared), 'rate_limited'; a refusal writes nothing.
+-- The signature before `p_standing`, which the migrations created.
+DROP FUNCTION IF EXISTS engagement.submit_question(uuid, uuid, text, text, timestamptz, integer, text, jsonb);
 CREATE OR REPLACE FUNCTION engagement.submit_question(
   p_id uuid, p_event uuid, p_author text, p_body text, p_at timestamptz,
-  p_per_minute integer, p_state text, p_events jsonb
+  p_per_minute integer, p_state text, p_events jsonb, p_standing text DEFAULT NULL
 ) RETURNS text LANGUAGE plpgsql AS $$
 BEGIN
   IF NOT engagement.hold_open(p_event) THEN
@@ -12,6 +16,10 @@ BEGIN
   END IF;
   IF engagement.is_blocked(p_event, p_author) THEN
     RETURN 'blocked';
+  END IF;
+  IF p_standing IS NOT NULL
+     AND (SELECT s::text FROM engagement.standing(p_event, p_author) AS s) IS DISTINCT FROM p_standing THEN
+    RETURN 'stale';
   END IF;
   -- The count and the insert are one step per (event, agent): concurrent submissions
   -- cannot all slip under the limit.

@@ -179,7 +179,6 @@ describe("ticketing's SQL functions, through their wrappers", () => {
         events: schema.outbox.prepare([
           { type: 'townhall.ticket.issued', subject: eventId, data: { id: ticketId } },
         ]),
-        offered: false,
       };
     }
     const fund = (agentId: string, amount: string) =>

@@ -7,6 +7,7 @@ import { DomainError, Inventory, TicketTopics, Tickets } from '@townhall/contrac
 import { waitFor } from '@townhall/testing';
 import { refusalOf, type ServiceHarness } from '@townhall/testing/service';
 import { encodePaymentHeader, signLedgerPayment } from '@townhall/x402';
+import pg from 'pg';
 import { paid, TicketingFixtures } from './fixtures.js';
 
 describe('ticketing service', () => {
@@ -215,6 +216,74 @@ describe('ticketing service', () => {
     expect(result).toMatchObject({ created: true, settlement: { success: true, payer: buyer.agentId } });
     expect(statements).toHaveLength(2);
     expect(statements[1]).toMatch(/ticketing\.purchase/);
+  });
+
+  it("while a tier's sale is busy here, takes a paid ticket in one statement, on the event as last read; a changed event is read again", async () => {
+    const event = anEvent(10, paid('100'));
+    const buyers = await Promise.all(Array.from({ length: 4 }, () => funded('1000')));
+    const offers = await Promise.all(buyers.map((buyer) => offerOf(buyer, event.eventId)));
+    const [first, second, third, fourth] = buyers.map((buyer, n) => ({
+      buyer,
+      header: payment(buyer, offers[n]!),
+    }));
+    // The tier's seats, held by a transaction of the test's: a purchase waits there, in flight.
+    const holder = new pg.Client({ connectionString: ticketing.database.url });
+    await holder.connect();
+    const waiting = async (count: number) =>
+      waitFor(`${count} purchases waiting for the seats`, async () => {
+        const [row] = await ticketing.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ~ 'ticketing.purchase'`,
+        );
+        return row!.n >= count || undefined;
+      });
+    /** `inFlight`'s purchase waits for the seats while `during` runs. */
+    const busySale = async (
+      inFlightBuyer: { buyer: AgentKey; header: string },
+      during: () => Promise<void>,
+    ) => {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM ticketing.inventory WHERE event_id = $1 FOR UPDATE', [event.eventId]);
+      const inFlight = rsvp(inFlightBuyer.buyer, event.eventId, inFlightBuyer.header);
+      await waiting(1);
+      await during();
+      await holder.query('COMMIT');
+      expect((await inFlight).created).toBe(true);
+    };
+    const named = (statements: string[]) =>
+      statements.map((sql) =>
+        /ticketing\.purchase/.test(sql)
+          ? 'purchase'
+          : /ticketing\.sale|FROM ticketing\.events e/.test(sql)
+            ? 'sale'
+            : sql,
+      );
+    try {
+      let during: Promise<{ statements: string[] }> | undefined;
+      await busySale(first!, async () => {
+        during = ticketing.statementsDuring(() => rsvp(second!.buyer, event.eventId, second!.header));
+        await waiting(2);
+      });
+      expect(named((await during!).statements)).toEqual(['purchase']);
+
+      // The event changed (a new version) after the last read: the purchase writes nothing, and
+      // the sale is read and decided again.
+      await busySale(third!, async () => {
+        await ticketing.query('UPDATE ticketing.events SET version = version + 1 WHERE event_id = $1', [
+          event.eventId,
+        ]);
+        during = ticketing.statementsDuring(() => rsvp(fourth!.buyer, event.eventId, fourth!.header));
+        await waiting(2);
+      });
+      expect(named((await during!).statements)).toEqual(['purchase', 'sale', 'purchase']);
+      const [row] = await ticketing.query<{ live: number }>(
+        `SELECT count(*)::int AS live FROM ticketing.tickets WHERE event_id = $1 AND status = 'active'`,
+        [event.eventId],
+      );
+      expect(row!.live).toBe(4);
+      await ledgerHolds();
+    } finally {
+      await holder.end();
+    }
   });
 
   it('refuses inside ticketing.purchase writing nothing: nonce reused, no funds, sold out, not on sale', async () => {

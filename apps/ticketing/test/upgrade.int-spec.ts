@@ -126,7 +126,6 @@ describe('ticketing: a deployed database upgraded to the functions applied by ch
       creditId: randomUUID(),
       at: new Date().toISOString(),
       events: [],
-      offered: payer === offered,
     });
     expect(await purchase(payment(offered))).toMatchObject({ outcome: 'purchased' });
     expect(await purchase(payment(late))).toEqual({ outcome: 'refused', refusal: 'sold_out', detail: null });

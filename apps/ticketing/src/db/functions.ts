@@ -92,8 +92,11 @@ export interface PurchaseArgs {
    * townhall.waitlist.accepted if it accepts the payer's waitlist offer.
    */
   events: CloudEvent[];
-  /** The payer holds a waitlist offer for the tier, which the purchase accepts. */
-  offered: boolean;
+  /**
+   * The version of the event's row the sale was decided on, when it was not read for this
+   * purchase (a remembered row): 'stale', writing nothing, if the row is at another one now.
+   */
+  eventVersion?: number;
 }
 
 export type PurchaseRefusal = 'nonce_reused' | 'insufficient_funds' | SeatRefusal;
@@ -112,12 +115,15 @@ export type PurchaseOutcome =
   | { outcome: 'held'; ticketId: string }
   /** Another purchase of the payer's, in flight at the same time, took its one live ticket. */
   | { outcome: 'lost_race' }
+  /** `eventVersion` is not the event's version now: nothing was written. */
+  | { outcome: 'stale' }
   | Refused<PurchaseRefusal>;
 
 interface PurchaseRow {
-  outcome: 'purchased' | 'paid' | 'held';
-  ticket: string;
+  outcome: 'purchased' | 'paid' | 'held' | 'stale';
+  ticket: string | null;
   transaction_id: string | null;
+  offer_accepted: boolean;
 }
 
 /**
@@ -131,10 +137,11 @@ export function purchaseCall(
   const purchase = preparedStatement<PurchaseRow>(
     dataSource,
     'ticketing.purchase',
-    `SELECT outcome, ticket, transaction_id FROM ticketing.purchase(
+    `SELECT outcome, ticket, transaction_id, offer_accepted FROM ticketing.purchase(
        p_payer => $1, p_nonce => $2, p_fingerprint => $3, p_network => $4, p_event => $5, p_tier => $6,
        p_host => $7, p_amount => $8::numeric, p_asset => $9, p_ticket => $10, p_debit => $11,
-       p_credit => $12, p_at => $13, p_events => $14::jsonb, p_offer_event => $15::jsonb)`,
+       p_credit => $12, p_at => $13, p_events => $14::jsonb, p_offer_event => $15::jsonb,
+       p_event_version => $16::integer)`,
   );
   return async (args) => {
     try {
@@ -157,18 +164,20 @@ export function purchaseCall(
               args.at,
               JSON.stringify(args.events),
               JSON.stringify(offerAccepted(outbox, args.eventId)),
+              args.eventVersion ?? null,
             ]),
           {
-            // 'held' and 'paid' wrote nothing; a refusal rolled everything back.
+            // 'stale', 'held' and 'paid' wrote nothing; a refusal rolled everything back.
             committed: ([bought]) => (bought?.outcome === 'purchased' ? args.events : []),
             // The payer's waitlist offer, accepted by take_seat_for, is announced by the function itself.
-            sweep: args.offered,
+            sweep: ([bought]) => bought?.offer_accepted === true,
           },
         );
         const { outcome, ticket, transaction_id } = row!;
+        if (outcome === 'stale') return { outcome };
         return outcome === 'held'
-          ? { outcome, ticketId: ticket }
-          : { outcome, ticketId: ticket, transactionId: transaction_id! };
+          ? { outcome, ticketId: ticket! }
+          : { outcome, ticketId: ticket!, transactionId: transaction_id! };
       });
     } catch (error) {
       const { code, constraint } = sqlState(error);

@@ -55,8 +55,11 @@ export interface Purchase {
   requirements: PaymentRequirements;
   /** The answer when the payment cannot be taken. */
   refuse: PaymentRefusal;
-  /** The caller holds a waitlist offer for the tier: the purchase takes its held seat. */
-  offered: boolean;
+  /**
+   * The version of `event` when it was remembered rather than read for this purchase: the
+   * ledger's purchase then writes nothing and throws DecideOnRead if the event is at another.
+   */
+  eventVersion?: number;
 }
 
 /** How a purchase is settled: on the service's own ledger, or through an x402 facilitator. */

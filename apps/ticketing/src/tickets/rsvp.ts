@@ -8,7 +8,7 @@ import { assetOf, tiersOf, type EventRow, type TierOffer } from '../projection/e
 import { paymentsSettled, ticketsSold } from '../ticketing-metrics.js';
 import type { PaymentRails } from '../payments/payment-rails.js';
 import { RAILS, SETTINGS, type TicketingSettings } from '../tokens.js';
-import { buyableTiers, canBuy, SaleFactsReader, type SaleFacts } from './sale-facts.js';
+import { buyableTiers, canBuy, DecideOnRead, SaleFactsReader, type SaleFacts } from './sale-facts.js';
 import { SeatGate, soldOut } from './seat-gate.js';
 import { SettleFacilitatorPayment } from './settle-facilitator-payment.js';
 import { SettleLedgerPayment } from './settle-ledger-payment.js';
@@ -59,6 +59,10 @@ export class Rsvp {
     tierId: string | undefined,
     header: string | undefined,
   ): Promise<RsvpReply> {
+    if (header !== undefined) {
+      const bought = await this.duringBusySale(meta.caller, eventId, tierId, header);
+      if (bought) return bought;
+    }
     const facts = await this.sale.read(eventId, meta.caller, meta.requestId);
     const { event, held } = facts;
     if (held) return { ticket: toTicket(held), created: false, settlement: null };
@@ -96,16 +100,52 @@ export class Rsvp {
     const requirements = accepts.find((entry) => entry.extra.tierId === tier.tierId);
     // Sold out (as far as a read without locks can tell): refused before any payment work.
     if (!requirements) throw soldOut(tier.tierId);
-    const purchase = {
-      event,
-      caller: meta.caller,
-      payload,
-      requirements,
-      refuse,
-      offered: facts.offered === tier.tierId,
-    };
+    const purchase = { event, caller: meta.caller, payload, requirements, refuse };
     if (this.settings.facilitator !== 'ledger') return this.facilitatorPayment.settle(purchase);
     return this.gated(facts, tier.tierId, meta.caller, () => this.ledgerPayment.settle(purchase));
+  }
+
+  /**
+   * A paid ticket on the ledger without a read of its sale, while the tier's sale is busy in this
+   * process (SeatGate.admitBusy: purchases in flight, seats left for more): decided on the event's
+   * row as the last read gave it, which ticketing.purchase checks against the row's version. The
+   * caller's own ticket and waitlist offer are the purchase's to find (it answers 'held', or takes
+   * the offer's seat). Whatever it would refuse, and a row that is no longer the event's, is
+   * decided again on a read (undefined), so every refusal is the read path's.
+   */
+  private async duringBusySale(
+    caller: string,
+    eventId: string,
+    tierId: string | undefined,
+    header: string,
+  ): Promise<RsvpReply | undefined> {
+    if (this.settings.facilitator !== 'ledger' || this.settings.asset !== undefined) return undefined;
+    const event = this.sale.rememberedEvent(eventId);
+    if (!event || !ON_SALE.has(event.status) || event.ticketing.mode === 'free') return undefined;
+    if (!sellsAssetOf(this.settings, event)) return undefined;
+    const refuse: PaymentRefusal = () => Promise.reject(new DecideOnRead());
+    try {
+      const { payload, tier } = await this.chosen(event, tierId, header, refuse);
+      const [requirements] = requirementsFor(this.settings, event, new Set([tier.tierId]));
+      if (!requirements) return undefined;
+      return await this.gate.admitBusy(
+        eventId,
+        tier.tierId,
+        () =>
+          this.ledgerPayment.settle({
+            event,
+            caller,
+            payload,
+            requirements,
+            refuse,
+            eventVersion: event.version,
+          }),
+        (reply) => reply.created,
+      );
+    } catch (error) {
+      if (error instanceof DecideOnRead || error instanceof DomainError) return undefined;
+      throw error;
+    }
   }
 
   /**

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { isUuid } from '@townhall/contracts';
 import { preparedStatement } from '@townhall/platform/service';
+import { LRUCache } from 'lru-cache';
 import { DataSource } from 'typeorm';
 import { EVENT_COLUMNS, type EventRow } from '../projection/event-row.js';
 import { EventsProjection } from '../projection/events-projection.js';
@@ -22,6 +23,20 @@ export interface SaleFacts {
   /** The tier whose seat a live waitlist offer holds for the caller, if any. */
   offered: string | undefined;
 }
+
+/**
+ * A purchase decided without a read of its sale (Rsvp: the row remembered by SaleFactsReader)
+ * that must be decided again on one: the row is no longer the event's, or the purchase would be
+ * refused, which only a read can say for sure.
+ */
+export class DecideOnRead extends Error {
+  constructor() {
+    super('decide the sale again on a read');
+  }
+}
+
+/** How many events' rows SaleFactsReader remembers (an LRU), about 1 KB each. */
+const REMEMBERED_EVENTS = 10_000;
 
 /** Whether the caller can buy a seat of the tier now, as far as the facts tell. */
 export function canBuy(facts: SaleFacts, tierId: string): boolean {
@@ -59,6 +74,8 @@ type SaleRow = EventRow & {
 @Injectable()
 export class SaleFactsReader {
   private readonly sale: (values: unknown[]) => Promise<SaleRow[]>;
+  /** The event's row as the last read of its sale gave it, per event. */
+  private readonly rows = new LRUCache<string, EventRow>({ max: REMEMBERED_EVENTS });
 
   constructor(
     dataSource: DataSource,
@@ -87,6 +104,14 @@ export class SaleFactsReader {
     );
   }
 
+  /**
+   * The event's row as the last read of its sale in this process gave it: a guess, which a
+   * purchase decided on it has ticketing.purchase check against the row's version now.
+   */
+  rememberedEvent(eventId: string): EventRow | undefined {
+    return this.rows.get(eventId);
+  }
+
   /** The facts of a sale; an event ticketing has not heard of yet is fetched first (EventsProjection.ensure). */
   async read(eventId: string, caller: string, requestId: string): Promise<SaleFacts> {
     const known = isUuid(eventId) ? await this.first(eventId, caller) : undefined;
@@ -113,6 +138,7 @@ export class SaleFactsReader {
       held_created_at,
       ...event
     } = row;
+    this.rows.set(eventId, event);
     return {
       event,
       seatsLeft: new Map(Object.entries(seats_left)),

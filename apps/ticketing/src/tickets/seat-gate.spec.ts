@@ -35,6 +35,28 @@ const codeOf = (result: PromiseSettledResult<unknown>) =>
 describe('SeatGate: at most as many purchases of a tier in flight as it has seats left', () => {
   const gate = () => new SeatGate({ admissionWaitMs: 1_000 });
 
+  it('admits a purchase without the seats left only while the tier is busy here and one more fits at once', async () => {
+    const seats = gate();
+    const control = purchaseControl();
+    const took = (tookSeat: boolean) => tookSeat;
+    // No purchase of the tier in flight: the seats left must be read.
+    expect(seats.admitBusy('e1', 'busy', control.run, took)).toBeUndefined();
+    const first = seats.through('e1', 'busy', 2, control.run, took);
+    await settle();
+    const second = seats.admitBusy('e1', 'busy', control.run, took);
+    expect(second).toBeDefined();
+    await settle();
+    expect(control.inFlight).toBe(2);
+    // Both seats in flight: a third would wait, which only the read path decides.
+    expect(seats.admitBusy('e1', 'busy', control.run, took)).toBeUndefined();
+    expect(control.inFlight).toBe(2);
+    control.end(true);
+    control.end(true);
+    expect([await first, await second]).toEqual([true, true]);
+    // The gate is gone with its last purchase.
+    expect(seats.admitBusy('e1', 'busy', control.run, took)).toBeUndefined();
+  });
+
   it('lets 5 of 20 buyers through for 5 seats and refuses the other 15 once those took them', async () => {
     const seats = gate();
     const control = purchaseControl();

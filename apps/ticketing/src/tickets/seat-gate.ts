@@ -66,6 +66,23 @@ export class SeatGate {
     }
   }
 
+  /**
+   * Runs `purchase` through the tier's gate only if its sale is busy here and it admits at once
+   * (purchases of the tier in flight, fewer than the seats left, nobody waiting): no read of the
+   * seats left is needed then. Otherwise undefined, and nothing ran.
+   */
+  admitBusy<T>(
+    eventId: string,
+    tierId: string,
+    purchase: () => Promise<T>,
+    took: (result: T) => boolean,
+  ): Promise<T> | undefined {
+    const gate = this.gates.get(`${eventId}\n${tierId}`);
+    if (!gate || gate.inFlight >= gate.seatsLeft || gate.waiting.length > 0) return undefined;
+    // through() admits it at once, in this same synchronous step.
+    return this.through(eventId, tierId, gate.seatsLeft, purchase, took);
+  }
+
   private wait(gate: Gate, tierId: string): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const waiter = {

@@ -20,6 +20,7 @@ import {
 } from '../payments/payment-problems.js';
 import { purchaseCall, seatProblem, type PurchaseArgs, type PurchaseOutcome } from '../db/functions.js';
 import { CLOCK, SETTINGS, SIGNATURES, type Clock, type TicketingSettings } from '../tokens.js';
+import { DecideOnRead } from './sale-facts.js';
 import { TicketBook } from './ticket-book.js';
 
 /**
@@ -44,7 +45,7 @@ export class SettleLedgerPayment implements PaymentSettlement {
     this.purchase = purchaseCall(dataSource, outbox);
   }
 
-  async settle({ event, caller, payload, requirements, refuse, offered }: Purchase): Promise<RsvpReply> {
+  async settle({ event, caller, payload, requirements, refuse, eventVersion }: Purchase): Promise<RsvpReply> {
     let authorization;
     try {
       authorization = checkLedgerPayment(payload, requirements, {
@@ -107,9 +108,11 @@ export class SettleLedgerPayment implements PaymentSettlement {
       creditId: credit.id,
       at,
       events,
-      offered,
+      ...(eventVersion === undefined ? {} : { eventVersion }),
     });
     switch (bought.outcome) {
+      case 'stale':
+        throw new DecideOnRead();
       case 'purchased':
         return { ticket, created: true, settlement: settlement(debit.id) };
       case 'held':

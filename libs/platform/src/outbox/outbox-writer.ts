@@ -75,16 +75,16 @@ export class OutboxWriter {
    *
    * `committed(result)` names the events (built by `prepare`) that the statement's result says
    * it appended to the outbox; they are published at once. A refusal that wrote nothing names
-   * none. A statement that may also append events it built itself (a waitlist offer accepted in
-   * SQL) says `sweep`, and the relay runs a pass for those.
+   * none. A statement whose result says it also appended events it built itself (a waitlist offer
+   * accepted in SQL) says so with `sweep(result)`, and the relay runs a pass for those.
    */
   async runStatement<T>(
     statement: () => Promise<T>,
-    published: { committed: (result: T) => readonly CloudEvent[]; sweep?: boolean },
+    published: { committed: (result: T) => readonly CloudEvent[]; sweep?: (result: T) => boolean },
   ): Promise<T> {
     const result = await this.attempt(statement, (fault) => fault === 'refused');
     this.relay.publishCommitted(published.committed(result));
-    if (published.sweep) this.relay.wake();
+    if (published.sweep?.(result)) this.relay.wake();
     return result;
   }
 

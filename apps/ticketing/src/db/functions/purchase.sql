@@ -5,19 +5,30 @@
 -- ticket right after it; the host's balance), so each purchase holds those for its last
 -- statements only. The payment row names its ticket and transaction from the start (their ids
 -- come from the service): its foreign key to the ticket is checked at commit (DEFERRABLE).
--- Outcome: 'held' (the payer's live ticket), 'paid' (this payment bought `ticket` already) or
--- 'purchased'. Refusals (SQLSTATE TH001, the whole call rolled back, so a refusal writes nothing):
--- 'nonce_reused', 'insufficient_funds', and those of take_seat ('sold_out', 'not_on_sale').
+-- Outcome: 'stale' (`p_event_version` is given and the event's row is at another version:
+-- nothing was written, the service reads the event again), 'held' (the payer's live ticket),
+-- 'paid' (this payment bought `ticket` already) or 'purchased' (`offer_accepted`: the seat was the
+-- payer's waitlist offer, announced by take_seat_for). Refusals (SQLSTATE TH001, the whole call
+-- rolled back, so a refusal writes nothing): 'nonce_reused', 'insufficient_funds', and those of take_seat ('sold_out', 'not_on_sale').
+-- The signature before `p_event_version` and `offer_accepted`.
+DROP FUNCTION IF EXISTS ticketing.purchase(
+  text, text, text, text, uuid, text, text, numeric, text, uuid, uuid, uuid, timestamptz, jsonb, jsonb);
 CREATE OR REPLACE FUNCTION ticketing.purchase(
   p_payer text, p_nonce text, p_fingerprint text, p_network text,
   p_event uuid, p_tier text, p_host text, p_amount numeric, p_asset text,
   p_ticket uuid, p_debit uuid, p_credit uuid, p_at timestamptz, p_events jsonb,
-  p_offer_event jsonb DEFAULT NULL,
-  OUT outcome text, OUT ticket uuid, OUT transaction_id text
+  p_offer_event jsonb DEFAULT NULL, p_event_version integer DEFAULT NULL,
+  OUT outcome text, OUT ticket uuid, OUT transaction_id text, OUT offer_accepted boolean
 ) LANGUAGE plpgsql AS $$
 DECLARE
   v_earlier record;
 BEGIN
+  offer_accepted := false;
+  IF p_event_version IS NOT NULL AND NOT EXISTS (
+       SELECT 1 FROM ticketing.events WHERE event_id = p_event AND version = p_event_version) THEN
+    outcome := 'stale';
+    RETURN;
+  END IF;
   SELECT id INTO ticket FROM ticketing.tickets
    WHERE event_id = p_event AND holder_id = p_payer AND status = 'active';
   IF FOUND THEN
@@ -52,7 +63,7 @@ BEGIN
   END IF;
   PERFORM ticketing.announce(p_events);
   -- The rows every buyer shares, last.
-  PERFORM ticketing.take_seat_for(p_event, p_tier, p_payer, p_at, p_offer_event);
+  offer_accepted := ticketing.take_seat_for(p_event, p_tier, p_payer, p_at, p_offer_event) = 'offer';
   -- After the seat: the foreign key's KEY SHARE lock on the event's row is then free (this
   -- transaction updated the row already), not one more locker in a MultiXact that every
   -- concurrent buyer's update of the row must copy. Another purchase by the same agent in

@@ -90,6 +90,9 @@ export class OutboxRelay {
   private readonly direct = new Set<string>();
   /** Of those, how many still wait for their acknowledgement. */
   private inFlight = 0;
+  /** Committed this turn of the event loop, published together at its end. */
+  private committed: CloudEvent[] = [];
+  private committing: NodeJS.Immediate | undefined;
   /** Published at once, to be marked in the next statement. */
   private unmarked: string[] = [];
   private marking: Promise<void> | undefined;
@@ -139,10 +142,11 @@ export class OutboxRelay {
   }
 
   /**
-   * Publishes events whose outbox rows the caller has just committed, now: all of them before the
-   * first acknowledgement comes back (one socket write for a tick's events), each in the trace of
-   * the write that made it. An acknowledged event is marked published with the next batch of
-   * marks; one that fails is left to a pass (woken at once). Not started (a test's own writer, a
+   * Publishes events whose outbox rows the caller has just committed, at the end of this turn of
+   * the event loop: all of them before the first acknowledgement comes back (one socket write for
+   * the events of every commit of the turn), each in the trace of the write that made it. An
+   * acknowledged event is marked published with the next batch of marks; one that fails is left
+   * to a pass (woken at once). Not started (a test's own writer, a
    * stopping process): a pass is woken instead, which is a no-op until the relay starts.
    */
   publishCommitted(events: readonly CloudEvent[]): void {
@@ -151,6 +155,18 @@ export class OutboxRelay {
     for (const event of events) {
       this.direct.add(event.id);
       this.inFlight += 1;
+      this.committed.push(event);
+    }
+    // Every commit of this turn of the event loop (a busy service finishes several writes in one)
+    // is published together, in one socket write.
+    this.committing ??= setImmediate(() => this.publishNow());
+  }
+
+  private publishNow(): void {
+    this.committing = undefined;
+    const events = this.committed;
+    this.committed = [];
+    for (const event of events) {
       outsideAnyTrace(() => this.publishTraced(event)).then(
         () => {
           this.inFlight -= 1;

@@ -74,6 +74,8 @@ export default {
       ...shared,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      // The apps' entry points bundled, one file each, once per build (tools/app-bundles.mjs).
+      globalSetup: '<rootDir>/tools/app-bundles.mjs',
       testTimeout: 300_000,
     },
     {

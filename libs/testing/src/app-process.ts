@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -17,8 +17,31 @@ export function compileCacheEnv(): Record<string, string> {
 }
 
 /**
+ * The file to run for `apps/<app>/dist/<script>`: its bundle where the e2e project's globalSetup
+ * made one (tools/app-bundles.mjs names their folder in TOWNHALL_TEST_APP_BUNDLES: the same code in
+ * one file, which starts on a third less CPU), else the build output itself. A process that traces
+ * (OTEL_EXPORTER_OTLP_*ENDPOINT in `env`, or `--traces` in `args`) runs the build output: the
+ * Postgres instrumentation hooks the driver as Node loads it, after the tracing starts, and a bundle
+ * has Node load the driver (left out of it) before anything of its own runs.
+ */
+export function entryPoint(
+  app: string,
+  script = 'main.js',
+  { env = {}, args = [] }: { env?: Record<string, string | undefined>; args?: string[] } = {},
+): string {
+  const dist = `apps/${app}/dist/${script}`;
+  const traced =
+    args.includes('--traces') ||
+    Boolean(env['OTEL_EXPORTER_OTLP_ENDPOINT'] || env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']);
+  const bundles = process.env['TOWNHALL_TEST_APP_BUNDLES'];
+  if (traced || !bundles || bundles === 'off') return dist;
+  const bundle = join(bundles, app, script);
+  return existsSync(bundle) ? bundle : dist;
+}
+
+/**
  * One app of the real topology, started as its own process from its build output
- * (`npm test` builds first), exactly as `npm run start:distributed` runs it.
+ * (`npm test` builds first; `entryPoint`), as `npm run start:distributed` runs it.
  * Tests stop it by pid; nothing outlives the test that started it.
  */
 export class AppProcess {
@@ -47,7 +70,7 @@ export class AppProcess {
   }
 
   static start(app: string, env: Record<string, string>, script = 'main.js'): AppProcess {
-    const child = spawn(process.execPath, [`apps/${app}/dist/${script}`], {
+    const child = spawn(process.execPath, [entryPoint(app, script, { env })], {
       cwd: REPO_ROOT,
       env: { PATH: process.env['PATH'] ?? '', ...compileCacheEnv(), LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,13 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { REPO_ROOT } from './app-process.js';
+import { entryPoint, REPO_ROOT } from './app-process.js';
 
 /**
- * `npm start` as a laptop with only Node.js runs it: the built standalone process with every part
- * embedded (no DATABASE_URL, NATS_URL or REDIS_URL from the test machine), `--ephemeral --port 0`,
- * its own process stopped by pid. `env` is laid over that laptop environment. `port` fixes the port
- * instead (a test that must know the audience, `http://127.0.0.1:<port>`, before the start).
- * `dataDir` keeps its data there (`--data-dir`) instead, so that a restart finds it again; `args`
- * are more options of its command line (`--traces`).
+ * `npm start` as a laptop with only Node.js runs it: the built standalone process (`entryPoint`)
+ * with every part embedded (no DATABASE_URL, NATS_URL or REDIS_URL from the test machine),
+ * `--ephemeral --port 0`, its own process stopped by pid. `env` is laid over that laptop
+ * environment. `port` fixes the port instead (a test that must know the audience,
+ * `http://127.0.0.1:<port>`, before the start). `dataDir` keeps its data there (`--data-dir`)
+ * instead, so that a restart finds it again; `args` are more options of its command line
+ * (`--traces`).
  */
 export class StandaloneProcess {
   private output = '';
@@ -31,14 +32,17 @@ export class StandaloneProcess {
     }: { dataDir?: string; startTimeoutMs?: number; args?: string[] } = {},
   ): Promise<StandaloneProcess> {
     const storage = dataDir === undefined ? ['--ephemeral'] : ['--data-dir', dataDir];
+    const childEnv = { ...laptopEnv(), ...env };
     const child = spawn(
       process.execPath,
-      ['apps/standalone/dist/main.js', ...storage, '--port', String(port), ...args],
-      {
-        cwd: REPO_ROOT,
-        env: { ...laptopEnv(), ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
+      [
+        entryPoint('standalone', 'main.js', { env: childEnv, args }),
+        ...storage,
+        '--port',
+        String(port),
+        ...args,
+      ],
+      { cwd: REPO_ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const running = new StandaloneProcess(child, exited);

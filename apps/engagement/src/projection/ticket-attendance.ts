@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TicketTopics, type CloudEvent, type TicketView } from '@townhall/contracts';
-import { OutboxWriter, OnDomainEvent, preparedStatement } from '@townhall/platform/service';
+import { freshEventsCte, OutboxWriter, OnDomainEvent, preparedStatement } from '@townhall/platform/service';
+import { ENGAGEMENT_SCHEMA } from '../data-source.js';
 import { DataSource } from 'typeorm';
 
 export const TICKET_ATTENDANCE_CONSUMER = 'engagement-tickets';
@@ -17,13 +18,7 @@ const GATHER_MS = 100;
  * in the batch: cancelled wins). $1 the domain events' ids, and for each its ticket, event,
  * holder, issue time and cancellation time (null when issued).
  */
-const RECORD_BATCH = `
-WITH fresh AS (
-  INSERT INTO engagement.processed_events (consumer, event_id)
-  SELECT '${TICKET_ATTENDANCE_CONSUMER}', id FROM unnest($1::uuid[]) AS t(id)
-  ON CONFLICT (consumer, event_id) DO NOTHING
-  RETURNING event_id
-)
+const RECORD_BATCH = `${freshEventsCte(ENGAGEMENT_SCHEMA, TICKET_ATTENDANCE_CONSUMER)}
 INSERT INTO engagement.attendance AS a (ticket_id, event_id, agent_id, issued_at, cancelled_at)
 SELECT r.ticket_id, min(r.event_id::text)::uuid, min(r.agent_id), min(r.issued_at), max(r.cancelled_at)
   FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::timestamptz[], $6::timestamptz[])

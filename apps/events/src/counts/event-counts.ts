@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EngagementTopics, TicketTopics, type CloudEvent, type TicketView } from '@townhall/contracts';
-import { OutboxWriter, OnDomainEvent, preparedStatement } from '@townhall/platform/service';
+import { freshEventsCte, OutboxWriter, OnDomainEvent, preparedStatement } from '@townhall/platform/service';
 import { DataSource } from 'typeorm';
 
 type CountColumn = 'tickets_sold' | 'question_count' | 'poll_count';
@@ -18,17 +18,11 @@ interface Change {
 
 /**
  * A batch of counted domain events in one statement, a transaction of its own: the events not
- * counted before are claimed (processed_events; one twice in the batch is one), their changes summed per event, column and
- * tier, and each event's row updated once. $1 the domain events' ids, and for each its event,
+ * counted before are claimed (freshEventsCte; one twice in the batch is one), their changes summed
+ * per event, column and tier, and each event's row updated once. $1 the domain events' ids, and for each its event,
  * column, tier ('' when none) and change. Tickets sold never go below zero.
  */
-const COUNT_BATCH = `
-WITH fresh AS (
-  INSERT INTO events.processed_events (consumer, event_id)
-  SELECT 'events-counts', id FROM unnest($1::uuid[]) AS t(id)
-  ON CONFLICT (consumer, event_id) DO NOTHING
-  RETURNING event_id
-), sums AS (
+const COUNT_BATCH = `${freshEventsCte('events', 'events-counts')}, sums AS (
   SELECT c.event_id, c.column_name, c.tier_id, sum(c.delta)::int AS delta
     FROM (SELECT DISTINCT ON (id) *
             FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::int[])

@@ -7,6 +7,7 @@ export {
   appendToOutbox,
   claimEventOnce,
   claimEventsOnce,
+  freshEventsCte,
 } from './outbox.js';
 export { outboxTablesV1 } from './outbox-tables-v1.js';
 export { outboxTablesV2 } from './outbox-tables-v2.js';

@@ -1,5 +1,5 @@
 import { subjectMatches } from './consumer.js';
-import { domainEvent, outboxMigrationSql } from './outbox.js';
+import { domainEvent, freshEventsCte, outboxMigrationSql } from './outbox.js';
 
 describe('domainEvent', () => {
   it('builds a CloudEvents 1.0 envelope with a fresh UUID and an RFC 3339 UTC time', () => {
@@ -65,5 +65,15 @@ describe('subjectMatches', () => {
     ['townhall.poll.closed', 'townhall.poll', false],
   ])('%s against %s is %s', (pattern, subject, expected) => {
     expect(subjectMatches(pattern, subject)).toBe(expected);
+  });
+});
+
+describe('freshEventsCte', () => {
+  it('claims for a consumer named as durables are, and refuses any other name or schema it would splice into SQL', () => {
+    expect(freshEventsCte('events', 'events-counts')).toContain(`INSERT INTO "events".processed_events`);
+    expect(freshEventsCte('events', 'events-counts')).toContain(`SELECT 'events-counts', id`);
+    for (const consumer of ["x'; DROP TABLE t; --", 'Upper', '', 'a b'])
+      expect(() => freshEventsCte('events', consumer)).toThrow("Not a consumer's name");
+    expect(() => freshEventsCte('events; --', 'events-counts')).toThrow('Not a plain schema name');
   });
 });

@@ -142,6 +142,25 @@ export async function claimEventsOnce(
   return new Set(rows.map((row) => row.event_id));
 }
 
+// A durable consumer's name, spliced into SQL as a literal by freshEventsCte.
+const CONSUMER_NAME = /^[a-z][a-z0-9-]{0,62}$/;
+
+/**
+ * claimEventsOnce as the first step of a consumer's one statement (a batch handled in one round
+ * trip, its own transaction): `WITH fresh AS (...)` claims the event ids of `$1::uuid[]` for
+ * `consumer` and yields those not processed before as `fresh(event_id)`, an id twice in `$1`
+ * once. The statement joins its rows to `fresh` so that only those take effect.
+ */
+export function freshEventsCte(schema: string, consumer: string): string {
+  if (!CONSUMER_NAME.test(consumer)) throw new Error(`Not a consumer's name: ${JSON.stringify(consumer)}`);
+  return `WITH fresh AS (
+  INSERT INTO ${quoteSchema(schema)}.processed_events (consumer, event_id)
+  SELECT '${consumer}', id FROM unnest($1::uuid[]) AS t(id)
+  ON CONFLICT (consumer, event_id) DO NOTHING
+  RETURNING event_id
+)`;
+}
+
 function assertDomainEventSubject(type: string): void {
   if (!DOMAIN_EVENT_SUBJECT.test(type)) {
     throw new Error(

@@ -96,6 +96,7 @@ export class OutboxRelay {
   /** Published at once, to be marked in the next statement. */
   private unmarked: string[] = [];
   private marking: Promise<void> | undefined;
+  private markFailing = false;
   private markTimer: NodeJS.Timeout | undefined;
   /** Set by wake(): the next pass also takes rows younger than sweepAfterMs. */
   private sweepAll = true;
@@ -146,8 +147,8 @@ export class OutboxRelay {
    * the event loop: all of them before the first acknowledgement comes back (one socket write for
    * the events of every commit of the turn), each in the trace of the write that made it. An
    * acknowledged event is marked published with the next batch of marks; one that fails is left
-   * to a pass (woken at once). Not started (a test's own writer, a
-   * stopping process): a pass is woken instead, which is a no-op until the relay starts.
+   * to a pass (woken at once). Not started (a test's own writer, a stopping process): a pass is
+   * woken instead, which is a no-op until the relay starts.
    */
   publishCommitted(events: readonly CloudEvent[]): void {
     if (events.length === 0) return;
@@ -230,11 +231,12 @@ export class OutboxRelay {
     this.markTimer = setTimeout(() => {
       this.markTimer = undefined;
       void outsideAnyTrace(() => this.markNow()).catch((error: unknown) => {
-        const fault = databaseFaultOf(error);
-        this.options.logger.warn(
-          { err: error, fault, schema: this.options.schema },
-          'outbox relay could not mark published events; trying again',
-        );
+        // The database away fails every try (one per markEveryMs): warn once, the rest at debug.
+        const fields = { err: error, fault: databaseFaultOf(error), schema: this.options.schema };
+        if (this.markFailing)
+          this.options.logger.debug(fields, 'outbox relay could not mark published events again');
+        else this.options.logger.warn(fields, 'outbox relay could not mark published events; trying again');
+        this.markFailing = true;
       });
     }, this.markEveryMs);
     this.markTimer.unref();
@@ -254,6 +256,7 @@ export class OutboxRelay {
       )
       .then(
         () => {
+          this.markFailing = false;
           for (const id of ids) this.direct.delete(id);
           domainEventsPublished.inc({ service: this.options.schema }, ids.length);
           if (this.failing)

@@ -5,6 +5,7 @@ import { AgentClient, TownhallError } from '@townhall/sdk';
 import {
   APPS,
   compileCacheEnv,
+  entryPoint,
   PrivateRedis,
   problemOf,
   REPO_ROOT,
@@ -172,12 +173,12 @@ describe('a Redis that may evict nonces is refused at start, naming the setting'
   afterAll(() => redis?.stop());
 
   /**
-   * Runs an app's entry point with only `env` (and PATH, and Node's compile cache); resolves with its
-   * exit code and stderr.
+   * Runs an app's entry point (`entryPoint`) with only `env` (and PATH, and Node's compile cache);
+   * resolves with its exit code and stderr.
    */
   function runApp(app: string, env: Record<string, string>, args: string[] = []) {
     return new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [`apps/${app}/dist/main.js`, ...args], {
+      const child = spawn(process.execPath, [entryPoint(app), ...args], {
         cwd: REPO_ROOT,
         env: { PATH: process.env['PATH'] ?? '', ...compileCacheEnv(), ...env },
       });

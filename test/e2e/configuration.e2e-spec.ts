@@ -1,14 +1,22 @@
 import { spawn } from 'node:child_process';
 import { AgentClient } from '@townhall/sdk';
-import { APPS, compileCacheEnv, freePort, problemOf, REPO_ROOT, StandaloneProcess } from '@townhall/testing';
+import {
+  APPS,
+  compileCacheEnv,
+  entryPoint,
+  freePort,
+  problemOf,
+  REPO_ROOT,
+  StandaloneProcess,
+} from '@townhall/testing';
 
 /**
- * Runs an app's entry point with only `env` (and PATH, and Node's compile cache); resolves with its
- * exit code and stderr.
+ * Runs an app's entry point (`entryPoint`) with only `env` (and PATH, and Node's compile cache);
+ * resolves with its exit code and stderr.
  */
 function runApp(app: string, env: Record<string, string>, script = 'main.js', args: string[] = []) {
   return new Promise<{ code: number | null; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [`apps/${app}/dist/${script}`, ...args], {
+    const child = spawn(process.execPath, [entryPoint(app, script), ...args], {
       cwd: REPO_ROOT,
       env: { PATH: process.env['PATH'] ?? '', ...compileCacheEnv(), ...env },
     });

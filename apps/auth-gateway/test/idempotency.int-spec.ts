@@ -28,7 +28,8 @@ async function claimed(store: IdempotencyStore, agent: string, key: string, inFl
 }
 
 describe('Idempotency-Key claims on the real Redis: one protocol, two replicas, as in memory', () => {
-  const redis = new ReplicasOnRedis();
+  // It sends SCRIPT FLUSH: on a server of its own.
+  const redis = new ReplicasOnRedis({ ownServer: true });
   const { environment } = redis;
   let clients: RedisClientType[];
 

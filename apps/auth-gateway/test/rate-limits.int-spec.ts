@@ -30,7 +30,8 @@ function counting(client: RedisClientType): { client: RedisClientType; calls: st
 }
 
 describe('nonce claims and rate limits on the real Redis, in one round trip', () => {
-  const redis = new ReplicasOnRedis();
+  // It sends SCRIPT FLUSH: on a server of its own.
+  const redis = new ReplicasOnRedis({ ownServer: true });
   const { environment } = redis;
   const namespace = `townhall:${environment}:ratelimit:http://127.0.0.1`;
   let clients: RedisClientType[];

@@ -21,6 +21,12 @@ export class ReplicasOnRedis {
    */
   constructor(private readonly options: { ownServer?: boolean } = {}) {}
 
+  /** The spec's own redis-server (`ownServer`), to stop and restart it. */
+  get ownServer(): PrivateRedis {
+    if (!this.server) throw new Error('not on a redis-server of its own (ownServer), or not connected');
+    return this.server;
+  }
+
   /** Two clients of the real Redis (logging as `name`), once both are ready. */
   async connect(name: string): Promise<RedisClientType[]> {
     const logger = createLogger(name, 'silent');

@@ -1,6 +1,6 @@
 import { DomainError } from '@townhall/contracts';
 import type { RedisClientType } from 'redis';
-import { withinCommandTimeout } from './redis.js';
+import { RedisScript, withinCommandTimeout } from './redis.js';
 
 /**
  * A counter that a signed request spends in the same step as its nonce claim (the agent's
@@ -50,7 +50,7 @@ export const NONCE_TTL_SECONDS = 600;
  * (points, window ms) pair per counter. Answers {0} for a replayed nonce, else
  * {1, consumed, ms left, ...} for each counter counted.
  */
-const CLAIM_AND_COUNT = `
+const CLAIM_AND_COUNT = new RedisScript(`
 if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1]) then return {0} end
 local reply = {1}
 for i = 2, #KEYS do
@@ -66,15 +66,13 @@ for i = 2, #KEYS do
   reply[#reply + 1] = left
   if consumed <= points then break end
 end
-return reply`;
+return reply`);
 
 /**
  * Nonces and counters in Redis, shared by every replica. Keys carry the agent as a hash tag
  * (`{agentId}`), so one claim's keys live in one slot of a Redis Cluster too.
  */
 export class RedisNonceStore implements NonceStore {
-  private sha: string | undefined;
-
   constructor(
     private readonly redis: RedisClientType,
     private readonly environment: string,
@@ -90,7 +88,7 @@ export class RedisNonceStore implements NonceStore {
       String(NONCE_TTL_SECONDS),
       ...counts.flatMap((c) => [String(c.points), String(c.windowMs)]),
     ];
-    const reply = (await this.run(keys, args)) as number[];
+    const reply = (await CLAIM_AND_COUNT.run(this.redis, keys, args)) as number[];
     if (reply[0] !== 1) return { claimed: false };
     const counted: Counted[] = [];
     for (let i = 1; i + 1 < reply.length; i += 2)
@@ -104,19 +102,6 @@ export class RedisNonceStore implements NonceStore {
 
   async close(): Promise<void> {
     if (this.redis.isOpen) await this.redis.close();
-  }
-
-  /** EVALSHA, loading the script once per server (a restarted Redis has forgotten it: NOSCRIPT). */
-  private async run(keys: string[], args: string[]): Promise<unknown> {
-    if (this.sha) {
-      try {
-        return await withinCommandTimeout(this.redis.evalSha(this.sha, { keys, arguments: args }));
-      } catch (error) {
-        if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      }
-    }
-    this.sha = await withinCommandTimeout(this.redis.scriptLoad(CLAIM_AND_COUNT));
-    return withinCommandTimeout(this.redis.evalSha(this.sha, { keys, arguments: args }));
   }
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Logger } from '@townhall/platform';
 import { createClient, type RedisClientType } from 'redis';
 
@@ -20,6 +21,31 @@ export function withinCommandTimeout<T>(command: Promise<T>): Promise<T> {
     );
   });
   return Promise.race([command, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * A Lua script the gateway runs on its Redis: by EVALSHA, so that a call sends the script's
+ * digest and not its text, which Redis would otherwise hash again on every call. A server that
+ * does not hold it (never loaded, restarted, SCRIPT FLUSH) answers NOSCRIPT: it is loaded, and the
+ * call made again. The digest is the script's, not the server's, so one instance serves every
+ * client and replica. Every command goes through withinCommandTimeout.
+ */
+export class RedisScript {
+  readonly sha: string;
+
+  constructor(readonly source: string) {
+    this.sha = createHash('sha1').update(source).digest('hex');
+  }
+
+  async run(redis: RedisClientType, keys: string[], args: string[]): Promise<unknown> {
+    try {
+      return await withinCommandTimeout(redis.evalSha(this.sha, { keys, arguments: args }));
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+    }
+    await withinCommandTimeout(redis.scriptLoad(this.source));
+    return withinCommandTimeout(redis.evalSha(this.sha, { keys, arguments: args }));
+  }
 }
 
 /**

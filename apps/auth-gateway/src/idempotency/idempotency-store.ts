@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { RedisClientType } from 'redis';
-import { withinCommandTimeout } from '../auth/redis.js';
+import { RedisScript } from '../auth/redis.js';
 
 /** How long a finished request's answer is replayed for its key (docs/protocol/idempotency.md: 24 hours). */
 export const IDEMPOTENCY_KEEP_MS = 24 * 3_600_000;
@@ -113,7 +113,7 @@ end`;
  * until then; else {'too_many_keys', ms until the soonest of them expires}. One script: the cap
  * holds for concurrent claims on every replica.
  */
-const BEGIN = `${NOW_AND_PRUNE}
+const BEGIN = new RedisScript(`${NOW_AND_PRUNE}
 local current = redis.call('GET', KEYS[1])
 if current then return current end
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then
@@ -123,14 +123,14 @@ end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[3])
 expireIndex()
-return false`;
+return false`);
 
 /**
  * Only while the key still holds this request's marker (ARGV[1]): keeps the answer (ARGV[2], PX
  * ARGV[3]) in its place, its digest (ARGV[4]) indexed until then, or, with an empty answer, gives
  * the key back and unindexes it. 1 if it did.
  */
-const SETTLE = `${NOW_AND_PRUNE}
+const SETTLE = new RedisScript(`${NOW_AND_PRUNE}
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 if ARGV[2] == '' then
   redis.call('DEL', KEYS[1])
@@ -140,7 +140,7 @@ else
   redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[4])
 end
 expireIndex()
-return 1`;
+return 1`);
 
 /**
  * Keys in the gateway's Redis (the nonces' connection), shared by every replica:
@@ -152,8 +152,6 @@ return 1`;
  * rate limits.
  */
 export class RedisIdempotencyStore implements IdempotencyStore {
-  private readonly shas = new Map<string, string>();
-
   constructor(
     private readonly redis: RedisClientType,
     private readonly environment: string,
@@ -164,7 +162,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   async begin(agentId: string, key: string, fingerprint: string, inFlightMs: number): Promise<Begun> {
     const marker = markerOf(fingerprint);
     const digest = digestOf(key);
-    const current = await this.run(BEGIN, this.keysOf(agentId, digest), [
+    const current = await BEGIN.run(this.redis, this.keysOf(agentId, digest), [
       marker,
       String(inFlightMs),
       digest,
@@ -177,7 +175,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
 
   async complete(held: HeldKey, response: StoredResponse, keepMs: number): Promise<boolean> {
     const digest = digestOf(held.key);
-    const settled = await this.run(SETTLE, this.keysOf(held.agentId, digest), [
+    const settled = await SETTLE.run(this.redis, this.keysOf(held.agentId, digest), [
       held.marker,
       doneOf(held.marker, response),
       String(keepMs),
@@ -188,28 +186,13 @@ export class RedisIdempotencyStore implements IdempotencyStore {
 
   async release(held: HeldKey): Promise<void> {
     const digest = digestOf(held.key);
-    await this.run(SETTLE, this.keysOf(held.agentId, digest), [held.marker, '', '0', digest]);
+    await SETTLE.run(this.redis, this.keysOf(held.agentId, digest), [held.marker, '', '0', digest]);
   }
 
   /** [the key's record, the agent's index]. */
   private keysOf(agentId: string, digest: string): [string, string] {
     const index = `townhall:${this.environment}:idempotency:${this.audience}:{${agentId}}`;
     return [`${index}:${digest}`, index];
-  }
-
-  /** EVALSHA, loading the script once per server (a restarted Redis has forgotten it: NOSCRIPT). */
-  private async run(script: string, keys: string[], args: string[]): Promise<unknown> {
-    const sha = this.shas.get(script);
-    if (sha) {
-      try {
-        return await withinCommandTimeout(this.redis.evalSha(sha, { keys, arguments: args }));
-      } catch (error) {
-        if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      }
-    }
-    const loaded = await withinCommandTimeout(this.redis.scriptLoad(script));
-    this.shas.set(script, loaded);
-    return withinCommandTimeout(this.redis.evalSha(loaded, { keys, arguments: args }));
   }
 }
 

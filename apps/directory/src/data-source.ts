@@ -3,6 +3,7 @@ import type { DataSource } from 'typeorm';
 import { CreateCards1763700000000 } from './migrations/1763700000000-create-cards.js';
 import { CardEvents1766200000000 } from './migrations/1766200000000-card-events.js';
 import { OutboxClaims1767000000000 } from './migrations/1767000000000-outbox-claims.js';
+import { OutboxPublishedDeleted1767500000000 } from './migrations/1767500000000-outbox-published-deleted.js';
 
 export const DIRECTORY_SCHEMA = 'directory';
 
@@ -11,7 +12,12 @@ export function createDirectoryDataSource(url: string, pool: PoolSettings = {}):
     url,
     schema: DIRECTORY_SCHEMA,
     entities: [],
-    migrations: [CreateCards1763700000000, CardEvents1766200000000, OutboxClaims1767000000000],
+    migrations: [
+      CreateCards1763700000000,
+      CardEvents1766200000000,
+      OutboxClaims1767000000000,
+      OutboxPublishedDeleted1767500000000,
+    ],
     pool,
   });
 }

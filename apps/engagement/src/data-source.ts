@@ -9,6 +9,7 @@ import { CreateEngagement1764000000000 } from './migrations/1764000000000-create
 import { EventStanding1764200000000 } from './migrations/1764200000000-event-standing.js';
 import { Moderation1764500000000 } from './migrations/1764500000000-moderation.js';
 import { OutboxClaims1767000000000 } from './migrations/1767000000000-outbox-claims.js';
+import { OutboxPublishedDeleted1767500000000 } from './migrations/1767500000000-outbox-published-deleted.js';
 
 export const ENGAGEMENT_SCHEMA = 'engagement';
 
@@ -22,6 +23,7 @@ export function createEngagementDataSource(url: string, pool: PoolSettings = {})
       EventStanding1764200000000,
       Moderation1764500000000,
       OutboxClaims1767000000000,
+      OutboxPublishedDeleted1767500000000,
     ],
     // The functions, one file each (db/functions/<name>.sql), applied after the migrations.
     functions: [

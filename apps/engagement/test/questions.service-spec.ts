@@ -1,6 +1,6 @@
 // Q&A's use cases on the service tier (src/questions/): each rule of submit, upvote, moderate,
-// withdraw, report and list, with the domain events each change wrote to the outbox in its
-// transaction. The stand-ins and events are test/fixtures.ts's.
+// withdraw, report and list, with the domain events each change announced (written to the outbox
+// in its transaction). The stand-ins and events are test/fixtures.ts's.
 import { randomUUID } from 'node:crypto';
 import { generateAgentKey } from '@townhall/auth';
 import {
@@ -11,7 +11,6 @@ import {
   Polls,
   Questions,
   Stage,
-  type CloudEvent,
   type Page,
   type QuestionAction,
   type QuestionView,
@@ -38,17 +37,17 @@ describe('engagement service: questions', () => {
   const ids = (page: Page<QuestionView>) => page.items.map((question) => question.id);
 
   /**
-   * The domain events written about a question (its own, and the stage message promoting it), in
-   * order, as `<type>` or `<type> (staff)`: what the outbox holds once the change has committed.
+   * The domain events announced about a question (its own, and the stage message promoting it), in
+   * order, as `<type>` or `<type> (staff)`: what the service published once its outbox is empty.
    */
   async function announced(questionId: string): Promise<string[]> {
-    const rows = await engagement().query<{ payload: CloudEvent }>(
-      `SELECT payload FROM engagement.outbox
-       WHERE $1 IN (payload->'data'->>'id', payload->'data'->'question'->>'id', payload->'data'->>'questionId')
-       ORDER BY seq`,
-      [questionId],
-    );
-    return rows.map(({ payload }) => payload.type + (payload.visibility === 'staff' ? ' (staff)' : ''));
+    await engagement().settled();
+    return engagement()
+      .published.filter((event) => {
+        const data = event.data as { id?: string; question?: { id?: string }; questionId?: string } | null;
+        return [data?.id, data?.question?.id, data?.questionId].includes(questionId);
+      })
+      .map((event) => event.type + (event.visibility === 'staff' ? ' (staff)' : ''));
   }
   const T = EngagementTopics;
 

@@ -46,11 +46,12 @@ describe('engagement service: the stage', () => {
     expect(hidden).toMatchObject({ sequence: 1, hidden: true, body: null });
     expect(await hide(first, host)).toEqual(hidden);
     expect(await codeOf(hide({ ...first, id: randomUUID() }, host))).toBe('stage.message_not_found');
-    const [announced] = await engagement.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM engagement.outbox WHERE type = $1 AND payload->'data'->>'id' = $2`,
-      [EngagementTopics.stageHidden, first.id],
+    await engagement.settled();
+    const announced = engagement.published.filter(
+      (event) =>
+        event.type === EngagementTopics.stageHidden && (event.data as { id: string }).id === first.id,
     );
-    expect(announced!.n).toBe(1);
+    expect(announced).toHaveLength(1);
 
     // After the end too, so that a recording can be cleaned.
     await engagement.deliver(

@@ -9,6 +9,7 @@ import { EventReminders1766100000000 } from './migrations/1766100000000-event-re
 import { OutboxClaims1767000000000 } from './migrations/1767000000000-outbox-claims.js';
 import { ListingRank1767300000000 } from './migrations/1767300000000-listing-rank.js';
 import { SeriesEnd1767230000000 } from './migrations/1767230000000-series-end.js';
+import { OutboxPublishedDeleted1767500000000 } from './migrations/1767500000000-outbox-published-deleted.js';
 
 export const EVENTS_SCHEMA = 'events';
 
@@ -27,6 +28,7 @@ export function createEventsDataSource(url: string, pool: PoolSettings = {}): Da
       OutboxClaims1767000000000,
       SeriesEnd1767230000000,
       ListingRank1767300000000,
+      OutboxPublishedDeleted1767500000000,
     ],
     pool,
   });

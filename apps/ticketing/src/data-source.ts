@@ -14,6 +14,7 @@ import { ChainPayments1765100000000 } from './migrations/1765100000000-chain-pay
 import { OutboxClaims1767000000000 } from './migrations/1767000000000-outbox-claims.js';
 import { PaymentSearch1767100000000 } from './migrations/1767100000000-payment-search.js';
 import { FollowerSeating1767230000000 } from './migrations/1767230000000-follower-seating.js';
+import { OutboxPublishedDeleted1767500000000 } from './migrations/1767500000000-outbox-published-deleted.js';
 
 export const TICKETING_SCHEMA = 'ticketing';
 
@@ -32,6 +33,7 @@ export function createTicketingDataSource(url: string, pool: PoolSettings = {}):
       OutboxClaims1767000000000,
       PaymentSearch1767100000000,
       FollowerSeating1767230000000,
+      OutboxPublishedDeleted1767500000000,
     ],
     // The functions, one file each (db/functions/<name>.sql), applied after the migrations.
     functions: [

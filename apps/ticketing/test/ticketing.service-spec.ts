@@ -184,20 +184,22 @@ describe('ticketing service', () => {
     expect((await refusalOf(rsvp(generateAgentKey(), event.eventId))).code).toBe('ticket.not_on_sale');
   });
 
-  /** Everything a purchase could write for this event and these agents. */
+  /** Everything a purchase could write for this event and these agents, and what it announced. */
   async function footprint(eventId: string, agents: AgentKey[]) {
     const [row] = await ticketing.query(
       `SELECT
          (SELECT count(*)::int FROM ticketing.payments WHERE event_id = $1) AS payments,
          (SELECT count(*)::int FROM ticketing.tickets WHERE event_id = $1) AS tickets,
          (SELECT count(*)::int FROM ticketing.ledger_entries WHERE event_id = $1) AS entries,
-         (SELECT count(*)::int FROM ticketing.outbox WHERE subject = $1::text OR subject = ANY($2::text[])) AS announced,
          (SELECT sold FROM ticketing.events WHERE event_id = $1) AS sold,
          (SELECT sum(sold)::int FROM ticketing.inventory WHERE event_id = $1) AS tier_sold,
          (SELECT json_object_agg(agent_id, amount::text) FROM ticketing.balances WHERE agent_id = ANY($2::text[])) AS balances`,
       [eventId, agents.map((agent) => agent.agentId)],
     );
-    return row;
+    await ticketing.settled();
+    const subjects = new Set([eventId, ...agents.map((agent) => agent.agentId)]);
+    const announced = ticketing.published.filter((event) => subjects.has(event.subject)).length;
+    return { ...row, announced };
   }
   /** The ledger's invariant: every balance together is exactly what the faucet put in. */
   async function ledgerHolds(): Promise<void> {

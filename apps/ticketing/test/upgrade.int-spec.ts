@@ -79,11 +79,13 @@ describe('ticketing: a deployed database upgraded to the functions applied by ch
     const { dataSource, outbox, database } = schema;
     const applied = await migrateSchema(createTicketingDataSource(database.url, { size: 1 }));
     // The migrations written since (the outbox's claim holders, the chain search of open
-    // payments, the followers' seating one occurrence at a time), then every function by checksum.
+    // payments, the followers' seating one occurrence at a time, the outbox's published rows
+    // deleted: none here, the old rows wait to be published), then every function by checksum.
     expect(applied).toEqual([
       'OutboxClaims1767000000000',
       'PaymentSearch1767100000000',
       'FollowerSeating1767230000000',
+      'OutboxPublishedDeleted1767500000000',
       ...dataSource.functions.map((fn) => `function ticketing.${fn.name}`),
     ]);
     // Every row as it was; the one column added since (when an occurrence's followers were seated)

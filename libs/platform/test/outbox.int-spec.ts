@@ -93,12 +93,22 @@ describe('transactional outbox and JetStream relay', () => {
     expect(consumer.deliveries.map((event) => event.id)).toEqual([committed.id]);
     expect(await storedMessages(`${SUBJECT_ROOT}.a.>`)).toBe(1);
     expect(await effects(schema)).toEqual([committed.id]);
-    const rows = await outboxRows(schema);
-    expect(rows).toEqual([{ id: committed.id, published: true }]);
+    // Acknowledged by JetStream, its row is deleted: the stream is the record from then on.
+    expect(await outboxRows(schema)).toEqual([]);
+  });
 
-    // Published rows past retention are deleted by a later pass.
-    const pruning = newRelay(schema, { retentionMs: 0 });
-    expect(await pruning.relayOnce()).toBe(0);
+  it('never publishes again a row that a relay of the release before marked published, and deletes it', async () => {
+    const schema = await newOutbox('marked');
+    const [marked, waiting] = [testEvent('marked', 1), testEvent('marked', 2)];
+    await commit(schema, [marked, waiting]);
+    // How the release before settled a published event: its row kept, published_at set.
+    await dataSource.query(`UPDATE ${schema}.outbox SET published_at = now() WHERE id = $1`, [marked.id]);
+
+    const relay = newRelay(schema);
+    expect(await relay.relayOnce()).toBe(1);
+    expect(await storedMessages(`${SUBJECT_ROOT}.marked.>`)).toBe(1);
+    const stored = await jsm.streams.getMessage(TOWNHALL_STREAM, { last_by_subj: waiting.type });
+    expect(stored?.json<CloudEvent>().id).toBe(waiting.id);
     expect(await outboxRows(schema)).toEqual([]);
   });
 
@@ -115,7 +125,7 @@ describe('transactional outbox and JetStream relay', () => {
     ).toThrow();
   });
 
-  it('republishes after a relay dies between publish and mark; the consumer applies the event once', async () => {
+  it('republishes after a relay dies between publish and delete; the consumer applies the event once', async () => {
     const schema = await newOutbox('b');
     // The consumer also dies once between committing its effect and acking, so the event reaches
     // it again and only claimEventOnce stands between it and a second effect.
@@ -142,13 +152,13 @@ describe('transactional outbox and JetStream relay', () => {
     cleanups.push(async () => die(new Error('test over')));
     const firstPass = first.relayOnce();
     await waitFor('the first relay to publish', () => publishedBeforeDying.length === 1);
-    expect((await outboxRows(schema))[0]?.published).toBe(false);
+    expect(await outboxRows(schema)).toEqual([{ id: event.id, published: false }]);
 
     const restarted = newRelay(schema, { leaseMs: 1_000 });
     expect(await restarted.relayOnce()).toBe(0); // still under the dead relay's lease
     await sleep(1_100);
     expect(await restarted.relayOnce()).toBe(1);
-    expect(await outboxRows(schema)).toEqual([{ id: event.id, published: true }]);
+    expect(await outboxRows(schema)).toEqual([]);
     // Same Nats-Msg-Id within the duplicate window: JetStream kept one copy.
     expect(await storedMessages(`${SUBJECT_ROOT}.b.>`)).toBe(1);
 
@@ -161,7 +171,7 @@ describe('transactional outbox and JetStream relay', () => {
 
     die(new Error('the first relay process is gone'));
     expect(await firstPass).toBe(0);
-    expect(await outboxRows(schema)).toEqual([{ id: event.id, published: true }]);
+    expect(await outboxRows(schema)).toEqual([]);
   });
 
   it("takes over at once the batch of a relay whose process is gone, well within that relay's lease", async () => {
@@ -224,7 +234,7 @@ describe('transactional outbox and JetStream relay', () => {
     const schema = await newOutbox('f');
     const events = Array.from({ length: 3 }, (_, n) => testEvent('f', n));
     await commit(schema, events);
-    // The connection ends (pg_terminate_backend's 57P01) under the first mark and the first
+    // The connection ends (pg_terminate_backend's 57P01) under the first delete and the first
     // give-back: the batch was published, its outcome never written.
     const dropped = new Set<string>();
     const dropping = (statement: string): boolean => {
@@ -236,8 +246,8 @@ describe('transactional outbox and JetStream relay', () => {
       get(target, property, receiver) {
         if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
         return async (sql: string, parameters?: unknown[]) => {
-          const statement = /published_at = now\(\)/.test(sql)
-            ? 'mark'
+          const statement = /^DELETE FROM/.test(sql)
+            ? 'delete'
             : /SET claimed_until = NULL/.test(sql)
               ? 'release'
               : '';
@@ -265,9 +275,9 @@ describe('transactional outbox and JetStream relay', () => {
 
     await expect(relay.relayOnce()).rejects.toMatchObject({ code: '57P01' });
     expect(await unpublished(schema)).toBe(3);
-    // The next pass marks the two published events and then fails to give the third back.
+    // The next pass deletes the two published events and then fails to give the third back.
     await expect(relay.relayOnce()).rejects.toMatchObject({ code: '57P01' });
-    expect(await outboxRows(schema)).toEqual(events.map((event, n) => ({ id: event.id, published: n < 2 })));
+    expect(await outboxRows(schema)).toEqual([{ id: events[2]!.id, published: false }]);
     failThird = false;
     // Given back, claimed again and published at once: nothing waits out the 60 s lease.
     expect(await relay.relayOnce()).toBe(1);
@@ -601,9 +611,9 @@ describe('publishing at once after commit (OutboxWriter, OutboxRelay.publishComm
     return { dataSource: proxy, statements };
   }
   const isClaim = (sql: string) => /SET claimed_until = now\(\)/.test(sql);
-  const isMark = (sql: string) => /SET published_at = now\(\)/.test(sql);
+  const isDelete = (sql: string) => /^DELETE FROM/.test(sql);
 
-  it('publishes what a transaction committed without a claim, marks it in one statement, and no pass sends it again', async () => {
+  it('publishes what a transaction committed without a claim, deletes it in one statement, and no pass sends it again', async () => {
     const schema = await newOutbox('direct');
     const { dataSource: relayData, statements } = recording();
     const relay = newRelay(schema, { dataSource: relayData, pollIntervalMs: 60_000, markEveryMs: 100 });
@@ -617,10 +627,10 @@ describe('publishing at once after commit (OutboxWriter, OutboxRelay.publishComm
         writer.run((manager) => writer.announce(manager, [{ type, subject: `aggregate-${n}`, data: { n } }])),
       ),
     );
-    await waitFor('the events marked published', async () => (await unpublished(schema)) === 0);
+    await waitFor('the events deleted', async () => (await unpublished(schema)) === 0);
     expect(await storedMessages(`${SUBJECT_ROOT}.direct.>`)).toBe(5);
     expect(statements.filter(isClaim)).toEqual([]);
-    expect(statements.filter(isMark).length).toBeLessThanOrEqual(2);
+    expect(statements.filter(isDelete).length).toBeLessThanOrEqual(2);
     // A pass asked for now finds nothing left to publish.
     expect(await relay.relayOnce()).toBe(0);
     expect(await storedMessages(`${SUBJECT_ROOT}.direct.>`)).toBe(5);
@@ -652,11 +662,11 @@ describe('publishing at once after commit (OutboxWriter, OutboxRelay.publishComm
     };
     expect(await call(true)).toBe('refused');
     expect(await call(false)).toBe('written');
-    await waitFor('the written event marked', async () => (await unpublished(schema)) === 0);
+    await waitFor('the written event deleted', async () => (await unpublished(schema)) === 0);
     const stored = await jsm.streams.getMessage(TOWNHALL_STREAM, { last_by_subj: type });
     expect(stored?.json<CloudEvent>().subject).toBe('written');
     expect(await storedMessages(`${SUBJECT_ROOT}.verdict.>`)).toBe(1);
-    expect(await outboxRows(schema)).toHaveLength(1);
+    expect(await outboxRows(schema)).toEqual([]);
   });
 
   it('leaves an event whose immediate publish failed to a pass, which publishes it once JetStream answers', async () => {
@@ -817,10 +827,11 @@ async function outboxRows(schema: string): Promise<Array<{ id: string; published
   );
 }
 
+/** The rows still in the outbox: an event's row is deleted once JetStream acknowledged it. */
 async function unpublished(schema: string): Promise<number> {
-  const [row] = (await dataSource.query(
-    `SELECT count(*)::int AS count FROM ${schema}.outbox WHERE published_at IS NULL`,
-  )) as Array<{ count: number }>;
+  const [row] = (await dataSource.query(`SELECT count(*)::int AS count FROM ${schema}.outbox`)) as Array<{
+    count: number;
+  }>;
   return row?.count ?? -1;
 }
 

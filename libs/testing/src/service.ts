@@ -207,6 +207,25 @@ export class ServiceHarness {
     });
   }
 
+  /**
+   * Resolves once the service's outbox is empty: every domain event it committed so far was
+   * published (it is in `published`) and its row deleted. Then `published` is what the service
+   * announced, each event once.
+   */
+  async settled(timeoutMs = 10_000): Promise<void> {
+    const schema = this.definition.outbox?.schema;
+    if (!schema) return;
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const [row] = await this.query<{ left: number }>(
+        `SELECT count(*)::int AS left FROM "${schema}".outbox`,
+      );
+      if (row?.left === 0) return;
+      if (Date.now() > deadline) throw new Error(`${row?.left} domain events still in the ${schema} outbox`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
   async query<Row extends object>(sql: string, params: unknown[] = []): Promise<Row[]> {
     return (await this.pool.query<Row>(sql, params)).rows;
   }
@@ -221,8 +240,8 @@ export class ServiceHarness {
   }
 }
 
-/** The outbox relay's statements (claim, mark, release, prune, stats): not the request's. */
-const RELAY_PASS = /claimed_until|published_at/;
+/** The outbox relay's statements (claim, delete, release, prune, stats): not the request's. */
+const RELAY_PASS = /claimed_until|published_at|^DELETE FROM "\w+"\.outbox /;
 
 /**
  * The tests' own connections. An idle one may be cut when the database is dropped at the end

@@ -66,9 +66,39 @@ export interface Stage {
 }
 
 export async function aStage(topology: Topology, host: AgentClient): Promise<Stage> {
+  await recordOutboxes(topology);
   const event = await host.events.create(aPaidEvent());
   const question = await host.questions.submit(event.id, 'What does a fault cost?');
   return { eventId: event.id, hostQuestionId: question.id };
+}
+
+/** The services' outboxes. */
+const OUTBOXES = ['events', 'ticketing', 'engagement', 'directory'];
+
+/**
+ * From now on, keeps the id of every row committed to the services' outboxes in
+ * `public.outbox_record` (a trigger of the test's, in the transaction that wrote the row): the
+ * relays delete a row once JetStream acknowledged its event, so this is what tells how many events
+ * the changes committed. Idempotent; aStage calls it before the workload's first write.
+ */
+async function recordOutboxes(topology: Topology): Promise<void> {
+  const db = new pg.Client({ connectionString: topology.database.url });
+  await db.connect();
+  try {
+    await db.query('CREATE TABLE IF NOT EXISTS public.outbox_record (id uuid PRIMARY KEY)');
+    // SECURITY DEFINER: whichever role the apps write as, the record is the test's to write.
+    await db.query(`CREATE OR REPLACE FUNCTION public.outbox_record() RETURNS trigger
+      LANGUAGE plpgsql SECURITY DEFINER AS $$
+      BEGIN
+        INSERT INTO public.outbox_record (id) VALUES (NEW.id);
+        RETURN NULL;
+      END $$`);
+    for (const schema of OUTBOXES)
+      await db.query(`CREATE OR REPLACE TRIGGER outbox_record AFTER INSERT ON ${schema}.outbox
+        FOR EACH ROW EXECUTE FUNCTION public.outbox_record()`);
+  } finally {
+    await db.end();
+  }
 }
 
 /** The directory handle the workload gives an agent's card. */
@@ -258,7 +288,7 @@ export async function recoveryMs(host: AgentClient, stage: Stage, since: number)
  *   payment without its ticket;
  * - every acknowledged question and upvote is stored; each question's upvote count equals its rows;
  * - every domain event a change committed was published (no outbox row left), exactly once (the
- *   stream holds as many messages as the outboxes have rows);
+ *   stream holds as many messages as the outboxes were given rows: recordOutboxes);
  * - the projections converged, each event applied once: the events service's ticketsSold and
  *   question count, and engagement's attendance, equal the owners' rows.
  */
@@ -301,24 +331,25 @@ export async function expectWhole(topology: Topology, stage: Stage, writes: Writ
       expect(carded.has(write.agent.agentId)).toBe(true);
     }
 
-    // Every committed change's domain events reach JetStream once the relays have caught up.
+    // Every committed change's domain events reach JetStream once the relays have caught up, and
+    // each event's row is deleted once JetStream acknowledged it.
     const published = await waitFor(
       'every outbox published',
       async () => {
-        const { rows } = await db.query<{ schema: string; pending: number; claimed: number; total: number }>(
-          ['events', 'ticketing', 'engagement', 'directory']
-            .map(
-              (schema) =>
-                `SELECT '${schema}' AS schema, count(*) FILTER (WHERE published_at IS NULL)::int AS pending,
-                        count(*) FILTER (WHERE published_at IS NULL AND claimed_until > now())::int AS claimed,
-                        count(*)::int AS total FROM ${schema}.outbox`,
-            )
-            .join(' UNION ALL '),
+        const { rows } = await db.query<{ schema: string; pending: number; claimed: number }>(
+          OUTBOXES.map(
+            (schema) =>
+              `SELECT '${schema}' AS schema, count(*)::int AS pending,
+                      count(*) FILTER (WHERE claimed_until > now())::int AS claimed FROM ${schema}.outbox`,
+          ).join(' UNION ALL '),
         );
         // What is still waiting, by outbox, and how much of it is under a live claim: the error
         // a timeout reports.
         if (rows.some((row) => row.pending > 0)) throw new Error(JSON.stringify(rows));
-        return rows.reduce((sum, row) => sum + row.total, 0);
+        const { rows: recorded } = await db.query<{ rows: number }>(
+          'SELECT count(*)::int AS rows FROM public.outbox_record',
+        );
+        return recorded[0]!.rows;
       },
       30_000,
     );

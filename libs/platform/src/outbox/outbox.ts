@@ -5,6 +5,7 @@ import type { SqlFunction } from '../sql-functions.js';
 import { activeTraceCarrier } from '../observability/tracing.js';
 import { outboxTablesV1 } from './outbox-tables-v1.js';
 import { outboxTablesV2 } from './outbox-tables-v2.js';
+import { outboxTablesV3 } from './outbox-tables-v3.js';
 
 // Schema names are spliced into SQL (they cannot be bound parameters), so only plain
 // identifiers are accepted.
@@ -27,11 +28,13 @@ export function quoteSchema(schema: string): string {
 /**
  * The DDL of a schema's outbox and processed-events (consumer dedupe) tables as the relay and the
  * consumers use them today: what this library's tests create, and what a new service's first
- * migration runs: version 1 (outbox-tables-v1.ts), then 2 (outbox-tables-v2.ts). A change to the
- * tables is a new version beside them and a migration in each service, never an edit of one.
+ * migration runs: version 1 (outbox-tables-v1.ts), then 2 and 3 (outbox-tables-v2.ts, -v3.ts). A
+ * change to the tables is a new version beside them and a migration in each service, never an
+ * edit of one.
  */
 export function outboxMigrationSql(schema: string): string[] {
-  return [...outboxTablesV1(quoteSchema(schema)), ...outboxTablesV2(quoteSchema(schema))];
+  const s = quoteSchema(schema);
+  return [...outboxTablesV1(s), ...outboxTablesV2(s), ...outboxTablesV3(s)];
 }
 
 /**

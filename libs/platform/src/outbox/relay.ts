@@ -23,15 +23,13 @@ export interface OutboxRelayOptions {
    * process crashed or was killed) is taken over at once.
    */
   leaseMs?: number;
-  /** Published rows older than this are deleted. Default 24 h. */
-  retentionMs?: number;
   /**
    * How old an unclaimed row must be before a pass that was not asked for it (a poll) takes it:
    * the writing process publishes its own rows at once after commit (publishCommitted), so a
    * younger row is almost always in flight there. Default 2 s.
    */
   sweepAfterMs?: number;
-  /** How long published ids wait to be marked together in one statement. Default 200 ms. */
+  /** How long published ids wait to be deleted together in one statement. Default 200 ms. */
   markEveryMs?: number;
 }
 
@@ -43,7 +41,7 @@ interface ClaimedRow {
   claimed_until: string;
 }
 
-/** A claimed batch's outcome: the rows published, and the rest, to give back. */
+/** A claimed batch's outcome: the rows published (to delete), and the rest, to give back. */
 interface Settlement {
   published: string[];
   left: ClaimedRow[];
@@ -59,16 +57,21 @@ const LEASE_USABLE_SHARE = 0.8;
 /**
  * Publishes committed outbox rows to JetStream, at least once, in two ways. The process that
  * committed a change publishes its events at once (publishCommitted: no statement before the
- * publish, every event of a tick in one socket write), then marks them published in one UPDATE
- * per markEveryMs for all that were acknowledged. Passes sweep up the rest: rows whose immediate
+ * publish, every event of a tick in one socket write), then deletes their rows in one DELETE per
+ * markEveryMs for all that were acknowledged. Passes sweep up the rest: rows whose immediate
  * publish failed, rows written by a server-side function that built its own events (the writer
  * asks for a pass), and rows of a process that died before publishing.
  *
+ * An acknowledged event's row is deleted, not kept: from the PubAck on, the stream is the record
+ * (kept 30 days, on a majority of nodes with NATS_STREAM_REPLICAS=3), and nothing reads a
+ * published row. So the outbox holds only what is still to publish, and a published event costs
+ * one DELETE instead of an UPDATE (a new row version with new index entries) and a later DELETE.
+ *
  * A pass never takes a row this process has in flight. No database transaction stays open
  * while publishing: a batch is claimed by one autocommit UPDATE (a lease, so that replicas share
- * the work through SKIP LOCKED), published in seq order, then marked by another autocommit UPDATE.
+ * the work through SKIP LOCKED), published in seq order, then deleted by an autocommit DELETE.
  * Each claim names its holder (`claimed_by`: the process's application_name, connectionHolder).
- * A crash between claim and mark leaves a claim whose holder is no longer in pg_stat_activity:
+ * A crash between claim and delete leaves a claim whose holder is no longer in pg_stat_activity:
  * the next pass of any relay of the schema (another replica's, or the restarted process's) takes
  * it at once, rather than after the lease. What the crashed relay had published already is
  * published again; JetStream's duplicate window drops the copy (same Nats-Msg-Id) and consumers
@@ -80,12 +83,11 @@ export class OutboxRelay {
   private readonly pollIntervalMs: number;
   private readonly batchSize: number;
   private readonly leaseMs: number;
-  private readonly retentionMs: number;
   private readonly sweepAfterMs: number;
   private readonly markEveryMs: number;
   /**
-   * Rows this process publishes at once after their commit, until they are marked published
-   * (in flight, or acknowledged and waiting for the mark): passes leave them alone.
+   * Rows this process publishes at once after their commit, until their rows are deleted (in
+   * flight, or acknowledged and waiting for the delete): passes leave them alone.
    */
   private readonly direct = new Set<string>();
   /** Of those, how many still wait for their acknowledgement. */
@@ -93,7 +95,7 @@ export class OutboxRelay {
   /** Committed this turn of the event loop, published together at its end. */
   private committed: CloudEvent[] = [];
   private committing: NodeJS.Immediate | undefined;
-  /** Published at once, to be marked in the next statement. */
+  /** Published at once, their rows to be deleted in the next statement. */
   private unmarked: string[] = [];
   private marking: Promise<void> | undefined;
   private markFailing = false;
@@ -118,7 +120,6 @@ export class OutboxRelay {
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
     this.batchSize = options.batchSize ?? 100;
     this.leaseMs = options.leaseMs ?? 30_000;
-    this.retentionMs = options.retentionMs ?? 24 * 60 * 60 * 1_000;
     this.sweepAfterMs = options.sweepAfterMs ?? 2_000;
     this.markEveryMs = options.markEveryMs ?? 200;
     this.holder = connectionHolder(options.dataSource) ?? null;
@@ -146,7 +147,7 @@ export class OutboxRelay {
    * Publishes events whose outbox rows the caller has just committed, at the end of this turn of
    * the event loop: all of them before the first acknowledgement comes back (one socket write for
    * the events of every commit of the turn), each in the trace of the write that made it. An
-   * acknowledged event is marked published with the next batch of marks; one that fails is left
+   * acknowledged event's row is deleted with the next batch of deletes; one that fails is left
    * to a pass (woken at once). Not started (a test's own writer, a stopping process): a pass is
    * woken instead, which is a no-op until the relay starts.
    */
@@ -205,14 +206,14 @@ export class OutboxRelay {
     return { pending: row?.pending ?? 0, lagSeconds: row?.lag ?? 0 };
   }
 
-  /** Stops polling, waits for the pass in flight and marks what was published at once. */
+  /** Stops polling, waits for the pass in flight and deletes the rows of what was published at once. */
   async stop(): Promise<void> {
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     await this.tail;
-    // Publishes still in flight end within their timeout; what they leave unmarked is published
-    // again by the next relay's pass (a duplicate JetStream drops).
+    // Publishes still in flight end within their timeout; what they leave in the outbox is
+    // published again by the next relay's pass (a duplicate JetStream drops).
     for (let waited = 0; this.inFlight > 0 && waited < 50; waited += 1)
       await new Promise((resolve) => setTimeout(resolve, 20));
     if (this.markTimer) clearTimeout(this.markTimer);
@@ -220,40 +221,36 @@ export class OutboxRelay {
     await this.markNow().catch((error: unknown) =>
       this.options.logger.warn(
         { err: error, schema: this.options.schema },
-        'outbox relay could not mark what it published at stop; the next pass publishes it again',
+        'outbox relay could not delete what it published at stop; the next pass publishes it again',
       ),
     );
   }
 
   private scheduleMark(): void {
     if (this.markTimer || this.marking) return;
-    // Marks are no part of the trace of the write whose publish scheduled them.
+    // The deletes are no part of the trace of the write whose publish scheduled them.
     this.markTimer = setTimeout(() => {
       this.markTimer = undefined;
       void outsideAnyTrace(() => this.markNow()).catch((error: unknown) => {
         // The database away fails every try (one per markEveryMs): warn once, the rest at debug.
         const fields = { err: error, fault: databaseFaultOf(error), schema: this.options.schema };
         if (this.markFailing)
-          this.options.logger.debug(fields, 'outbox relay could not mark published events again');
-        else this.options.logger.warn(fields, 'outbox relay could not mark published events; trying again');
+          this.options.logger.debug(fields, 'outbox relay could not delete published events again');
+        else this.options.logger.warn(fields, 'outbox relay could not delete published events; trying again');
         this.markFailing = true;
       });
     }, this.markEveryMs);
     this.markTimer.unref();
   }
 
-  /** One UPDATE for every id published since the last; one at a time. Failed ids are kept for the next. */
+  /** One DELETE for every id published since the last; one at a time. Failed ids are kept for the next. */
   private async markNow(): Promise<void> {
     if (this.marking) await this.marking;
     if (this.unmarked.length === 0) return;
     const ids = this.unmarked;
     this.unmarked = [];
     this.marking = this.options.dataSource
-      .query(
-        `UPDATE ${this.table} SET published_at = now(), claimed_until = NULL, claimed_by = NULL
-          WHERE id = ANY($1::uuid[]) AND published_at IS NULL`,
-        [ids],
-      )
+      .query(`DELETE FROM ${this.table} WHERE id = ANY($1::uuid[])`, [ids])
       .then(
         () => {
           this.markFailing = false;
@@ -362,17 +359,15 @@ export class OutboxRelay {
   }
 
   /**
-   * Writes a batch's outcome back: its published rows marked, the rest given back. Until that
+   * Writes a batch's outcome back: its published rows deleted, the rest given back. Until that
    * has succeeded the batch stays owed, and the next pass settles it first.
    */
   private async settle(batch: Settlement): Promise<void> {
     this.owed = batch;
     if (batch.published.length > 0) {
-      await this.options.dataSource.query(
-        `UPDATE ${this.table} SET published_at = now(), claimed_until = NULL, claimed_by = NULL
-          WHERE id = ANY($1::uuid[])`,
-        [batch.published],
-      );
+      await this.options.dataSource.query(`DELETE FROM ${this.table} WHERE id = ANY($1::uuid[])`, [
+        batch.published,
+      ]);
       domainEventsPublished.inc({ service: this.options.schema }, batch.published.length);
       if (this.failing)
         this.options.logger.info({ schema: this.options.schema }, 'outbox relay publishing again');
@@ -387,6 +382,9 @@ export class OutboxRelay {
    * One autocommit statement: the lease is the claim, no transaction outlives it. Rows this
    * process has in flight are left alone, and so are unclaimed rows younger than sweepAfterMs
    * unless the pass was asked for (`sweepAll`): another process is most likely publishing those.
+   * A row with `published_at` set was published by a process of the release before this one,
+   * which marked rows instead of deleting them (while a rollout runs both): it is never published
+   * again, only pruned.
    */
   private async claim(sweepAll: boolean): Promise<ClaimedRow[]> {
     // The CTE returns rows in seq order (UPDATE ... RETURNING alone has no order) and makes the
@@ -422,23 +420,24 @@ export class OutboxRelay {
     const claimedUntil = rows[0]?.claimed_until;
     await this.options.dataSource.query(
       `UPDATE ${this.table} SET claimed_until = NULL, claimed_by = NULL
-        WHERE id = ANY($1::uuid[]) AND published_at IS NULL AND claimed_until = $2::timestamptz`,
+        WHERE id = ANY($1::uuid[]) AND claimed_until = $2::timestamptz`,
       [rows.map((row) => row.id), claimedUntil],
     );
   }
 
+  /**
+   * Deletes the rows that a process of the release before this one marked published instead of
+   * deleting (during a rollout both run on one outbox), once a minute, in small chunks so that a
+   * large number never holds many row locks at once. A no-op once no such process is left.
+   */
   private async pruneWhenDue(): Promise<void> {
     if (Date.now() - this.lastPrunedAt < PRUNE_EVERY_MS) return;
     this.lastPrunedAt = Date.now();
-    // Small chunks, so that pruning a large backlog never holds many row locks at once.
     for (let chunk = 0; chunk < PRUNE_MAX_CHUNKS_PER_PASS; chunk += 1) {
       const [, deleted] = (await this.options.dataSource.query(
         `DELETE FROM ${this.table} WHERE id IN (
-           SELECT id FROM ${this.table}
-            WHERE published_at IS NOT NULL
-              AND published_at < now() - $1::double precision * interval '1 millisecond'
-            LIMIT $2)`,
-        [this.retentionMs, PRUNE_CHUNK],
+           SELECT id FROM ${this.table} WHERE published_at IS NOT NULL LIMIT $1)`,
+        [PRUNE_CHUNK],
       )) as [unknown[], number];
       if (deleted < PRUNE_CHUNK) return;
     }

@@ -1,0 +1,18 @@
+import { outboxTablesV3 } from '@townhall/platform/service';
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+/** The relay deletes what JetStream acknowledged: published rows go, and the index of unpublished ones (outbox-tables-v3.ts). */
+export class OutboxPublishedDeleted1767500000000 implements MigrationInterface {
+  name = 'OutboxPublishedDeleted1767500000000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    for (const statement of outboxTablesV3('"events"')) await queryRunner.query(statement);
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    // The published rows were in the stream already; only the index comes back.
+    await queryRunner.query(
+      'CREATE INDEX IF NOT EXISTS outbox_unpublished_seq_idx ON events.outbox (seq) WHERE published_at IS NULL',
+    );
+  }
+}

@@ -636,7 +636,7 @@ try {
   const verify = (before.verify + after.verify) / 2;
   const hotRow = (before.hotRow + after.hotRow) / 2;
   const rows = [
-    ['signed read', readReport, verify, 'verify', 0.35],
+    ['signed read', readReport, verify, 'verify', 0.5],
     ['paid RSVP', paidReport, hotRow, 'hot row', 0.35],
     ['signed question post', questionReport, verify, 'verify', 0.1],
     ['question post, 20 subscriptions elsewhere', subscribedReport, verify, 'verify', 0.1],

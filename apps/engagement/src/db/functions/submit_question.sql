@@ -22,11 +22,14 @@ BEGIN
     RETURN 'stale';
   END IF;
   -- The count and the insert are one step per (event, agent): concurrent submissions
-  -- cannot all slip under the limit.
+  -- cannot all slip under the limit. The agent's last minute in questions_by_author's order, at
+  -- most p_per_minute rows: the plan kept for the session must not read an event's every
+  -- question (by event alone, as a plan made when most events had few questions would).
   PERFORM pg_advisory_xact_lock(hashtext('engagement.questions:' || p_event || ':' || p_author));
-  IF (SELECT count(*) FROM engagement.questions
-      WHERE event_id = p_event AND author_id = p_author
-        AND created_at > p_at - interval '1 minute') >= p_per_minute THEN
+  IF (SELECT count(*) FROM (
+        SELECT FROM engagement.questions
+         WHERE event_id = p_event AND author_id = p_author AND created_at > p_at - interval '1 minute'
+         ORDER BY event_id, author_id, created_at LIMIT p_per_minute) AS recent) >= p_per_minute THEN
     RETURN 'rate_limited';
   END IF;
   INSERT INTO engagement.questions (id, event_id, author_id, body, state, created_at, updated_at)

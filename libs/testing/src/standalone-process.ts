@@ -62,7 +62,12 @@ export class StandaloneProcess {
       };
       child.stdout?.on('data', collect);
       child.stderr?.on('data', collect);
-      void exited.then((code) => reject(new Error(`exited with ${code} before it ran:\n${running.output}`)));
+      // A process that exits first ends the wait and its timer: a timer left pending held the test
+      // run's process up to startTimeoutMs after its last test (a start refused with exit 78).
+      void exited.then((code) => {
+        clearTimeout(timer);
+        reject(new Error(`exited with ${code} before it ran:\n${running.output}`));
+      });
     });
     return running;
   }

@@ -8,7 +8,7 @@ import {
   type AddressCounters,
   type AddressLimitConfig,
 } from '../src/rate-limit/address-limits.js';
-import { ReplicasOnRedis } from './fixtures.js';
+import { counting, ReplicasOnRedis } from './fixtures.js';
 
 const CONFIG: AddressLimitConfig = {
   TOWNHALL_ENV: 'development',
@@ -25,22 +25,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A client address of its own for each test: counters in the twins' stores outlive a test. */
 const newAddress = () => `ip:203.0.113.${Math.floor(Math.random() * 250)}-${randomUUID()}`;
-
-/** Every command method a client is asked to run, counted: how many round trips an admit makes. */
-function counting(client: RedisClientType): { client: RedisClientType; calls: string[] } {
-  const calls: string[] = [];
-  const proxy = new Proxy(client, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function' || typeof property !== 'string') return value;
-      return (...args: unknown[]) => {
-        calls.push(property);
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return { client: proxy, calls };
-}
 
 describe('per-address limits on the real Redis, shared by two replicas', () => {
   const redis = new ReplicasOnRedis();

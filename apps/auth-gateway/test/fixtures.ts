@@ -48,3 +48,19 @@ export class ReplicasOnRedis {
     await this.server?.stop();
   }
 }
+
+/** Every command method a client is asked to run, counted: how many round trips a call makes. */
+export function counting(client: RedisClientType): { client: RedisClientType; calls: string[] } {
+  const calls: string[] = [];
+  const proxy = new Proxy(client, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function' || typeof property !== 'string') return value;
+      return (...args: unknown[]) => {
+        calls.push(property);
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  return { client: proxy, calls };
+}

@@ -4,7 +4,7 @@ import { waitFor } from '@townhall/testing';
 import type { RedisClientType } from 'redis';
 import { MemoryNonceStore, RedisNonceStore, type NonceStore } from '../src/auth/nonce-store.js';
 import { RateLimits, type RateLimitConfig, type RateLimitKind } from '../src/rate-limit/rate-limits.js';
-import { ReplicasOnRedis } from './fixtures.js';
+import { counting, ReplicasOnRedis } from './fixtures.js';
 
 const CONFIG: RateLimitConfig = {
   TOWNHALL_ENV: 'development',
@@ -12,22 +12,6 @@ const CONFIG: RateLimitConfig = {
   RATE_LIMIT_WRITE_BURST: 5,
   RATE_LIMIT_READS_PER_SECOND: 4,
 };
-
-/** Every command method a client is asked to run, counted: how many round trips a claim makes. */
-function counting(client: RedisClientType): { client: RedisClientType; calls: string[] } {
-  const calls: string[] = [];
-  const proxy = new Proxy(client, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function' || typeof property !== 'string') return value;
-      return (...args: unknown[]) => {
-        calls.push(property);
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return { client: proxy, calls };
-}
 
 describe('nonce claims and rate limits on the real Redis, in one round trip', () => {
   // It sends SCRIPT FLUSH: on a server of its own.

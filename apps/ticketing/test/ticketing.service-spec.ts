@@ -234,7 +234,7 @@ describe('ticketing service', () => {
     const waiting = async (count: number) =>
       waitFor(`${count} purchases waiting for the seats`, async () => {
         const [row] = await ticketing.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ~ 'ticketing.purchase'`,
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ~ 'ticketing.purchase'`,
         );
         return row!.n >= count || undefined;
       });

@@ -79,7 +79,7 @@ describe('service-auth-v1 test vectors', () => {
       expect(c.xNonce).toBe(vectors.nonce);
     });
 
-    it('is reproduced by signRequest (noble)', () => {
+    it('is reproduced by signRequest (node:crypto here, noble in a browser: signer.property.spec.ts)', () => {
       const signed = signRequest({
         key: agentKey,
         audience: vectors.audience,

@@ -82,6 +82,34 @@ describe('DrainingNatsServer: a stopping service waits for what it is handling, 
   });
 });
 
+describe('DrainingNatsServer on a connection it is given (a service has one connection)', () => {
+  it('serves on it, waits for what it handles when it closes, and leaves it open for its owner', async () => {
+    const shared = await connect({ servers: NATS_URL });
+    try {
+      const borrower = new DrainingNatsServer({
+        connection: shared,
+        queue: `drain${RUN}`,
+        maxGraceMs: MAX_GRACE_MS,
+      });
+      const service = await NestFactory.createMicroservice(SlowModule, { strategy: borrower, logger: false });
+      await service.listen();
+      // The service's own requests go out on the same connection it serves on.
+      const client = new NatsServiceClient(shared, 4_000);
+      finished = 0;
+      const inFlight = client.send(Slow, { ms: 300 }, meta);
+      await waitUntil(() => borrower.handling === 1);
+      await service.close();
+      expect(finished).toBe(1);
+      await expect(inFlight).resolves.toEqual({ done: true });
+      expect(shared.isClosed()).toBe(false);
+      await expect(client.send(Slow, { ms: 1 }, meta)).rejects.toMatchObject({ code: 'service.unavailable' });
+      await shared.flush();
+    } finally {
+      await shared.close();
+    }
+  });
+});
+
 async function waitUntil(condition: () => boolean): Promise<void> {
   const deadline = Date.now() + 5_000;
   while (!condition()) {

@@ -1,3 +1,4 @@
+import type { NatsConnection } from '@nats-io/transport-node';
 import { ServerNats, type NatsOptions } from '@nestjs/microservices';
 import { contextOf, inSpan, isTracing, SpanKind } from '../observability/tracing.js';
 
@@ -11,17 +12,39 @@ const CLIENT_INBOX = '_INBOX';
  * reply. Here that wait is read when the close asks for it: none when nothing is in flight (an idle
  * service stops at once), else `maxGraceMs` for the handlers still running. A message counts as in
  * flight from its delivery until its handler settled and its reply was handed to the connection.
+ *
+ * Given a `connection`, it serves on that one instead of opening its own (a service's replies, its
+ * JetStream publishes and its consumers' acks share one socket). Closing the server then leaves
+ * the connection open: its owner drains it after the relay's last publish.
  */
 export class DrainingNatsServer extends ServerNats {
   private inFlight = 0;
+  private readonly connection: NatsConnection | undefined;
 
-  constructor(options: NonNullable<NatsOptions['options']> & { maxGraceMs: number }) {
-    const { maxGraceMs, ...rest } = options;
+  constructor(
+    options: NonNullable<NatsOptions['options']> & { maxGraceMs: number; connection?: NatsConnection },
+  ) {
+    const { maxGraceMs, connection, ...rest } = options;
     const settings: NonNullable<NatsOptions['options']> = { ...rest, gracefulShutdown: true };
     super(settings);
+    this.connection = connection;
     Object.defineProperty(settings, 'gracePeriod', {
       enumerable: true,
       get: () => (this.inFlight === 0 ? 0 : maxGraceMs),
+    });
+  }
+
+  override async createNatsClient(): ReturnType<ServerNats['createNatsClient']> {
+    if (!this.connection) return super.createNatsClient();
+    // Nest closes the client it was given when it closes: a borrowed one is handed over with a
+    // close of no effect, everything else of it as it is.
+    const connection = this.connection;
+    return new Proxy(connection, {
+      get(target, property, receiver) {
+        if (property === 'close') return () => Promise.resolve();
+        const value: unknown = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
     });
   }
 

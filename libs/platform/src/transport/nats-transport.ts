@@ -18,11 +18,12 @@ export interface NatsSettings {
 }
 
 /**
- * A service's transport in distributed mode: a NATS connection of its own for requests to
- * other services, JetStream publishing and durable consumers, and Nest's NATS transport, in the
- * service's queue group, for the requests it serves. Both connections are the service's NATS user
- * and know every server of the list. A service that announces domain events keeps the TOWNHALL
- * stream in shape (created, with its replicas); one that announces none may not, and waits for it.
+ * A service's transport in distributed mode: one NATS connection, the service's NATS user, for
+ * everything: the requests it serves (Nest's NATS transport, in the service's queue group), its
+ * requests to other services, JetStream publishing and durable consumers (a second connection cost
+ * the service and the NATS server a socket's reads and writes of their own per write). A service
+ * that announces domain events keeps the TOWNHALL stream in shape (created, with its replicas); one
+ * that announces none may not, and waits for it.
  */
 export async function openNatsTransport(
   name: BusApp,
@@ -31,7 +32,7 @@ export async function openNatsTransport(
 ): Promise<ServiceTransport> {
   const nats = await connect({
     ...settings.connection,
-    name: `${name}-events`,
+    name,
     ...NATS_RECONNECT,
     waitOnFirstConnect: true,
     noAsyncTraces: true,
@@ -40,13 +41,7 @@ export async function openNatsTransport(
   else await awaitTownhallStream(nats, logger);
   return {
     microservice: (queue) => ({
-      strategy: new DrainingNatsServer({
-        ...settings.connection,
-        queue,
-        name: queue,
-        ...NATS_RECONNECT,
-        maxGraceMs: SHUTDOWN_GRACE_MS,
-      }),
+      strategy: new DrainingNatsServer({ connection: nats, queue, maxGraceMs: SHUTDOWN_GRACE_MS }),
     }),
     client: (timeoutMs) => new NatsServiceClient(nats, timeoutMs, logger),
     // A PubAck takes milliseconds; one that has not come in 2 s (the stream's leader lost, a new

@@ -244,10 +244,11 @@ describe.each([
     // The flood is on and off in turn, a quarter of a second each, while the writes go on: each
     // write is counted as flooded or alone by when it ran, so whatever else this shared machine
     // does meanwhile weighs on both alike (two long runs one after the other measured the
-    // neighbours as much as the flood). Three such measurements, and the verdict is the median
-    // one's: a p99 is a few writes' worth, and one stall of the machine in one half of one run
-    // would otherwise decide it.
-    const ratios: number[] = [];
+    // neighbours as much as the flood). Three such measurements, and the verdict is on the p99 of
+    // all their writes together: a measurement's p99 is its 8 or 9 slowest writes, which one stall of
+    // the machine decides (one measurement's ratio ranged from 0.8 to 1.5 with nothing changed, and a
+    // median of three such failed a CI run); of the writes of all three it is the 25 slowest.
+    const [allFlooded, allAlone]: [number[], number[]] = [[], []];
     for (let measurement = 0; measurement < 3; measurement++) {
       const epoch = Date.now() + 500;
       const running = flood(deployment, FLOOD_PER_SECOND, epoch);
@@ -264,10 +265,11 @@ describe.each([
       const baseline = writes.filter((write) => floodedDuring(write, epoch) === false).map((w) => w.ms);
       const rate = floodResult.sent / floodResult.seconds;
       const [p99Alone, p99Flooded] = [percentile(baseline, 99), percentile(flooded, 99)];
-      ratios.push(p99Flooded / p99Alone);
+      allFlooded.push(...flooded);
+      allAlone.push(...baseline);
       process.stdout.write(
         `${mode}: signed write p99 ${p99Alone.toFixed(2)} ms alone (${baseline.length} writes), ` +
-          `${p99Flooded.toFixed(2)} ms flooded (${flooded.length}), under ${floodResult.sent} ` +
+          `${p99Flooded.toFixed(2)} ms flooded (${flooded.length}, ${(p99Flooded / p99Alone).toFixed(2)}x), under ${floodResult.sent} ` +
           `GET /readyz?x in ${floodResult.seconds.toFixed(1)} s on (${rate.toFixed(0)}/s; answers ` +
           `${JSON.stringify(floodResult.statuses)}); p50 ${percentile(baseline, 50).toFixed(2)} / ` +
           `${percentile(flooded, 50).toFixed(2)} ms\n`,
@@ -279,8 +281,11 @@ describe.each([
       // Answered, every one, 200 (a probe's query is ignored).
       expect(Object.keys(floodResult.statuses)).toEqual(['200']);
     }
-    process.stdout.write(`${mode}: p99 flooded / alone ${ratios.map((r) => r.toFixed(2)).join(', ')}\n`);
-    expect(percentile(ratios, 50)).toBeLessThanOrEqual(1.2);
+    const ratio = percentile(allFlooded, 99) / percentile(allAlone, 99);
+    process.stdout.write(
+      `${mode}: p99 of all ${allFlooded.length} flooded / all ${allAlone.length} alone writes ${ratio.toFixed(2)}\n`,
+    );
+    expect(ratio).toBeLessThanOrEqual(1.2);
   });
 });
 

@@ -1,5 +1,4 @@
 import {
-  bindToContext,
   contextOf,
   isTracing,
   openSpan,
@@ -16,7 +15,7 @@ type Opened = NonNullable<ReturnType<typeof openSpan>>;
  * its method and route, its status), continuing the caller's `traceparent` if it sent one, and
  * active for everything the request does: its service requests carry it on in their NATS
  * headers. It records no header, query or body: never a signature, a nonce or a payment. Must be
- * the first onRequest hook, so that every later one runs within it.
+ * installed before any other hook, so that every later one runs within it.
  */
 export function installRequestTracing(fastify: FastifyInstance): void {
   if (!isTracing()) return;
@@ -33,9 +32,16 @@ export function installRequestTracing(fastify: FastifyInstance): void {
       return;
     }
     spans.set(request, opened);
-    // The body arrives in the request stream's events: they too run within the request's span.
-    bindToContext(opened.context, request.raw);
     withContext(opened.context, done);
+  });
+  // The body arrives in the request stream's events, which run in the context of the socket that
+  // read it: once it is read, the rest of the request (validation, the handler, its service
+  // requests, its log lines) runs within the request's span again. Binding the stream's listeners
+  // instead wrote eight methods onto every request's IncomingMessage, each listener wrapped.
+  fastify.addHook('preValidation', (request, _reply, done) => {
+    const opened = spans.get(request);
+    if (opened) withContext(opened.context, done);
+    else done();
   });
   const end = (request: FastifyRequest, status?: number) => {
     const opened = spans.get(request);

@@ -258,14 +258,6 @@ function injectable(ctx: Context): Context {
 }
 
 /**
- * Binds an emitter's listeners to `ctx` (an HTTP request's, whose body arrives in events that
- * would otherwise run in the context of the socket that read it). No-op without tracing.
- */
-export function bindToContext<E extends NodeJS.EventEmitter>(ctx: Context | undefined, emitter: E): E {
-  return ctx ? context.bind(ctx, emitter) : emitter;
-}
-
-/**
  * Runs `work` outside any trace: background work that a request only woke (the outbox relay's
  * pass serves the events of many writes) must not be counted as that request's.
  */

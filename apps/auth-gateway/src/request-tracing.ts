@@ -1,11 +1,4 @@
-import {
-  contextOf,
-  isTracing,
-  openSpan,
-  SpanKind,
-  withContext,
-  type TraceCarrier,
-} from '@townhall/platform';
+import { contextOf, isTracing, openSpan, SpanKind, withContext, type TraceCarrier } from '@townhall/platform';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 type Opened = NonNullable<ReturnType<typeof openSpan>>;

@@ -162,7 +162,9 @@ export function contextOf(
 /** The active span's trace context, to carry along (a domain event, a NATS request); none when off. */
 export function activeTraceCarrier(): TraceCarrier | undefined {
   if (!provider) return undefined;
-  const active = injectable(context.active());
+  const active = context.active();
+  const kept = active.getValue(UNSAMPLED) as SpanContext | undefined;
+  if (kept) return carrierOf(kept);
   if (!trace.getSpan(active)) return undefined;
   const carrier: TraceCarrier = {};
   propagation.inject(active, carrier);
@@ -207,6 +209,9 @@ export function openSpan(
 ): { span: Span; context: Context; end(error?: unknown): void } | undefined {
   if (!provider) return undefined;
   const parent = options.parent ?? context.active();
+  // Within an unsampled trace already (a request's service call): its context as it is.
+  const kept = parent.getValue(UNSAMPLED) as SpanContext | undefined;
+  if (kept) return { span: trace.wrapSpanContext(kept), context: parent, end: () => undefined };
   const unsampledParent = unsampledTraceOf(parent);
   if (unsampledParent) return unsampled(parent, unsampledParent);
   const span = tracer().startSpan(
@@ -228,10 +233,8 @@ export function openSpan(
   };
 }
 
-/** The unsampled trace `parent` continues, if its sampler follows parents and the parent is one. */
+/** The unsampled span `parent` has, if its sampler follows parents and the parent is one. */
 function unsampledTraceOf(parent: Context): SpanContext | undefined {
-  const kept = parent.getValue(UNSAMPLED) as SpanContext | undefined;
-  if (kept) return kept;
   if (!followsParent) return undefined;
   const spanContext = trace.getSpanContext(parent);
   return spanContext && isSpanContextValid(spanContext) && (spanContext.traceFlags & TraceFlags.SAMPLED) === 0
@@ -244,17 +247,13 @@ function unsampled(
   parent: Context,
   spanContext: SpanContext,
 ): { span: Span; context: Context; end(error?: unknown): void } {
+  // Each change of a context copies it: none where there is no span to take out (a root).
+  const withoutSpan = trace.getSpan(parent) ? trace.deleteSpan(parent) : parent;
   return {
     span: trace.wrapSpanContext(spanContext),
-    context: trace.deleteSpan(parent).setValue(UNSAMPLED, spanContext),
+    context: withoutSpan.setValue(UNSAMPLED, spanContext),
     end: () => undefined,
   };
-}
-
-/** `ctx` with its unsampled trace as a span context again, for a propagator to write. */
-function injectable(ctx: Context): Context {
-  const kept = ctx.getValue(UNSAMPLED) as SpanContext | undefined;
-  return kept ? trace.setSpanContext(ctx, kept) : ctx;
 }
 
 /**
@@ -279,9 +278,28 @@ export function linkTo(carrier: TraceCarrier | undefined): Link | undefined {
 /** Sets the active context's headers on an outgoing message (`set(name, value)`). */
 export function injectTraceHeaders(set: (name: string, value: string) => void): void {
   if (!provider) return;
-  propagation.inject(injectable(context.active()), undefined, {
-    set: (_carrier, key, value) => set(key, value),
-  });
+  const active = context.active();
+  const kept = active.getValue(UNSAMPLED) as SpanContext | undefined;
+  if (kept) {
+    const carrier = carrierOf(kept);
+    set('traceparent', carrier.traceparent);
+    if (carrier.tracestate) set('tracestate', carrier.tracestate);
+    return;
+  }
+  propagation.inject(active, undefined, { set: (_carrier, key, value) => set(key, value) });
+}
+
+/**
+ * An unsampled trace's carrier, written as W3C Trace Context writes it (version 00) without a
+ * context made for the propagator to read it from: the trace goes on as it came.
+ */
+function carrierOf(kept: SpanContext): TraceCarrier & { traceparent: string } {
+  const flags = (kept.traceFlags & 0xff).toString(16).padStart(2, '0');
+  const tracestate = kept.traceState?.serialize();
+  return {
+    traceparent: `00-${kept.traceId}-${kept.spanId}-${flags}`,
+    ...(tracestate ? { tracestate } : {}),
+  };
 }
 
 /** `trace_id` and `span_id` of the active span, for a log line (pino's mixin); empty when none. */

@@ -624,6 +624,31 @@ try {
           unsampledCpuChange: Number(turn.unsampledCpuChange.toFixed(3)),
           okPerSecond: Object.fromEntries(Object.entries(turn.measured).map(([k, r]) => [k, r.okPerSecond])),
         })),
+        // Where each kind's CPU per post went, process by process: the median over the turns of
+        // (traced or unsampled - untraced), in microseconds of the untraced turn's load units.
+        changeByProcess: Object.fromEntries(
+          ['traced', 'unsampled'].map((kind) => [
+            kind,
+            Object.fromEntries(
+              Object.keys(turns[0].measured.untraced.cpuMicrosecondsPerRequest)
+                .filter((name) => name !== 'load generator')
+                .map((name) => [
+                  name,
+                  Math.round(
+                    median(
+                      turns.map(({ measured }) => {
+                        const unit = (report) => report.cpuMicrosecondsPerRequest['load generator'];
+                        const inUntracedUnits = (report) =>
+                          ((report.cpuMicrosecondsPerRequest[name] ?? 0) / unit(report)) *
+                          unit(measured.untraced);
+                        return inUntracedUnits(measured[kind]) - inUntracedUnits(measured.untraced);
+                      }),
+                    ),
+                  ),
+                ]),
+            ),
+          ]),
+        ),
         cpuChange: Number(median(turns.map((turn) => turn.tracedCpuChange)).toFixed(3)),
         unsampledCpuChange: Number(median(turns.map((turn) => turn.unsampledCpuChange)).toFixed(3)),
       };
@@ -706,6 +731,14 @@ try {
       `| question post, tracing on, nothing sampled | | | | +3% CPU | ` +
         `${tracedReport.unsampledCpuChange <= 0.03 ? 'yes' : 'NO'} | CPU per post ${signed(tracedReport.unsampledCpuChange)} (median) |`,
     );
+    for (const [kind, change] of Object.entries(tracedReport.changeByProcess))
+      console.log(
+        `${kind} - untraced, us per post: ` +
+          Object.entries(change)
+            .sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]))
+            .map(([name, us]) => `${name} ${us >= 0 ? '+' : ''}${us}`)
+            .join(', '),
+      );
   }
   if (standaloneReport) {
     const { firstStartMs, restartMs, rssMbAfterWorkload } = standaloneReport;

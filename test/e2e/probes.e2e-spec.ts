@@ -238,16 +238,19 @@ describe.each([
     expect(Object.values(checks).every((state) => state === 'ok')).toBe(true);
   });
 
-  it('GET /readyz?x floods of several hundred a second do not slow a signed write p99 by more than 20 %', async () => {
+  it('GET /readyz?x floods of several hundred a second slow a signed write by at most 20 % at the median and 50 % at p99', async () => {
     const key = generateAgentKey();
     await timedWrites(deployment, key, 200); // warm: JIT, pools, caches
     // The flood is on and off in turn, a quarter of a second each, while the writes go on: each
     // write is counted as flooded or alone by when it ran, so whatever else this shared machine
     // does meanwhile weighs on both alike (two long runs one after the other measured the
-    // neighbours as much as the flood). Three such measurements, and the verdict is on the p99 of
-    // all their writes together: a measurement's p99 is its 8 or 9 slowest writes, which one stall of
-    // the machine decides (one measurement's ratio ranged from 0.8 to 1.5 with nothing changed, and a
-    // median of three such failed a CI run); of the writes of all three it is the 25 slowest.
+    // neighbours as much as the flood). Three such measurements, and the verdict is on all their
+    // writes together. A flood that reached the dependencies (a SELECT 1 on standalone's one PGlite
+    // connection per probe, a Redis and a NATS round trip per probe) starves the writes: their median
+    // moves. The p99 of a few thousand sequential writes on this shared machine is their 25 slowest,
+    // which stalls of the machine decide as much as the flood: with nothing changed, one measurement's
+    // p99 ratio ranged from 0.8 to 1.5 and the three together from 0.87 to 1.26, while the medians
+    // moved at most 12 %. So the median is held to 20 %, and the p99 to 50 %.
     const [allFlooded, allAlone]: [number[], number[]] = [[], []];
     for (let measurement = 0; measurement < 3; measurement++) {
       const epoch = Date.now() + 500;
@@ -281,11 +284,12 @@ describe.each([
       // Answered, every one, 200 (a probe's query is ignored).
       expect(Object.keys(floodResult.statuses)).toEqual(['200']);
     }
-    const ratio = percentile(allFlooded, 99) / percentile(allAlone, 99);
+    const [median, p99] = [50, 99].map((p) => percentile(allFlooded, p) / percentile(allAlone, p));
     process.stdout.write(
-      `${mode}: p99 of all ${allFlooded.length} flooded / all ${allAlone.length} alone writes ${ratio.toFixed(2)}\n`,
+      `${mode}: all ${allFlooded.length} flooded / all ${allAlone.length} alone writes: ` +
+        `median ${median!.toFixed(2)}, p99 ${p99!.toFixed(2)}\n`,
     );
-    expect(ratio).toBeLessThanOrEqual(1.2);
+    expect({ median: median! <= 1.2, p99: p99! <= 1.5 }).toEqual({ median: true, p99: true });
   });
 });
 

@@ -1,4 +1,4 @@
-import { outboxTablesV3 } from '@townhall/platform/service';
+import { outboxTablesV3, undoOutboxTablesV3 } from '@townhall/platform/service';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** The relay deletes what JetStream acknowledged: published rows go, and the index of unpublished ones (outbox-tables-v3.ts). */
@@ -10,9 +10,6 @@ export class OutboxPublishedDeleted1767500000000 implements MigrationInterface {
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    // The published rows were in the stream already; only the index comes back.
-    await queryRunner.query(
-      'CREATE INDEX IF NOT EXISTS outbox_unpublished_seq_idx ON engagement.outbox (seq) WHERE published_at IS NULL',
-    );
+    for (const statement of undoOutboxTablesV3('"engagement"')) await queryRunner.query(statement);
   }
 }

@@ -11,7 +11,7 @@ export {
 } from './outbox.js';
 export { outboxTablesV1 } from './outbox-tables-v1.js';
 export { outboxTablesV2 } from './outbox-tables-v2.js';
-export { outboxTablesV3 } from './outbox-tables-v3.js';
+export { outboxTablesV3, undoOutboxTablesV3 } from './outbox-tables-v3.js';
 export {
   JetStreamPublisher,
   awaitTownhallStream,

@@ -1,4 +1,4 @@
-import { outboxTablesV3 } from './outbox-tables-v3.js';
+import { outboxTablesV3, undoOutboxTablesV3 } from './outbox-tables-v3.js';
 
 describe('outboxTablesV3: frozen, because a migration of each announcing service runs it', () => {
   it('is, byte for byte, what those migrations ran when they were written', () => {
@@ -7,6 +7,12 @@ describe('outboxTablesV3: frozen, because a migration of each announcing service
     expect(outboxTablesV3('"ticketing"')).toEqual([
       'DELETE FROM "ticketing".outbox WHERE published_at IS NOT NULL',
       'DROP INDEX IF EXISTS "ticketing".outbox_unpublished_seq_idx',
+    ]);
+  });
+
+  it('is undone by bringing back the index of unpublished rows, as the migrations wrote it', () => {
+    expect(undoOutboxTablesV3('"ticketing"')).toEqual([
+      'CREATE INDEX IF NOT EXISTS outbox_unpublished_seq_idx ON "ticketing".outbox (seq) WHERE published_at IS NULL',
     ]);
   });
 });

@@ -13,3 +13,13 @@ export function outboxTablesV3(schema: string): string[] {
     `DROP INDEX IF EXISTS ${schema}.outbox_unpublished_seq_idx`,
   ];
 }
+
+/**
+ * What undoes version 3 (a migration's `down`): the index of unpublished rows comes back. The rows
+ * it deleted were in the stream already.
+ */
+export function undoOutboxTablesV3(schema: string): string[] {
+  return [
+    `CREATE INDEX IF NOT EXISTS outbox_unpublished_seq_idx ON ${schema}.outbox (seq) WHERE published_at IS NULL`,
+  ];
+}

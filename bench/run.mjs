@@ -58,8 +58,15 @@ const system = await benchSystem({
 });
 const { audience, env } = system;
 
-/** BENCH_PROFILE=dir writes a V8 CPU profile of each app there, to see where the time goes. */
+/**
+ * BENCH_PROFILE=dir writes a V8 CPU profile of each app there, to see where the time goes.
+ * BENCH_PERF=1 instead has each app write the map that lets Linux `perf record -a` name its
+ * JavaScript frames: the CPU a process really spends, kernel included, where a V8 profile counts
+ * the wall time of a socket write in which the writer was descheduled.
+ */
 function profileArgs(app) {
+  if (process.env.BENCH_PERF)
+    return ['--perf-basic-prof-only-functions', '--interpreted-frames-native-stack'];
   return process.env.BENCH_PROFILE
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}/${app}`]
     : [];

@@ -43,6 +43,7 @@ const TOOLS = [
   'event_start',
   'event_end',
   'event_cancel',
+  'invite_add',
   'rsvp',
   'tickets_mine',
   'stage_read',
@@ -293,6 +294,30 @@ describe.each([
       free.title,
     );
 
+    // An invite-only event: the host invites an agent, once however often it asks.
+    const invitesOnly = structured<EventView>(
+      await call(hostMcp, 'event_create', {
+        title: `MCP invite-only ${mode}`,
+        startsAt: inHours(5),
+        endsAt: inHours(6),
+        access: 'invite',
+      }),
+    );
+    expect(invitesOnly.access).toBe('invite');
+    const invite = { eventId: invitesOnly.id, agentIds: [alice.api.agentId] };
+    expect(structured(await call(hostMcp, 'invite_add', invite))).toEqual({
+      invites: [
+        {
+          eventId: invitesOnly.id,
+          agentId: alice.api.agentId,
+          invitedBy: host.api.agentId,
+          invitedAt: expect.any(String),
+        },
+      ],
+      added: 1,
+    });
+    expect(structured(await call(hostMcp, 'invite_add', invite))).toMatchObject({ added: 0 });
+
     // A throwaway event goes live and ends; the one the tests use next starts.
     const brief = structured<EventView>(
       await call(hostMcp, 'event_create', { title: 'Over soon', startsAt: inHours(1), endsAt: inHours(2) }),
@@ -317,6 +342,9 @@ describe.each([
       code: 'role.forbidden',
       status: 403,
     });
+    expect(
+      refused(await call(aliceMcp, 'invite_add', { eventId: free.id, agentIds: [alice.api.agentId] })),
+    ).toMatchObject({ code: 'role.forbidden', status: 403 });
     expect(refused(await call(aliceMcp, 'event_get', { eventId: 'no-such-event' }))).toMatchObject({
       code: expect.stringMatching(/^(event\.not_found|validation\.failed)$/),
     });

@@ -25,6 +25,59 @@ function anEvent(overrides: Partial<EventFieldsInput> = {}): EventFieldsInput {
   };
 }
 
+/**
+ * docs/product.md "Who may come": an invite-only event through the gateway, as either mode runs
+ * it. The host's invites are idempotent and hostile input is refused; an invite removed keeps the
+ * ticket it let the agent take; an event made open lets anyone in.
+ */
+async function whoMayCome(client: () => AgentClient): Promise<void> {
+  const host = client();
+  const event = await host.events.create(anEvent({ capacity: 5, access: 'invite' }));
+  expect(event.access).toBe('invite');
+  const [guest, stranger] = [client(), client()];
+  expect(await refusal(stranger.tickets.rsvp(event.id))).toEqual({ status: 403, code: 'access.not_invited' });
+  expect(await refusal(stranger.waitlist.join(event.id))).toEqual({
+    status: 403,
+    code: 'access.not_invited',
+  });
+  expect(await refusal(stranger.invites.add(event.id, [stranger.agentId]))).toEqual({
+    status: 403,
+    code: 'role.forbidden',
+  });
+  expect(await refusal(stranger.invites.list(event.id))).toEqual({ status: 403, code: 'role.forbidden' });
+
+  const added = await host.invites.add(event.id, [guest.agentId, guest.agentId]);
+  expect(added).toMatchObject({ added: 1, invites: [{ agentId: guest.agentId, invitedBy: host.agentId }] });
+  expect(await host.invites.add(event.id, [guest.agentId])).toEqual({ added: 0, invites: added.invites });
+  expect((await host.invites.list(event.id)).items).toEqual(added.invites);
+  for (const agentIds of [[], Array.from({ length: 101 }, () => client().agentId), ['not an agent\u0000']])
+    expect(await refusal(host.invites.add(event.id, agentIds))).toEqual({
+      status: 400,
+      code: 'validation.failed',
+    });
+  expect(await refusal(host.invites.list(event.id, { cursor: 'tampered' }))).toEqual({
+    status: 400,
+    code: 'validation.failed',
+  });
+
+  const { ticket, created } = await guest.tickets.rsvp(event.id);
+  expect([created, ticket.status]).toEqual([true, 'active']);
+  expect(await host.invites.remove(event.id, guest.agentId)).toEqual(added.invites[0]);
+  expect(await refusal(host.invites.remove(event.id, guest.agentId))).toEqual({
+    status: 404,
+    code: 'invite.not_found',
+  });
+  expect((await host.invites.list(event.id)).items).toEqual([]);
+  expect(await guest.tickets.held(event.id)).toMatchObject({ id: ticket.id, status: 'active' });
+
+  // Made open, the event lets anyone in (ticketing hears of the change from the event's domain event).
+  expect((await host.events.update(event.id, { access: 'open' })).access).toBe('open');
+  await waitFor('the stranger let in', async () => {
+    const reply = await stranger.tickets.rsvp(event.id).catch(() => undefined);
+    return reply?.ticket.status === 'active' ? reply : undefined;
+  });
+}
+
 describe('waitlist (distributed)', () => {
   let topology: Topology;
   let db: pg.Client;
@@ -127,6 +180,10 @@ describe('waitlist (distributed)', () => {
     });
   });
 
+  it('lets only the invited into an invite-only event', async () => {
+    await whoMayCome(() => topology.client());
+  });
+
   it('holds a freed paid seat for the first in line; an offer that runs out passes to the next', async () => {
     const event = await host.events.create(
       anEvent({ capacity: 1, offerMinutes: 10, ticketing: { mode: 'single', price: '100' } }),
@@ -196,6 +253,10 @@ describe('waitlist (standalone)', () => {
   });
   afterAll(async () => {
     await standalone?.stop();
+  });
+
+  it('lets only the invited into an invite-only event', async () => {
+    await whoMayCome(client);
   });
 
   it('gives a seat given back to the first in line, and lets the second leave', async () => {

@@ -134,6 +134,7 @@ describe('townhall command line', () => {
       'rsvp',
       'tickets',
       'waitlist',
+      'invites',
       'stage',
       'questions',
       'moderation',
@@ -387,6 +388,83 @@ describe('townhall command line', () => {
         'POST /events/e1/waitlist signed {}',
       ]);
       expect((await run('waitlist', 'list', '--limit', '0')).code).toBe(2);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('invites agents to an event, lists and removes invites, signed; --access in the event', async () => {
+    const invite = (agentId: string) => ({
+      eventId: 'e1',
+      agentId,
+      invitedBy: 'host',
+      invitedAt: '2027-03-04T19:05:00.000Z',
+    });
+    const gateway = await fakeGateway((route) => {
+      if (route === 'GET /directory/handles/bob') return { agentId: 'agent-b', handle: 'bob' };
+      if (route === 'POST /events/e1/invites')
+        return { invites: [invite('agent-b'), invite('agent-c')], added: 1 };
+      if (route === 'GET /events/e1/invites') return { items: [invite('agent-b')], nextCursor: 'c2' };
+      if (route === 'DELETE /events/e1/invites/agent-b') return invite('agent-b');
+      return { ...QUESTION, state: 'open' };
+    });
+    try {
+      await townhall(home, 'keygen');
+      const run = (...argv: string[]) => townhall(home, '--url', gateway.url, ...argv);
+      expect((await run('invites', 'add', 'e1', '@bob', 'agent-c')).stdout).toBe(
+        [
+          '1 invited now, 1 invited before',
+          'AGENT    INVITED BY  SINCE',
+          'agent-b  host        2027-03-04 19:05 UTC',
+          'agent-c  host        2027-03-04 19:05 UTC',
+          '',
+        ].join('\n'),
+      );
+      expect((await run('invites', 'list', 'e1', '--limit', '1')).stdout).toBe(
+        [
+          'AGENT    INVITED BY  SINCE',
+          'agent-b  host        2027-03-04 19:05 UTC',
+          'more: --cursor c2',
+          '',
+        ].join('\n'),
+      );
+      expect((await run('invites', 'remove', 'e1', 'agent-b')).stdout).toBe(
+        'removed: agent-b invited to e1 by host (2027-03-04 19:05 UTC)\n',
+      );
+      // --json: printed as the gateway answered (this fake answers a question, not an event).
+      expect((await run('--json', 'events', 'update', 'e1', '--access', 'invite')).code).toBe(0);
+      expect(
+        (
+          await run(
+            '--json',
+            'events',
+            'create',
+            '--title',
+            'AMA',
+            '--starts-at',
+            '2030-01-01T18:00:00Z',
+            '--timezone',
+            'UTC',
+            '--access',
+            'invite',
+          )
+        ).code,
+      ).toBe(0);
+      expect(gateway.seen).toEqual([
+        'GET /directory/handles/bob signed',
+        'POST /events/e1/invites signed {"agentIds":["agent-b","agent-c"]}',
+        'GET /events/e1/invites?limit=1 signed',
+        'DELETE /events/e1/invites/agent-b signed',
+        'PATCH /events/e1 signed {"access":"invite"}',
+        'POST /events signed {"title":"AMA","startsAt":"2030-01-01T18:00:00.000Z","endsAt":"2030-01-01T19:00:00.000Z","timezone":"UTC","capacity":100,"access":"invite"}',
+      ]);
+      const closed = await run('events', 'update', 'e1', '--access', 'closed');
+      expect(closed.code).toBe(2);
+      expect(closed.stderr).toContain('Allowed choices are open, invite');
+      expect((await run('invites', 'add', 'e1')).stderr).toContain("missing required argument 'agent'");
+      const many = await run('invites', 'add', 'e1', ...Array.from({ length: 101 }, (_, n) => `agent-${n}`));
+      expect(many).toMatchObject({ code: 2, stderr: 'error usage: at most 100 agents at once, not 101\n' });
+      expect(gateway.seen).toHaveLength(6);
     } finally {
       await gateway.close();
     }

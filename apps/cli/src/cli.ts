@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { registerDemo } from './commands/demo.js';
 import { registerDirectory } from './commands/directory.js';
 import { registerEvents } from './commands/events.js';
+import { registerInvites } from './commands/invites.js';
 import { registerKeys } from './commands/keys.js';
 import { registerLedger } from './commands/ledger.js';
 import { registerMcp } from './commands/mcp.js';
@@ -66,6 +67,7 @@ export function createProgram(io: CliIo, options: ProgramOptions = {}): Command 
   registerRsvp(program, io);
   registerTickets(program, io);
   registerWaitlist(program, io);
+  registerInvites(program, io);
   registerStage(program, io);
   registerQuestions(program, io);
   registerModeration(program, io);

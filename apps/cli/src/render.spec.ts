@@ -1,10 +1,13 @@
-import type { BlockView, EventView, QuestionView, StageMessageView } from '@townhall/contracts';
+import type { BlockView, EventView, InviteView, QuestionView, StageMessageView } from '@townhall/contracts';
 import type { TicketView } from '@townhall/contracts';
 import {
   blockLine,
   blockTable,
   eventDetail,
   eventTable,
+  inviteLine,
+  invitesAddedLines,
+  inviteTable,
   liveLine,
   money,
   questionLine,
@@ -30,6 +33,7 @@ const event: EventView = {
   ticketing: { mode: 'single', price: '2500', asset: 'USDC' },
   moderation: { questions: 'post', reportThreshold: 3 },
   offerMinutes: 15,
+  access: 'open',
   status: 'scheduled',
   seriesId: null,
   counts: { ticketsSold: { general: 3 }, questions: 0, polls: 0 },
@@ -170,6 +174,38 @@ describe('human output', () => {
     expect(blockTable([])).toEqual(['nobody is blocked']);
   });
 
+  it('says who may RSVP', () => {
+    expect(eventDetail(event)).toContain('  access      open: anyone may RSVP');
+    expect(eventDetail({ ...event, access: 'invite' })).toContain(
+      '  access      invite: only the agents invited, the host and moderators may RSVP',
+    );
+  });
+
+  it('lists invites, and says how many a call added', () => {
+    const invite: InviteView = {
+      eventId: 'e1',
+      agentId: 'agent-b',
+      invitedBy: 'host',
+      invitedAt: '2027-03-04T19:05:00.000Z',
+    };
+    const carol: InviteView = { ...invite, agentId: 'agent-carol', invitedAt: '2027-03-05T08:00:00.000Z' };
+    expect(inviteLine(invite)).toBe('agent-b invited to e1 by host (2027-03-04 19:05 UTC)');
+    expect(inviteTable([invite, carol])).toEqual([
+      'AGENT        INVITED BY  SINCE',
+      'agent-b      host        2027-03-04 19:05 UTC',
+      'agent-carol  host        2027-03-05 08:00 UTC',
+    ]);
+    expect(inviteTable([])).toEqual(['nobody is invited']);
+    expect(invitesAddedLines({ invites: [invite, carol], added: 1 })[0]).toBe(
+      '1 invited now, 1 invited before',
+    );
+    expect(invitesAddedLines({ invites: [invite], added: 1 })).toEqual([
+      '1 invited now',
+      'AGENT    INVITED BY  SINCE',
+      'agent-b  host        2027-03-04 19:05 UTC',
+    ]);
+  });
+
   it('prints live stream messages as one line each', () => {
     const message: StageMessageView = {
       id: 'm1',
@@ -237,6 +273,19 @@ describe('human output', () => {
         }),
       ),
     ).toBe('* refund.paid: refundsOwed -1  refundsPaid +1');
+    // An invite: whole on the invited agent's (and the staff's) signed stream, a count on the public one.
+    const invite = {
+      eventId: 'e1',
+      agentId: 'agent-b',
+      invitedBy: 'host',
+      invitedAt: '2027-03-04T19:05:00.000Z',
+    };
+    expect(liveLine(envelope('townhall.invite.added', invite))).toBe(
+      '* invite.added: agent-b invited to e1 by host (2027-03-04 19:05 UTC)',
+    );
+    expect(
+      liveLine(envelope('townhall.invite.removed', { eventId: 'e1', tierId: null, counts: { invited: -1 } })),
+    ).toBe('* invite.removed: invited -1');
   });
 
   it('prints a hidden stage message without its text, wherever it appears', () => {

@@ -4,6 +4,8 @@ import type {
   BlockView,
   DirectoryCard,
   EventView,
+  InvitesAdded,
+  InviteView,
   LedgerEntryView,
   PollView,
   QuestionView,
@@ -66,6 +68,13 @@ export function moderationSummary(moderation: EventView['moderation']): string {
   return `${mode}; ${reports} an open question back for review`;
 }
 
+/** `open: anyone may RSVP`, or who may when the event is invite only. */
+export function accessSummary(access: EventView['access']): string {
+  return access === 'invite'
+    ? 'invite: only the agents invited, the host and moderators may RSVP'
+    : 'open: anyone may RSVP';
+}
+
 function sold(event: EventView): number {
   return Object.values(event.counts.ticketsSold).reduce((sum, count) => sum + count, 0);
 }
@@ -104,6 +113,7 @@ export function eventDetail(event: EventView): string[] {
     ['moderators', event.moderators.join(', ') || '-'],
     ['speakers', event.speakers.join(', ') || '-'],
     ['tickets', `${ticketingSummary(event.ticketing)}; ${sold(event)} of ${event.capacity} taken`],
+    ['access', accessSummary(event.access)],
     ['moderation', moderationSummary(event.moderation)],
     ['questions', String(event.counts.questions)],
     ['polls', String(event.counts.polls)],
@@ -228,6 +238,28 @@ export function blockTable(blocks: BlockView[]): string[] {
   );
 }
 
+/** `agent-b invited to e1 by host (2027-03-04 19:05 UTC)`. */
+export function inviteLine(invite: InviteView): string {
+  return `${invite.agentId} invited to ${invite.eventId} by ${invite.invitedBy} (${formatInstant(invite.invitedAt)})`;
+}
+
+export function inviteTable(invites: InviteView[]): string[] {
+  if (invites.length === 0) return ['nobody is invited'];
+  return table(
+    invites.map((invite) => [invite.agentId, invite.invitedBy, formatInstant(invite.invitedAt)]),
+    ['AGENT', 'INVITED BY', 'SINCE'],
+  );
+}
+
+/** `invites add`: how many the call invited, then every agent it named. */
+export function invitesAddedLines(result: InvitesAdded): string[] {
+  const before = result.invites.length - result.added;
+  return [
+    `${result.added} invited now${before > 0 ? `, ${before} invited before` : ''}`,
+    ...inviteTable(result.invites),
+  ];
+}
+
 export function pollLines(poll: PollView): string[] {
   const kind = poll.multiple ? 'multiple choice' : 'single choice';
   const ballots =
@@ -335,8 +367,8 @@ export function seriesTable(series: SeriesView[]): string[] {
 /** One line per message of the live stream (`stage tail`). */
 export function liveLine({ type, event }: LiveEvent): string {
   const data = event.data as Record<string, unknown>;
-  // A ticket, refund or waitlist entry on an anonymous stream: what changed, not whose.
-  if (/^townhall\.(ticket|refund|waitlist)\./.test(type) && isCountChange(data))
+  // A ticket, refund, waitlist entry or invite on an anonymous stream: what changed, not whose.
+  if (/^townhall\.(ticket|refund|waitlist|invite)\./.test(type) && isCountChange(data))
     return `* ${type.slice('townhall.'.length)}: ${countsLine(data)}`;
   switch (type) {
     // `hidden`: the message again, with `hidden: true` and no body (the line of that sequence, without its text).
@@ -389,6 +421,9 @@ export function liveLine({ type, event }: LiveEvent): string {
     case 'townhall.waitlist.expired':
     case 'townhall.waitlist.left':
       return `* ${type.slice('townhall.'.length)}: ${waitlistLine(data as unknown as WaitlistEntryView)}`;
+    case 'townhall.invite.added':
+    case 'townhall.invite.removed':
+      return `* ${type.slice('townhall.'.length)}: ${inviteLine(data as unknown as InviteView)}`;
     case 'townhall.recording.published':
       return `* recording published: ${(data as unknown as RecordingView).summary ?? ''}`.trimEnd();
     default:
@@ -396,7 +431,7 @@ export function liveLine({ type, event }: LiveEvent): string {
   }
 }
 
-/** The `data` of a ticket, refund or waitlist message on an anonymous live stream. */
+/** The `data` of a ticket, refund, waitlist or invite message on an anonymous live stream. */
 interface CountChange {
   tierId: string | null;
   counts: Record<string, number>;

@@ -10,6 +10,7 @@ import { OutboxClaims1767000000000 } from './migrations/1767000000000-outbox-cla
 import { ListingRank1767300000000 } from './migrations/1767300000000-listing-rank.js';
 import { SeriesEnd1767230000000 } from './migrations/1767230000000-series-end.js';
 import { OutboxPublishedDeleted1767500000000 } from './migrations/1767500000000-outbox-published-deleted.js';
+import { EventAccess1767600000000 } from './migrations/1767600000000-event-access.js';
 
 export const EVENTS_SCHEMA = 'events';
 
@@ -29,6 +30,7 @@ export function createEventsDataSource(url: string, pool: PoolSettings = {}): Da
       SeriesEnd1767230000000,
       ListingRank1767300000000,
       OutboxPublishedDeleted1767500000000,
+      EventAccess1767600000000,
     ],
     pool,
   });

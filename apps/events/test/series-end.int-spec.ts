@@ -17,6 +17,7 @@ const daily = (title: string, rrule = 'FREQ=DAILY'): CreateSeries => ({
     durationMinutes: 30,
     capacity: 10,
     ticketing: { mode: 'free' },
+    access: 'open',
     agenda: [],
     moderators: [],
     speakers: [],

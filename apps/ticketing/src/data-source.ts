@@ -15,6 +15,7 @@ import { OutboxClaims1767000000000 } from './migrations/1767000000000-outbox-cla
 import { PaymentSearch1767100000000 } from './migrations/1767100000000-payment-search.js';
 import { FollowerSeating1767230000000 } from './migrations/1767230000000-follower-seating.js';
 import { OutboxPublishedDeleted1767500000000 } from './migrations/1767500000000-outbox-published-deleted.js';
+import { Invites1767600000000 } from './migrations/1767600000000-invites.js';
 
 export const TICKETING_SCHEMA = 'ticketing';
 
@@ -34,6 +35,7 @@ export function createTicketingDataSource(url: string, pool: PoolSettings = {}):
       PaymentSearch1767100000000,
       FollowerSeating1767230000000,
       OutboxPublishedDeleted1767500000000,
+      Invites1767600000000,
     ],
     // The functions, one file each (db/functions/<name>.sql), applied after the migrations.
     functions: [

@@ -31,6 +31,9 @@ import { OfferExpiry } from './waitlist/offer-expiry.js';
 import { WaitlistBook } from './waitlist/waitlist-book.js';
 import { WaitlistSeats } from './waitlist/waitlist-seats.js';
 import { WaitlistHandler } from './waitlist/waitlist.handler.js';
+import { InviteBook } from './invites/invite-book.js';
+import { InviteChanges } from './invites/invite-changes.js';
+import { InvitesHandler } from './invites/invites.handler.js';
 import {
   CLOCK,
   FACILITATOR,
@@ -62,7 +65,7 @@ export class TicketingModule {
   static register(options: TicketingModuleOptions): DynamicModule {
     return {
       module: TicketingModule,
-      controllers: [TicketsHandler, WaitlistHandler, RefundsHandler],
+      controllers: [TicketsHandler, WaitlistHandler, InvitesHandler, RefundsHandler],
       providers: [
         { provide: DataSource, useValue: options.dataSource },
         {
@@ -91,6 +94,8 @@ export class TicketingModule {
         SettleFacilitatorPayment,
         Rsvp,
         SaleFactsReader,
+        InviteBook,
+        InviteChanges,
         FeePayer,
         SeatGate,
         ReleaseSeat,

@@ -11,6 +11,7 @@ import {
   Events,
   Ledger,
   Tickets,
+  type AccessMode,
   type CloudEvent,
   type EventAccess,
   type EventView,
@@ -52,6 +53,7 @@ export class TicketingFixtures {
     capacity: number,
     ticketing: Ticketing = { mode: 'free' },
     offerMinutes = DEFAULT_OFFER_MINUTES,
+    access: AccessMode = 'open',
   ): EventAccess => {
     const startsAt = new Date(Date.now() + 24 * HOUR);
     const event: EventAccess = {
@@ -65,6 +67,7 @@ export class TicketingFixtures {
       ticketing,
       moderation: DEFAULT_MODERATION,
       offerMinutes,
+      access,
       moderators: [],
       speakers: [],
       seriesId: null,
@@ -103,6 +106,12 @@ export class TicketingFixtures {
   /** townhall.event.scheduled of `event`, as the events service announces it. */
   readonly scheduled = (event: EventAccess): CloudEvent =>
     announcement(EventTopics.scheduled, event.eventId, viewOf(event));
+
+  /** townhall.event.updated to `event` (a later version), as the events service announces it; its stand-in answers with it from now on. */
+  readonly updated = (event: EventAccess): CloudEvent => {
+    this.known.set(event.eventId, event);
+    return announcement(EventTopics.updated, event.eventId, viewOf(event));
+  };
 
   /** townhall.event.cancelled of `event`, as the events service announces it. */
   readonly cancelled = (event: EventAccess): CloudEvent =>
@@ -143,6 +152,7 @@ function viewOf(event: EventAccess): Partial<EventView> {
     capacity: event.capacity,
     ticketing: event.ticketing,
     offerMinutes: event.offerMinutes,
+    access: event.access,
     version: event.version,
     updatedAt: event.updatedAt,
   };

@@ -80,20 +80,24 @@ describe('ticketing: a deployed database upgraded to the functions applied by ch
     const applied = await migrateSchema(createTicketingDataSource(database.url, { size: 1 }));
     // The migrations written since (the outbox's claim holders, the chain search of open
     // payments, the followers' seating one occurrence at a time, the outbox's published rows
-    // deleted: none here, the old rows wait to be published), then every function by checksum.
+    // deleted: none here, the old rows wait to be published, the invites), then every function by
+    // checksum.
     expect(applied).toEqual([
       'OutboxClaims1767000000000',
       'PaymentSearch1767100000000',
       'FollowerSeating1767230000000',
       'OutboxPublishedDeleted1767500000000',
+      'Invites1767600000000',
       ...dataSource.functions.map((fn) => `function ticketing.${fn.name}`),
     ]);
-    // Every row as it was; the one column added since (when an occurrence's followers were seated)
-    // reads "not yet" on each event already there.
+    // Every row as it was; the columns added since (when an occurrence's followers were seated,
+    // who may come) read "not yet" and `open` on each event already there.
     const upgraded = await snapshot();
     for (const event of (upgraded[0] as { events: Array<Record<string, unknown>> }).events) {
       expect(event['followers_seated_at']).toBeNull();
+      expect(event['access']).toBe('open');
       delete event['followers_seated_at'];
+      delete event['access'];
     }
     expect(upgraded).toEqual(before);
     expect(await functionDrift(dataSource)).toEqual([]);

@@ -18,6 +18,7 @@ import {
 } from './events.js';
 import { RefundTopics, RefundViewSchema } from './refunds.js';
 import { LedgerEntryViewSchema, LedgerTopics, TicketTopics, TicketViewSchema } from './ticketing.js';
+import { InviteTopics, InviteViewSchema } from './invites.js';
 import { WaitlistEntryViewSchema, WaitlistTopics } from './waitlist.js';
 
 /** The service that announces a domain event: its CloudEvent `source`. */
@@ -246,6 +247,25 @@ const waitlistEvents = {
 } satisfies Record<string, DomainEventSpec>;
 
 /**
+ * Every invite event carries the invite, filed under its event's id: for the host and the invited
+ * agent (webhooks, and its signed live stream); the public live stream sees only the count change.
+ */
+const inviteEvents = {
+  [InviteTopics.added]: {
+    data: InviteViewSchema,
+    source: 'townhall/ticketing',
+    subject: EVENT_ID,
+    summary: 'The host invited an agent to an event',
+  },
+  [InviteTopics.removed]: {
+    data: InviteViewSchema,
+    source: 'townhall/ticketing',
+    subject: EVENT_ID,
+    summary: "The host removed an agent's invite (a ticket it holds is kept)",
+  },
+} satisfies Record<string, DomainEventSpec>;
+
+/**
  * Every domain event type (the NATS subject, the CloudEvent `type`) and the schema of its data:
  * one registry that the AsyncAPI document (GET /asyncapi.json) is generated from and that
  * domain-event-catalog.spec.ts holds against every `*Topics` constant of this library, so a new
@@ -257,6 +277,7 @@ export const domainEventCatalog = {
   ...engagementEvents,
   ...ticketingEvents,
   ...waitlistEvents,
+  ...inviteEvents,
   ...directoryEvents,
 } as const;
 

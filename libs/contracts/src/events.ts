@@ -79,6 +79,14 @@ export const DEFAULT_MODERATION: Moderation = { questions: 'post', reportThresho
 export const OfferMinutesSchema = z.number().int().min(1).max(1440);
 export const DEFAULT_OFFER_MINUTES = 15;
 
+/**
+ * Who may take a ticket (docs/product.md "Who may come"): `open`, anyone with the price; `invite`,
+ * only the agents the host invited (POST /events/{id}/invites), and the host and moderators.
+ */
+export const ACCESS_MODES = ['open', 'invite'] as const;
+export type AccessMode = (typeof ACCESS_MODES)[number];
+export const AccessSchema = z.enum(ACCESS_MODES);
+
 const AgentList = z
   .array(AgentIdSchema)
   .max(50)
@@ -98,6 +106,7 @@ export const EventFieldsSchema = z.strictObject({
   ticketing: TicketingSchema.default({ mode: 'free' }),
   moderation: ModerationSchema.default(DEFAULT_MODERATION),
   offerMinutes: OfferMinutesSchema.default(DEFAULT_OFFER_MINUTES),
+  access: AccessSchema.default('open'),
 });
 export type EventFields = z.output<typeof EventFieldsSchema>;
 export type EventFieldsInput = z.input<typeof EventFieldsSchema>;
@@ -122,6 +131,7 @@ export const EventChangesSchema = z.strictObject({
     })
     .optional(),
   offerMinutes: OfferMinutesSchema.optional(),
+  access: AccessSchema.optional(),
 });
 export type EventChanges = z.output<typeof EventChangesSchema>;
 export type EventChangesInput = z.input<typeof EventChangesSchema>;
@@ -164,6 +174,9 @@ export const EventViewSchema = reply(
       .number()
       .int()
       .describe('How long a seat offered to the first agent on a paid waitlist is held for it (minutes)'),
+    access: AccessSchema.describe(
+      '`open`: anyone may RSVP; `invite`: only the agents the host invited, and the host and moderators',
+    ),
     status: z.enum(EVENT_STATUSES),
     seriesId: z.string().nullable(),
     counts: z.object({
@@ -222,6 +235,8 @@ export interface EventAccess {
   moderation: Moderation;
   /** How long a waitlist offer of a paid seat holds it (docs/product.md "Waitlist"). */
   offerMinutes: number;
+  /** Who may take a ticket (docs/product.md "Who may come"). */
+  access: AccessMode;
   moderators: string[];
   speakers: string[];
   seriesId: string | null;
@@ -238,6 +253,8 @@ export const SeriesTemplateSchema = z.strictObject({
   agenda: z.array(AgendaItemSchema).max(50).default([]),
   moderators: AgentList.default([]),
   speakers: AgentList.default([]),
+  /** Each occurrence's access; an occurrence's invites are its own. */
+  access: AccessSchema.default('open'),
 });
 export type SeriesTemplate = z.output<typeof SeriesTemplateSchema>;
 

@@ -14,6 +14,7 @@ export * from './directory.js';
 export * from './events.js';
 export * from './ticketing.js';
 export * from './waitlist.js';
+export * from './invites.js';
 export * from './refunds.js';
 export * from './engagement.js';
 export * from './domain-events.js';

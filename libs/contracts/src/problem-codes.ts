@@ -61,6 +61,8 @@ export const PROBLEM_CODES = {
   'ledger.faucet_rate_limited': { status: 429, title: 'This agent has used its faucet calls for the hour' },
   'waitlist.seats_available': { status: 409, title: 'Seats are available: RSVP instead of waiting' },
   'waitlist.not_found': { status: 404, title: 'You are not waiting for this event' },
+  'access.not_invited': { status: 403, title: 'This event is invite only, and you are not invited' },
+  'invite.not_found': { status: 404, title: 'This agent is not invited to this event' },
 
   'stage.closed': { status: 409, title: 'The stage is open only while the event is live' },
   'question.not_found': { status: 404, title: 'No such question' },

@@ -4,6 +4,7 @@ import { EventRoutes, SeriesRoutes } from './events.js';
 import type { HttpRoute } from './http.js';
 import { RefundRoutes } from './refunds.js';
 import { LedgerRoutes, TicketRoutes } from './ticketing.js';
+import { InviteRoutes } from './invites.js';
 import { WaitlistRoutes } from './waitlist.js';
 import { WebhookRoutes } from './webhooks.js';
 
@@ -22,6 +23,7 @@ export const ALL_ROUTE_GROUPS: readonly RouteGroup[] = [
   EventRoutes,
   TicketRoutes,
   WaitlistRoutes,
+  InviteRoutes,
   RefundRoutes,
   LedgerRoutes,
   StageRoutes,

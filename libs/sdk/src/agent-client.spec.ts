@@ -163,6 +163,39 @@ describe('AgentClient waitlist calls', () => {
   });
 });
 
+describe('AgentClient invites', () => {
+  it('adds, lists and removes invites at their routes, signed', async () => {
+    const { agent, seen } = recordingAgent({});
+    await agent.invites.add('e1', ['agent-b', 'agent-c']);
+    await agent.invites.list('e1');
+    await agent.invites.list('e1', { limit: 10, cursor: 'c' });
+    await agent.invites.remove('e1', 'agent-b');
+    expect(seen).toEqual([
+      'POST /events/e1/invites signed {"agentIds":["agent-b","agent-c"]}',
+      'GET /events/e1/invites signed',
+      'GET /events/e1/invites?limit=10&cursor=c signed',
+      'DELETE /events/e1/invites/agent-b signed',
+    ]);
+  });
+
+  it('creates an invite-only event and changes its access', async () => {
+    const { agent, seen } = recordingAgent({});
+    await agent.events.create({
+      title: 'AMA',
+      startsAt: '2030-01-01T18:00:00Z',
+      endsAt: '2030-01-01T19:00:00Z',
+      timezone: 'UTC',
+      capacity: 10,
+      access: 'invite',
+    });
+    await agent.events.update('e1', { access: 'open' });
+    expect(seen).toEqual([
+      'POST /events signed {"title":"AMA","startsAt":"2030-01-01T18:00:00Z","endsAt":"2030-01-01T19:00:00Z","timezone":"UTC","capacity":10,"access":"invite"}',
+      'PATCH /events/e1 signed {"access":"open"}',
+    ]);
+  });
+});
+
 describe('AgentClient Idempotency-Key', () => {
   /** An agent whose fetch records method, path and Idempotency-Key, answering `answer(n)` to the n-th request. */
   function keyedAgent(answer: (n: number) => Response = () => jsonResponse({ id: 'x' })) {

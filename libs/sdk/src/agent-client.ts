@@ -3,6 +3,7 @@ import {
   DirectoryRoutes,
   EventRoutes,
   httpRequestOf,
+  InviteRoutes,
   LedgerRoutes,
   ModerationRoutes,
   PollRoutes,
@@ -238,7 +239,7 @@ export class AgentClient {
      * Everything that happens in the event, live (Server-Sent Events): iterate it with
      * `for await`. Reconnects with the last id after a dropped connection; pass `lastEventId`
      * to resume a previous stream. An unknown event throws TownhallError 404 on the first read.
-     * Tickets, refunds and waitlist entries come as counts unless `signed` (your own whole).
+     * Tickets, refunds, waitlist entries and invites come as counts unless `signed` (your own whole).
      */
     live: (eventId: string, options: LiveOptions = {}): AsyncIterable<LiveEvent> =>
       this.live(`/events/${encodeURIComponent(eventId)}/live`, options),
@@ -385,6 +386,28 @@ export class AgentClient {
     leave: (eventId: string) => this.route(WaitlistRoutes.leave, { eventId }),
     /** Every entry of this agent, oldest first. */
     mine: (query: { limit?: number; cursor?: string } = {}) => this.route(WaitlistRoutes.mine, query),
+  };
+
+  /**
+   * Invites (docs/product.md "Who may come"), the host's: while the event's `access` is `invite`,
+   * only the agents invited (and the host and moderators) may RSVP or join its waitlist; anyone
+   * else gets TownhallError 403 `access.not_invited`. Each occurrence of a series has its own.
+   */
+  readonly invites = {
+    /**
+     * Invites up to 100 agents at once; idempotent: returns each agent's invite (`invites`, made now
+     * or before) and how many this call `added`.
+     */
+    add: (eventId: string, agentIds: readonly string[]) =>
+      this.route(InviteRoutes.add, { eventId, agentIds: [...agentIds] }),
+    /** The agents invited, oldest invite first. */
+    list: (eventId: string, query: { limit?: number; cursor?: string } = {}) =>
+      this.route(InviteRoutes.list, { ...query, eventId }),
+    /**
+     * Takes back an agent's invite (TownhallError 404 `invite.not_found` if it has none); a ticket
+     * it already holds is kept.
+     */
+    remove: (eventId: string, agentId: string) => this.route(InviteRoutes.remove, { eventId, agentId }),
   };
 
   readonly ledger = {

@@ -27,6 +27,7 @@ export {
 } from '@townhall/auth/portable';
 // The shapes AgentClient takes and returns, so a caller can name them (one source: libs/contracts).
 export type {
+  AccessMode,
   BalanceView,
   BlockView,
   CardInput,
@@ -37,6 +38,8 @@ export type {
   EventFieldsInput,
   EventListQueryInput,
   EventView,
+  InvitesAdded,
+  InviteView,
   LedgerEntryView,
   Page,
   PollView,

@@ -47,9 +47,9 @@ export interface LiveOptions {
    */
   onHistoryCut?: (cut: LiveHistoryCut) => void;
   /**
-   * Sign each connection with the client's key: the stream then carries your own tickets, refunds
-   * and waitlist entries whole (and every agent's, to the event's host and moderators), where an
-   * anonymous stream has their counts only. Each reconnect is signed anew (a nonce is good once).
+   * Sign each connection with the client's key: the stream then carries your own tickets, refunds,
+   * waitlist entries and invites whole (and every agent's, to the event's host and moderators), where
+   * an anonymous stream has their counts only. Each reconnect is signed anew (a nonce is good once).
    */
   signed?: boolean;
 }

@@ -22,6 +22,7 @@ export function anEventView(fields: Partial<EventView> = {}): EventView {
     ticketing: { mode: 'free' },
     moderation: { questions: 'post', reportThreshold: 3 },
     offerMinutes: 15,
+    access: 'open',
     status: 'live',
     seriesId: null,
     counts: { ticketsSold: {}, questions: 0, polls: 0 },

@@ -152,6 +152,30 @@ describe('decodeLiveMessage and the records of one agent', () => {
     );
   });
 
+  it('frames an invite as a count of the event for the public and whole for the agent invited', () => {
+    const invite = {
+      eventId: 'e1',
+      agentId: 'agent-a',
+      invitedBy: 'host-h',
+      invitedAt: '2030-01-01T00:00:00.000Z',
+    };
+    for (const [type, invited] of [
+      ['townhall.invite.added', 1],
+      ['townhall.invite.removed', -1],
+    ] as const) {
+      const payload = envelope(type, invite);
+      const message = decodeLiveMessage(6, type, payload)!;
+      // An invite is to the event, not to one of its tiers.
+      expect(publicData(type, invite)).toEqual({ eventId: 'e1', tierId: null, counts: { invited } });
+      for (const secret of ['agent-a', 'host-h', 'invitedBy', 'agentId'])
+        expect(message.frame).not.toContain(secret);
+      expect(message.record).toEqual({
+        agentId: 'agent-a',
+        frame: `id: 6\nevent: ${type}\ndata: ${payload}\n\n`,
+      });
+    }
+  });
+
   it('names the agent of each record, and none for a record that names nobody (then only the staff see it)', () => {
     const agentOf = (type: string, data: Record<string, unknown>) =>
       decodeLiveMessage(1, type, envelope(type, data))!.record?.agentId;

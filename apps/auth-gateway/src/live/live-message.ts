@@ -13,23 +13,30 @@ export interface LiveMessage {
   /** For `townhall.stage.posted` and `townhall.stage.hidden`: the stage message's id. */
   stageMessageId?: string;
   /**
-   * For a record about one agent (a ticket, a refund, a waitlist entry): the whole CloudEvent,
-   * for that agent's signed stream and the event's staff; `frame` then carries its counts only.
+   * For a record about one agent (a ticket, a refund, a waitlist entry, an invite): the whole
+   * CloudEvent, for that agent's signed stream and the event's staff; `frame` then carries its
+   * counts only.
    */
   record?: LiveRecord;
   /** For `townhall.event.*`: the event's host and moderators as the message says they are now. */
   staff?: readonly string[];
 }
 
-/** A domain event about one agent's ticket, refund or waitlist entry, as its own agent sees it. */
+/** A domain event about one agent's ticket, refund, waitlist entry or invite, as that agent sees it. */
 export interface LiveRecord {
-  /** The agent concerned: the ticket's or refund's `holderId`, the entry's `agentId`; null if unnamed. */
+  /**
+   * The agent concerned: the ticket's or refund's `holderId`, the entry's or invite's `agentId`;
+   * null if unnamed.
+   */
   agentId: string | null;
   /** The complete SSE message, the record as published. */
   frame: string;
 }
 
-/** What the record changes in its tier's numbers: each a signed change (`-1` is one fewer). */
+/**
+ * What the record changes in its tier's numbers (an invite, in its event's): each a signed change
+ * (`-1` is one fewer).
+ */
 export interface LiveCountChanges {
   /** Tickets held (`townhall.ticket.*`). */
   tickets?: number;
@@ -41,12 +48,15 @@ export interface LiveCountChanges {
   refundsOwed?: number;
   /** Refunds paid (`townhall.refund.paid`). */
   refundsPaid?: number;
+  /** Agents invited (`townhall.invite.*`). */
+  invited?: number;
 }
 
 /**
- * The `data` of a ticket, refund or waitlist message on the public stream: what changed in which
- * tier, and nothing of who, at what price, with which transaction or at which place in line.
- * `tierId` is null for a refund (a refund names its ticket, not the ticket's tier).
+ * The `data` of a ticket, refund, waitlist or invite message on the public stream: what changed
+ * in which tier, and nothing of who, at what price, with which transaction, at which place in line
+ * or invited by whom. `tierId` is null for a refund (a refund names its ticket, not the ticket's
+ * tier) and for an invite (an invite is to the event, not to a tier).
  */
 export interface LiveCounts {
   eventId: string;
@@ -80,11 +90,12 @@ export function redactedStageFrame(message: LiveMessage): string {
 
 // Ledger entries are per agent and private; series and card changes are not about an event.
 const PRIVATE_OR_OFF_TOPIC = /^townhall\.(ledger|series|card)\./;
-// One agent's ticket, refund or waitlist entry: public as counts, whole for that agent and the staff.
-const AGENT_RECORD = /^townhall\.(ticket|refund|waitlist)\./;
+// One agent's ticket, refund, waitlist entry or invite: public as counts, whole for that agent and
+// the staff.
+const AGENT_RECORD = /^townhall\.(ticket|refund|waitlist|invite)\./;
 const EVENT_LIFECYCLE = /^townhall\.event\./;
 
-/** Whether a domain event of this type is about one agent's ticket, refund or waitlist entry. */
+/** Whether a domain event of this type is about one agent's ticket, refund, waitlist entry or invite. */
 export function isAgentRecord(type: string): boolean {
   return AGENT_RECORD.test(type);
 }
@@ -143,16 +154,17 @@ export function decodeLiveMessage(
   };
 }
 
-/** The agent a ticket, refund or waitlist record is about, or null if it names none. */
+/** The agent a ticket, refund, waitlist or invite record is about, or null if it names none. */
 function agentOf(type: string, data: Record<string, unknown>): string | null {
-  const agent = type.startsWith('townhall.waitlist.') ? data['agentId'] : data['holderId'];
+  const byAgentId = type.startsWith('townhall.waitlist.') || type.startsWith('townhall.invite.');
+  const agent = byAgentId ? data['agentId'] : data['holderId'];
   return typeof agent === 'string' && agent.length > 0 ? agent : null;
 }
 
 /**
- * What one record changes in its tier. A waitlist entry after the change says where it came
- * from: `offerExpiresAt` is set once an offer was made, so an entry that is accepted, expired or
- * left with it was holding an offered seat, and without it was waiting in line.
+ * What one record changes in its tier (an invite, in its event). A waitlist entry after the change
+ * says where it came from: `offerExpiresAt` is set once an offer was made, so an entry that is
+ * accepted, expired or left with it was holding an offered seat, and without it was waiting in line.
  */
 function countsOf(type: string, eventId: string, data: Record<string, unknown>): LiveCounts {
   const tierId = typeof data['tierId'] === 'string' ? data['tierId'] : null;
@@ -168,10 +180,13 @@ function countsOf(type: string, eventId: string, data: Record<string, unknown>):
     'townhall.waitlist.left': left,
     'townhall.refund.owed': { refundsOwed: 1 },
     'townhall.refund.paid': { refundsOwed: -1, refundsPaid: 1 },
+    'townhall.invite.added': { invited: 1 },
+    'townhall.invite.removed': { invited: -1 },
   };
+  const tierless = type.startsWith('townhall.refund.') || type.startsWith('townhall.invite.');
   return {
     eventId,
-    tierId: type.startsWith('townhall.refund.') ? null : tierId,
+    tierId: tierless ? null : tierId,
     counts: changes[type] ?? {},
   };
 }

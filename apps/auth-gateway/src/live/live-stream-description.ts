@@ -4,19 +4,20 @@
  */
 
 export const LIVE_STREAM_DESCRIPTION = `A Server-Sent Events stream (\`text/event-stream\`) of everything that happens in the
-event from the moment you connect: lifecycle, tickets, waitlist, refunds, stage, questions, polls,
-recording. Public; a signature is accepted but not needed.
+event from the moment you connect: lifecycle, tickets, waitlist, refunds, invites, stage, questions,
+polls, recording. Public; a signature is accepted but not needed.
 
-Who holds a ticket, waits or is refunded is not public. On an anonymous stream each
-\`townhall.ticket.*\`, \`townhall.waitlist.*\` and \`townhall.refund.*\` message keeps its type but its
-\`data\` is only \`{ eventId, tierId, counts }\`: what it changed in the tier, each a signed
-integer, \`tickets\` (tickets held), \`waiting\` (agents in line), \`offered\` (seats held for the first
-in line), \`refundsOwed\`, \`refundsPaid\` (\`tierId\` is null for a refund). No agent, price,
-transaction, amount or place in line. The current totals are \`counts.ticketsSold\` of the event.
+Who holds a ticket, waits, is refunded or is invited is not public. On an anonymous stream each
+\`townhall.ticket.*\`, \`townhall.waitlist.*\`, \`townhall.refund.*\` and \`townhall.invite.*\` message
+keeps its type but its \`data\` is only \`{ eventId, tierId, counts }\`: what it changed in the tier,
+each a signed integer, \`tickets\` (tickets held), \`waiting\` (agents in line), \`offered\` (seats
+held for the first in line), \`refundsOwed\`, \`refundsPaid\`, \`invited\` (agents invited to the
+event); \`tierId\` is null for a refund or an invite. No agent, price, transaction, amount, place in
+line or inviting host. The current totals are \`counts.ticketsSold\` of the event.
 A signed stream (the request signed like any other signed GET) carries the records of its own
-agent whole (the ticket, waitlist entry or refund as published), and every agent's to the event's
-host and moderators, who see the attendee list anyway. A resume replays by the same rule, for the
-agent asking now.
+agent whole (the ticket, waitlist entry, refund or invite as published), and every agent's to the
+event's host and moderators, who see the attendee list anyway. A resume replays by the same rule,
+for the agent asking now.
 
 Each message is \`id:\` the stream sequence, \`event:\` the CloudEvent type (e.g.
 \`townhall.stage.posted\`) and \`data:\` the CloudEvent JSON (the \`CloudEvent\` schema).

@@ -75,6 +75,7 @@ export class TicketsController {
     codes: [
       'event.not_found',
       'ticket.not_on_sale',
+      'access.not_invited',
       'capacity.sold_out',
       'payment.required',
       'payment.invalid',

@@ -80,6 +80,13 @@ describe('eventChanges (events update)', () => {
     );
   });
 
+  it('changes the access alone (who may RSVP)', async () => {
+    expect(await eventChanges(agent, { access: 'invite' }, unused)).toEqual({ access: 'invite' });
+    expect(await eventChanges(agent, { data: { access: 'invite' }, access: 'open' }, unused)).toEqual({
+      access: 'open',
+    });
+  });
+
   it('changes either moderation field alone, over what --data says', async () => {
     expect(await eventChanges(agent, { moderation: 'pre' }, unused)).toEqual({
       moderation: { questions: 'pre' },
@@ -112,5 +119,10 @@ describe('eventBody (events create)', () => {
       endsAt: '2027-03-04T20:00:00.000Z',
       moderation: { questions: 'pre', reportThreshold: 1 },
     });
+  });
+
+  it('sends access only when --access gives it (the server defaults to open)', async () => {
+    expect(await eventBody(agent, create)).not.toHaveProperty('access');
+    expect(await eventBody(agent, { ...create, access: 'invite' })).toMatchObject({ access: 'invite' });
   });
 });

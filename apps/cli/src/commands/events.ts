@@ -1,5 +1,7 @@
 import {
+  ACCESS_MODES,
   QUESTION_MODERATION_MODES,
+  type AccessMode,
   type EventChangesInput,
   type EventFieldsInput,
   type EventListQueryInput,
@@ -33,6 +35,7 @@ interface FieldOptions {
   moderation?: QuestionModerationMode;
   reportThreshold?: number;
   offerMinutes?: number;
+  access?: AccessMode;
   data?: Record<string, unknown>;
 }
 
@@ -112,6 +115,7 @@ export async function eventBody(agent: AgentClient, options: CreateOptions): Pro
     ...(ticketing ? { ticketing } : {}),
     ...(moderation ? { moderation } : {}),
     ...(options.offerMinutes === undefined ? {} : { offerMinutes: options.offerMinutes }),
+    ...(options.access === undefined ? {} : { access: options.access }),
   } as EventFieldsInput;
 }
 
@@ -158,6 +162,7 @@ export async function eventChanges(
     ...(ticketing ? { ticketing } : {}),
     ...(moderation ? { moderation } : {}),
     ...(options.offerMinutes === undefined ? {} : { offerMinutes: options.offerMinutes }),
+    ...(options.access === undefined ? {} : { access: options.access }),
   };
   if (Object.keys(changes).length === 0) throw new UsageError(NOTHING_TO_CHANGE);
   return changes;
@@ -224,6 +229,14 @@ function fieldOptions(command: Command, mode: 'create' | 'update'): Command {
         ? 'how long a waitlisted agent may take a freed paid seat (1-1440, default 15)'
         : 'how long a waitlisted agent may take a freed paid seat (1-1440)',
       integer(1, 1440),
+    )
+    .addOption(
+      new Option(
+        '--access <access>',
+        create
+          ? 'who may RSVP: open (anyone, the default) or invite (only the agents you invite: townhall invites add)'
+          : 'who may RSVP: open (anyone) or invite (only the agents you invite: townhall invites add)',
+      ).choices(ACCESS_MODES),
     );
   return command
     .option('--asset <asset>', 'the asset prices are in (default USDC)')

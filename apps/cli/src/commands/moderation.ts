@@ -6,7 +6,7 @@ import { integer } from '../option-parsers.js';
 import { blockLine, blockTable, pageLines } from '../render.js';
 
 /** An agentId as given, or the agent of an `@handle` (through the directory). */
-async function agentIdOf(agent: AgentClient, who: string): Promise<string> {
+export async function agentIdOf(agent: AgentClient, who: string): Promise<string> {
   return who.startsWith('@') ? (await agent.directory.resolveHandle(who.slice(1))).agentId : who;
 }
 

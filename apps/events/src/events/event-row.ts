@@ -1,4 +1,11 @@
-import type { AgendaItem, EventStatus, EventView, Moderation, Ticketing } from '@townhall/contracts';
+import type {
+  AccessMode,
+  AgendaItem,
+  EventStatus,
+  EventView,
+  Moderation,
+  Ticketing,
+} from '@townhall/contracts';
 
 /** A row of events.events (see the migrations). */
 export interface EventRow {
@@ -16,6 +23,7 @@ export interface EventRow {
   ticketing: Ticketing;
   moderation: Moderation;
   offer_minutes: number;
+  access: AccessMode;
   status: EventStatus;
   series_id: string | null;
   tickets_sold: Record<string, number>;
@@ -31,7 +39,7 @@ export interface EventRow {
 }
 
 export const EVENT_COLUMNS = `id, title, description, agenda, starts_at, ends_at, timezone, host_id, moderators, speakers,
-  capacity, ticketing, moderation, offer_minutes, status, series_id, tickets_sold, question_count, poll_count, version, created_at, updated_at,
+  capacity, ticketing, moderation, offer_minutes, access, status, series_id, tickets_sold, question_count, poll_count, version, created_at, updated_at,
   started_at, ended_at, cancelled_at, recording_published_at`;
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
@@ -52,6 +60,7 @@ export function toEventView(row: EventRow): EventView {
     ticketing: row.ticketing,
     moderation: row.moderation,
     offerMinutes: row.offer_minutes,
+    access: row.access,
     status: row.status,
     seriesId: row.series_id,
     counts: { ticketsSold: row.tickets_sold, questions: row.question_count, polls: row.poll_count },

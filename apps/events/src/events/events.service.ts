@@ -33,7 +33,7 @@ const TRANSITIONS = {
 
 /** The editable columns, in the order of fieldValues(). */
 const FIELD_COLUMNS =
-  'title, description, agenda, starts_at, ends_at, timezone, moderators, speakers, capacity, ticketing, moderation, offer_minutes';
+  'title, description, agenda, starts_at, ends_at, timezone, moderators, speakers, capacity, ticketing, moderation, offer_minutes, access';
 
 function fieldValues(fields: EventFields): unknown[] {
   return [
@@ -49,6 +49,7 @@ function fieldValues(fields: EventFields): unknown[] {
     JSON.stringify(fields.ticketing),
     JSON.stringify(fields.moderation),
     fields.offerMinutes,
+    fields.access,
   ];
 }
 
@@ -75,7 +76,7 @@ export class EventsService {
       const [row] = await queryRows<EventRow>(
         manager,
         `INSERT INTO events.events (${FIELD_COLUMNS}, host_id)
-         VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8, $9, $10::jsonb, $11::jsonb, $12, $13) RETURNING ${EVENT_COLUMNS}`,
+         VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8, $9, $10::jsonb, $11::jsonb, $12, $13, $14) RETURNING ${EVENT_COLUMNS}`,
         [...fieldValues(fields), hostId],
       );
       const view = toEventView(row!);
@@ -175,7 +176,7 @@ export class EventsService {
       const recorded = await this.outbox.run(async (manager) => {
         const [row] = await queryRows<EventRow>(
           manager,
-          `UPDATE events.events SET (${FIELD_COLUMNS}) = ($3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11, $12::jsonb, $13::jsonb, $14),
+          `UPDATE events.events SET (${FIELD_COLUMNS}) = ($3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11, $12::jsonb, $13::jsonb, $14, $15),
              version = version + 1, updated_at = now(),
              -- a new start time is reminded of again (EventReminders)
              reminded_at = CASE WHEN starts_at = $6::timestamptz THEN reminded_at END
@@ -207,6 +208,7 @@ export class EventsService {
       ticketing: changes.ticketing ?? before.ticketing,
       moderation: { ...before.moderation, ...changes.moderation },
       offerMinutes: changes.offerMinutes ?? before.offerMinutes,
+      access: changes.access ?? before.access,
     });
     checkEventRules(merged, caller, this.clock(), { requireFuture: changes.startsAt !== undefined });
     return merged;
@@ -264,6 +266,7 @@ export class EventsService {
       ticketing: row.ticketing,
       moderation: row.moderation,
       offerMinutes: row.offer_minutes,
+      access: row.access,
       moderators: row.moderators,
       speakers: row.speakers,
       seriesId: row.series_id,

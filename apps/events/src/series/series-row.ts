@@ -1,4 +1,4 @@
-import type { SeriesTemplate, SeriesView, SeriesOccurrence } from '@townhall/contracts';
+import type { AccessMode, SeriesTemplate, SeriesView, SeriesOccurrence } from '@townhall/contracts';
 
 /** A row of events.series. */
 export interface SeriesRow {
@@ -7,7 +7,8 @@ export interface SeriesRow {
   description: string;
   host_id: string;
   recurrence: { startsAt: string; timezone: string; rrule: string };
-  template: SeriesTemplate;
+  /** As stored: a template written before access existed has none (it is `open`). */
+  template: Omit<SeriesTemplate, 'access'> & { access?: AccessMode };
   ended_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -27,7 +28,7 @@ export function toSeriesView(
     description: row.description,
     hostId: row.host_id,
     recurrence: row.recurrence,
-    template: row.template,
+    template: { ...row.template, access: row.template.access ?? 'open' },
     followerCount,
     upcoming,
     endedAt: row.ended_at?.toISOString() ?? null,

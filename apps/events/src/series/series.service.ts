@@ -94,6 +94,7 @@ export class SeriesService {
         ticketing: template.ticketing,
         moderation: DEFAULT_MODERATION,
         offerMinutes: DEFAULT_OFFER_MINUTES,
+        access: template.access,
       },
       hostId,
       now,
@@ -322,8 +323,8 @@ export class SeriesService {
     const rows = await queryRows<EventRow>(
       manager,
       `INSERT INTO events.events (title, description, agenda, starts_at, ends_at, timezone, host_id, moderators, speakers,
-         capacity, ticketing, series_id, occurrence_index)
-       SELECT $1, $2, $3::jsonb, o.starts_at, o.starts_at + make_interval(mins => $4), $5, $6, $7, $8, $9, $10::jsonb, $11, o.idx
+         capacity, ticketing, series_id, occurrence_index, access)
+       SELECT $1, $2, $3::jsonb, o.starts_at, o.starts_at + make_interval(mins => $4), $5, $6, $7, $8, $9, $10::jsonb, $11, o.idx, $14
        FROM unnest($12::int[], $13::timestamptz[]) AS o(idx, starts_at)
        ON CONFLICT (series_id, occurrence_index) DO NOTHING
        RETURNING ${EVENT_COLUMNS}`,
@@ -341,6 +342,8 @@ export class SeriesService {
         series.id,
         planned.map((occurrence) => occurrence.index),
         planned.map((occurrence) => occurrence.startsAt.toISOString()),
+        // Templates stored before access existed are open.
+        template.access ?? 'open',
       ],
     );
     rows.sort((a, b) => a.starts_at.getTime() - b.starts_at.getTime());

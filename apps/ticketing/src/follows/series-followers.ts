@@ -6,9 +6,12 @@ import { EVENT_COLUMNS, type EventRow } from '../projection/event-row.js';
 import { TakeSeat } from '../tickets/take-seat.js';
 import { CLOCK, LOGGER, type Clock, type Logger } from '../tokens.js';
 
-/** The series' next free occurrence: the first scheduled one that has not started. */
+/**
+ * The series' next free occurrence: the first scheduled one that has not started, free and open
+ * (an invite-only occurrence seats whom the host invites, not its followers).
+ */
 const NEXT_OCCURRENCE = `SELECT ${EVENT_COLUMNS}, followers_seated_at FROM ticketing.events
-  WHERE series_id = $1 AND status = 'scheduled' AND starts_at > $2 AND ticketing->>'mode' = 'free'
+  WHERE series_id = $1 AND status = 'scheduled' AND starts_at > $2 AND ticketing->>'mode' = 'free' AND access = 'open'
   ORDER BY starts_at, event_id LIMIT 1`;
 
 /**

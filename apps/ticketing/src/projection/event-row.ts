@@ -1,4 +1,4 @@
-import { GENERAL_TIER, type EventStatus, type Ticketing } from '@townhall/contracts';
+import { GENERAL_TIER, type AccessMode, type EventStatus, type Ticketing } from '@townhall/contracts';
 
 /** What ticketing knows of an event: a row of ticketing.events. */
 export interface EventRow {
@@ -15,10 +15,12 @@ export interface EventRow {
   version: number;
   /** How long a waitlist offer of a paid seat holds it. */
   offer_minutes: number;
+  /** Who may take a ticket: `invite` admits the invited, the host and the moderators only. */
+  access: AccessMode;
 }
 
 export const EVENT_COLUMNS =
-  'event_id, host_id, moderators, status, series_id, starts_at, ticketing, capacity, sold, version, offer_minutes';
+  'event_id, host_id, moderators, status, series_id, starts_at, ticketing, capacity, sold, version, offer_minutes, access';
 
 export interface TierOffer {
   tierId: string;

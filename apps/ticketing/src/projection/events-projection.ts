@@ -4,6 +4,7 @@ import {
   DomainError,
   isUuid,
   Events,
+  type AccessMode,
   type EventAccess,
   type EventView,
 } from '@townhall/contracts';
@@ -28,6 +29,8 @@ type EventFacts = Pick<
   eventId: string;
   /** Absent from domain events published before the field existed. */
   offerMinutes?: number | undefined;
+  /** Absent from domain events published before the field existed (such events are open). */
+  access?: AccessMode | undefined;
 };
 
 /**
@@ -95,13 +98,13 @@ export class EventsProjection {
     await lockEventForWrite(manager, facts.eventId);
     const applied = await queryRows(
       manager,
-      `INSERT INTO ticketing.events AS e (event_id, host_id, moderators, status, series_id, starts_at, ticketing, capacity, version, updated_at, offer_minutes)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11)
+      `INSERT INTO ticketing.events AS e (event_id, host_id, moderators, status, series_id, starts_at, ticketing, capacity, version, updated_at, offer_minutes, access)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12)
        ON CONFLICT (event_id) DO UPDATE SET
          host_id = EXCLUDED.host_id, moderators = EXCLUDED.moderators, series_id = EXCLUDED.series_id,
          starts_at = EXCLUDED.starts_at, ticketing = EXCLUDED.ticketing,
          capacity = GREATEST(EXCLUDED.capacity, e.sold), version = EXCLUDED.version, updated_at = EXCLUDED.updated_at,
-         offer_minutes = EXCLUDED.offer_minutes,
+         offer_minutes = EXCLUDED.offer_minutes, access = EXCLUDED.access,
          -- a cancelled event stays cancelled whatever arrives late
          status = CASE WHEN e.status = 'cancelled' THEN e.status ELSE EXCLUDED.status END
        WHERE e.version <= EXCLUDED.version
@@ -119,6 +122,7 @@ export class EventsProjection {
         facts.version ?? 0,
         facts.updatedAt,
         facts.offerMinutes ?? DEFAULT_OFFER_MINUTES,
+        facts.access ?? 'open',
       ],
     );
     if (applied.length === 0) return;

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, GENERAL_TIER, type MessageMeta, type RsvpReply } from '@townhall/contracts';
 import { decodePaymentHeader, type PaymentPayload } from '@townhall/x402';
+import { notInvited } from '../invites/admission.js';
 import { asPaymentProblem, paymentRequired, type PaymentRefusal } from '../payments/payment-problems.js';
 import { FeePayer } from '../payments/fee-payer.js';
 import { requirementsFor, sellsAssetOf, tierOfResource } from '../payments/requirements.js';
@@ -67,6 +68,7 @@ export class Rsvp {
     const { event, held } = facts;
     if (held) return { ticket: toTicket(held), created: false, settlement: null };
     requireOnSale(event);
+    if (!facts.admitted) throw notInvited();
 
     if (event.ticketing.mode === 'free') {
       if (!canBuy(facts, GENERAL_TIER)) throw soldOut(GENERAL_TIER);
@@ -121,7 +123,9 @@ export class Rsvp {
   ): Promise<RsvpReply | undefined> {
     if (this.settings.facilitator !== 'ledger' || this.settings.asset !== undefined) return undefined;
     const event = this.sale.rememberedEvent(eventId);
-    if (!event || !ON_SALE.has(event.status) || event.ticketing.mode === 'free') return undefined;
+    // An invite-only event's purchases are decided on a read, which says whether the caller is invited.
+    if (!event || !ON_SALE.has(event.status) || event.ticketing.mode === 'free' || event.access !== 'open')
+      return undefined;
     if (!sellsAssetOf(this.settings, event)) return undefined;
     const refuse: PaymentRefusal = () => Promise.reject(new DecideOnRead());
     try {

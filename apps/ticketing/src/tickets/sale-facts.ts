@@ -3,6 +3,7 @@ import { isUuid } from '@townhall/contracts';
 import { preparedStatement } from '@townhall/platform/service';
 import { LRUCache } from 'lru-cache';
 import { DataSource } from 'typeorm';
+import { admittedSql } from '../invites/admission.js';
 import { EVENT_COLUMNS, type EventRow } from '../projection/event-row.js';
 import { EventsProjection } from '../projection/events-projection.js';
 import { CLOCK, type Clock } from '../tokens.js';
@@ -22,6 +23,8 @@ export interface SaleFacts {
   seatsLeft: ReadonlyMap<string, number>;
   /** The tier whose seat a live waitlist offer holds for the caller, if any. */
   offered: string | undefined;
+  /** Whether the event admits the caller (invites/admission.ts): false only for an invite-only event. */
+  admitted: boolean;
 }
 
 /**
@@ -55,6 +58,7 @@ export function buyableTiers(facts: SaleFacts): Set<string> {
 type SaleRow = EventRow & {
   seats_left: Record<string, number>;
   offered_tier: string | null;
+  admitted: boolean;
   held_id: string | null;
   held_tier_id: string | null;
   held_status: TicketRow['status'] | null;
@@ -94,6 +98,7 @@ export class SaleFactsReader {
          (SELECT w.tier_id FROM ticketing.waitlist w
            WHERE w.event_id = e.event_id AND w.agent_id = $2 AND w.status = 'offered'
              AND w.offer_expires_at > $3) AS offered_tier,
+         ${admittedSql('e', '$2')} AS admitted,
          t.id AS held_id, t.tier_id AS held_tier_id, t.status AS held_status,
          t.price::text AS held_price, t.asset AS held_asset, t.network AS held_network,
          t.transaction AS held_transaction, t.created_at AS held_created_at
@@ -128,6 +133,7 @@ export class SaleFactsReader {
     const {
       seats_left,
       offered_tier,
+      admitted,
       held_id,
       held_tier_id,
       held_status,
@@ -143,6 +149,7 @@ export class SaleFactsReader {
       event,
       seatsLeft: new Map(Object.entries(seats_left)),
       offered: offered_tier ?? undefined,
+      admitted,
       held:
         held_id === null
           ? undefined

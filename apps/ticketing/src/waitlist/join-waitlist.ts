@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, WaitlistTopics, type SignedMeta, type WaitlistJoinReply } from '@townhall/contracts';
 import { OutboxWriter, queryRows } from '@townhall/platform/service';
+import { DataSource } from 'typeorm';
+import { admittedSql, notInvited } from '../invites/admission.js';
 import { tiersOf, type EventRow, type TierOffer } from '../projection/event-row.js';
 import { EventsProjection } from '../projection/events-projection.js';
 import { requireOnSale } from '../tickets/rsvp.js';
@@ -19,6 +21,7 @@ import { WaitlistBook } from './waitlist-book.js';
 @Injectable()
 export class JoinWaitlist {
   constructor(
+    private readonly dataSource: DataSource,
     private readonly outbox: OutboxWriter,
     private readonly events: EventsProjection,
     private readonly tickets: TicketBook,
@@ -32,6 +35,7 @@ export class JoinWaitlist {
     const live = await this.book.liveEntry(event.event_id, meta.caller);
     if (live) return { entry: live, created: false };
     requireOnSale(event);
+    if (!(await this.admits(event.event_id, meta.caller))) throw notInvited();
     if (await this.tickets.liveTicket(event.event_id, meta.caller))
       throw new DomainError(
         'waitlist.seats_available',
@@ -80,6 +84,16 @@ export class JoinWaitlist {
     const entry = await this.book.liveEntry(event.event_id, meta.caller);
     if (!entry) throw new Error('expected a live waitlist entry after a conflicting join');
     return { entry, created: false };
+  }
+
+  /** Whether the event admits the agent (invites/admission.ts): only the admitted wait in its line. */
+  private async admits(eventId: string, agentId: string): Promise<boolean> {
+    const [row] = await queryRows<{ admitted: boolean }>(
+      this.dataSource,
+      `SELECT ${admittedSql('e', '$2')} AS admitted FROM ticketing.events e WHERE e.event_id = $1`,
+      [eventId, agentId],
+    );
+    return row?.admitted ?? false;
   }
 }
 

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { TicketTopics, WaitlistTopics, type WaitlistStatus } from '@townhall/contracts';
 import { OutboxWriter, queryRows, type Announcement } from '@townhall/platform/service';
 import type { EntityManager } from 'typeorm';
+import { admittedSql } from '../invites/admission.js';
 import { seatProblem, takeSeat, WAITLIST_ENTRY, type WaitlistEntryRow } from '../db/functions.js';
 import { insertTicket, releaseSeat } from '../tickets/seats.js';
 import { toTicket } from '../tickets/ticket-row.js';
@@ -25,7 +26,8 @@ interface NextInLine {
  *   `offerExpiresAt`): the counters count it as sold, so nobody else can buy it, and that agent's
  *   RSVP accepts it instead of taking a seat (ticketing.take_seat_for, for every payment).
  * The next agent is the earliest to join among the tiers that have a seat now (and the event
- * too). Nothing is handed out unless the event is on sale.
+ * too), of those the event admits (an invite-only event passes over the agents it has not invited,
+ * who keep their place). Nothing is handed out unless the event is on sale.
  */
 @Injectable()
 export class WaitlistSeats {
@@ -61,6 +63,7 @@ export class WaitlistSeats {
            JOIN ticketing.events e ON e.event_id = w.event_id
           WHERE w.event_id = $1 AND w.status = 'waiting'
             AND i.sold < i.capacity AND e.sold < e.capacity AND e.status IN ('scheduled', 'live')
+            AND ${admittedSql('e', 'w.agent_id')}
           ORDER BY w.seq LIMIT 1
           FOR UPDATE OF w`,
         [eventId],

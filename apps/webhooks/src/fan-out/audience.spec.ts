@@ -84,6 +84,20 @@ describe('audienceOf: who may receive a domain event', () => {
     });
   });
 
+  it('an invite: the agent invited and the event host, nobody else', async () => {
+    const invite = {
+      eventId: EVENT,
+      agentId: STRANGER,
+      invitedBy: HOST,
+      invitedAt: new Date().toISOString(),
+    };
+    // Not the event's ticket holders (HOLDER), who get its lifecycle only.
+    expect(await audience(event('townhall.invite.added', EVENT, invite))).toEqual({
+      eventId: EVENT,
+      agents: [HOST, STRANGER],
+    });
+  });
+
   it('a refund of a ticket paid on chain: its holder and the host that owes it', async () => {
     const refund = { id: 'r', eventId: EVENT, hostId: HOST, holderId: HOLDER, status: 'owed' };
     expect(await audience(event('townhall.refund.owed', EVENT, refund))).toEqual({

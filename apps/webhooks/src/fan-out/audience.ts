@@ -23,8 +23,9 @@ const NOBODY: Audience = { eventId: null, agents: [] };
  * - the host of an event: every domain event of that event, `staff` ones included (the only
  *   recipient of those);
  * - an agent: its own tickets (`townhall.ticket.*`, holderId), refunds (`townhall.refund.*`,
- *   holderId), waitlist entries (`townhall.waitlist.*`, agentId) and ledger entries (`townhall.ledger.*`, agentId; nobody
- *   else, not even the event's host, sees another agent's ledger);
+ *   holderId), waitlist entries (`townhall.waitlist.*`, agentId), invites (`townhall.invite.*`,
+ *   agentId) and ledger entries (`townhall.ledger.*`, agentId; nobody else, not even the event's
+ *   host, sees another agent's ledger);
  * - a ticket holder: the lifecycle (`townhall.event.*`) of the events it holds a live ticket for;
  * - the host of a series: its series events;
  * - an agent: its own directory card's changes (`townhall.card.*`).
@@ -63,6 +64,12 @@ export async function audienceOf(event: CloudEvent, facts: AudienceFacts): Promi
       break;
     }
     case 'waitlist': {
+      eventId = text(data['eventId']) ?? null;
+      host = eventId ? await facts.hostOfEvent(eventId) : undefined;
+      others = list(text(data['agentId']));
+      break;
+    }
+    case 'invite': {
       eventId = text(data['eventId']) ?? null;
       host = eventId ? await facts.hostOfEvent(eventId) : undefined;
       others = list(text(data['agentId']));

@@ -137,6 +137,8 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   Events: 'Schedule, edit, start, end and cancel events; public lists, pages and calendars',
   Tickets: 'RSVP (free, or paid with x402), give tickets back, the attendee list and your tickets',
   Waitlist: 'Wait for a seat of a sold-out tier: the first in line gets the next seat that frees',
+  Invites:
+    "Who may come to an invite-only event: the host's list of invited agents; only they (and the host and moderators) may RSVP",
   Refunds:
     'Refunds a cancelled event owes for tickets paid on chain: the service holds no keys, so the host pays each with its own key, exactly once',
   Ledger: 'The built-in ledger: your balances and entries (every money movement, both sides)',

@@ -9,10 +9,18 @@ export const STATUS_LABELS: Record<EventStatus, string> = {
   cancelled: 'Cancelled',
 };
 
-/** The event's header: status, title, host, start and end in its time zone, description. */
+/** Said next to the status of an event only invited agents may RSVP to (`access: invite`). */
+export const INVITE_ONLY_LABEL = 'Invite only';
+
+/**
+ * The event's header: status (and whether it is invite only), title, host, start and end in its
+ * time zone, description.
+ */
 export function summarySection(event: EventView, host: string, clock: EventClock): Markup {
+  const inviteOnly =
+    event.access === 'invite' ? html`<span class="badge access-invite">${INVITE_ONLY_LABEL}</span>` : null;
   return html`<header id="event-summary" class="event-summary">
-    <p class="status"><span class=${`badge status-${event.status}`}>${STATUS_LABELS[event.status]}</span></p>
+    <p class="status"><span class=${`badge status-${event.status}`}>${STATUS_LABELS[event.status]}</span> ${inviteOnly}</p>
     <h1>${event.title}</h1>
     <dl class="facts">
       <div><dt>Host</dt><dd>${host}</dd></div>

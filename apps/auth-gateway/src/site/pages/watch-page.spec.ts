@@ -18,6 +18,7 @@ import {
 import { pollItem } from './polls-section.js';
 import { RECORDING_UNPUBLISHED_TEXT } from './recording-section.js';
 import { stageMessage } from './stage-section.js';
+import { INVITE_ONLY_LABEL } from './summary-section.js';
 import { STATIC_STATUS_TEXT, watchPage } from './watch-page.js';
 import type { IndexState, WatchState } from './watch-state.js';
 
@@ -220,6 +221,16 @@ describe('the watch page', () => {
     expect(configOf(renderDocument(watchPage(aState({ event: anEvent({ status: 'past' }) })))).status).toBe(
       'past',
     );
+  });
+
+  it('says next to the status that an event is invite only, and nothing of the kind for an open one', () => {
+    const summaryOf = (page: string) => /<header id="event-summary"[\s\S]*?<\/header>/.exec(page)?.[0] ?? '';
+    const invite = summaryOf(renderDocument(watchPage(aState({ event: anEvent({ access: 'invite' }) }))));
+    expect(textOf(invite)).toContain(`Live ${INVITE_ONLY_LABEL} Ask me anything`);
+    expect(invite).toContain(`<span class="badge access-invite">${INVITE_ONLY_LABEL}</span>`);
+    const open = renderDocument(watchPage(aState({ event: anEvent({ access: 'open' }) })));
+    expect(open).not.toContain(INVITE_ONLY_LABEL);
+    expect(open).not.toContain('access-invite');
   });
 
   it('shows a hidden message in its place, without its body, before and after the contract has `hidden`', () => {

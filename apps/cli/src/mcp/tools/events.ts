@@ -1,5 +1,12 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { EventViewSchema, TicketViewSchema } from '@townhall/contracts';
+import {
+  AccessSchema,
+  AddInvitesSchema,
+  EventViewSchema,
+  InvitesAddedSchema,
+  MAX_INVITES_PER_CALL,
+  TicketViewSchema,
+} from '@townhall/contracts';
 import type { EventFieldsInput } from '@townhall/sdk';
 import { z } from 'zod';
 import { paidRsvp, type PayingSession } from '../paid-rsvp.js';
@@ -64,7 +71,7 @@ export function registerEventTools(server: McpServer, session: PayingSession, ru
     {
       title: 'Schedule an event',
       description:
-        'Schedules an event hosted by this agent: a title, a start and end (RFC 3339 with offset, in the future, at most 31 days long), and optionally a description, a capacity (default 100) and a ticket price in atomic units of USDC (without it the event is free). Free to create; buyers pay the price to this agent.',
+        'Schedules an event hosted by this agent: a title, a start and end (RFC 3339 with offset, in the future, at most 31 days long), and optionally a description, a capacity (default 100), a ticket price in atomic units of USDC (without it the event is free) and its access (open, the default: anyone may RSVP; invite: only the agents invited with invite_add, and the host and moderators). Free to create; buyers pay the price to this agent.',
       inputSchema: z
         .object({
           title: z.string().min(1).max(200),
@@ -73,11 +80,14 @@ export function registerEventTools(server: McpServer, session: PayingSession, ru
           description: z.string().max(5000).optional(),
           capacity: z.number().int().min(1).max(1_000_000).optional(),
           price: Amount.optional().describe('Ticket price in atomic units; omit for a free event'),
+          access: AccessSchema.optional().describe(
+            'open (default): anyone may RSVP; invite: only the agents invited with invite_add, and the host and moderators',
+          ),
         })
         .strict(),
       outputSchema: EventViewSchema,
     },
-    ({ title, startsAt, endsAt, description, capacity, price }) =>
+    ({ title, startsAt, endsAt, description, capacity, price, access }) =>
       run(async () => {
         const fields: EventFieldsInput = {
           title,
@@ -87,6 +97,7 @@ export function registerEventTools(server: McpServer, session: PayingSession, ru
           capacity: capacity ?? 100,
           ...(description === undefined ? {} : { description }),
           ...(price === undefined || price === '0' ? {} : { ticketing: { mode: 'single' as const, price } }),
+          ...(access === undefined ? {} : { access }),
         };
         const event = await agent.events.create(fields);
         return answer(event, `Scheduled "${event.title}": ${event.id}.`);
@@ -115,11 +126,38 @@ export function registerEventTools(server: McpServer, session: PayingSession, ru
   }
 
   server.registerTool(
+    'invite_add',
+    {
+      title: 'Invite agents',
+      description: `Invites agents to an event, 1 to ${MAX_INVITES_PER_CALL} agentIds at once. While the event's access is invite, only the agents invited (and the host and moderators) may RSVP or join its waitlist; anyone else is refused with access.not_invited. Only the host may call it (otherwise role.forbidden). Idempotent: an agent invited before keeps its invite, and \`added\` counts only the new ones. Free.`,
+      inputSchema: z
+        .object({
+          eventId: EventId,
+          agentIds: AddInvitesSchema.shape.agentIds.describe(
+            `The agents to invite, each a base58 agentId (1 to ${MAX_INVITES_PER_CALL})`,
+          ),
+        })
+        .strict(),
+      outputSchema: InvitesAddedSchema,
+      annotations: { idempotentHint: true },
+    },
+    ({ eventId, agentIds }) =>
+      run(async () => {
+        const result = await agent.invites.add(eventId, agentIds);
+        const before = result.invites.length - result.added;
+        return answer(
+          result,
+          `Invited ${result.added} new agent${result.added === 1 ? '' : 's'} to ${eventId}${before > 0 ? ` (${before} invited before)` : ''}.`,
+        );
+      }),
+  );
+
+  server.registerTool(
     'rsvp',
     {
       title: 'Get a ticket',
       description:
-        "Gets this agent a ticket for an event. Free events: at once. Paid events COST MONEY: the price (atomic units of the event's asset, e.g. USDC with 6 decimals) is paid from this agent's own funds, and only if you pass maxPrice (the most you agree to pay) and the price is at most maxPrice, in the budget's asset, and at most what is left of this session's budget (--budget); otherwise the result is the error payment.budget (or payment.budget_asset) with the price, and nothing is charged. A payment whose answer was lost is payment.unconfirmed: do not pay for that event again; tickets_mine shows the ticket if it was bought. Holding a ticket already returns it, with no charge. Tiered events need tierId.",
+        "Gets this agent a ticket for an event. Free events: at once. Paid events COST MONEY: the price (atomic units of the event's asset, e.g. USDC with 6 decimals) is paid from this agent's own funds, and only if you pass maxPrice (the most you agree to pay) and the price is at most maxPrice, in the budget's asset, and at most what is left of this session's budget (--budget); otherwise the result is the error payment.budget (or payment.budget_asset) with the price, and nothing is charged. A payment whose answer was lost is payment.unconfirmed: do not pay for that event again; tickets_mine shows the ticket if it was bought. Holding a ticket already returns it, with no charge. Tiered events need tierId. An invite-only event (access: invite) refuses with access.not_invited an agent its host has not invited, before any price is asked.",
       inputSchema: z
         .object({
           eventId: EventId,

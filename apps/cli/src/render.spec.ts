@@ -1,4 +1,5 @@
-import type { BlockView, EventView, InviteView, QuestionView, StageMessageView } from '@townhall/contracts';
+import type { BlockView, InviteView, QuestionView, StageMessageView } from '@townhall/contracts';
+import { anEventView } from '@townhall/testing';
 import type { TicketView } from '@townhall/contracts';
 import {
   blockLine,
@@ -18,33 +19,19 @@ import {
   ticketingSummary,
 } from './render.js';
 
-const event: EventView = {
+const event = anEventView({
   id: 'e1',
   title: 'AMA',
-  description: '',
-  agenda: [],
   startsAt: '2027-03-04T19:00:00.000Z',
   endsAt: '2027-03-04T20:00:00.000Z',
-  timezone: 'UTC',
   hostId: 'host',
-  moderators: [],
-  speakers: [],
   capacity: 50,
   ticketing: { mode: 'single', price: '2500', asset: 'USDC' },
-  moderation: { questions: 'post', reportThreshold: 3 },
-  offerMinutes: 15,
-  access: 'open',
   status: 'scheduled',
-  seriesId: null,
   counts: { ticketsSold: { general: 3 }, questions: 0, polls: 0 },
-  version: 1,
   createdAt: '2027-03-01T00:00:00.000Z',
   updatedAt: '2027-03-01T00:00:00.000Z',
-  startedAt: null,
-  endedAt: null,
-  cancelledAt: null,
-  recordingPublishedAt: null,
-};
+});
 
 describe('human output', () => {
   it('aligns columns and never pads the last one', () => {

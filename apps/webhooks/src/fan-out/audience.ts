@@ -63,12 +63,7 @@ export async function audienceOf(event: CloudEvent, facts: AudienceFacts): Promi
       others = list(text(data['holderId']));
       break;
     }
-    case 'waitlist': {
-      eventId = text(data['eventId']) ?? null;
-      host = eventId ? await facts.hostOfEvent(eventId) : undefined;
-      others = list(text(data['agentId']));
-      break;
-    }
+    case 'waitlist':
     case 'invite': {
       eventId = text(data['eventId']) ?? null;
       host = eventId ? await facts.hostOfEvent(eventId) : undefined;

@@ -2,8 +2,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { EventView } from '@townhall/contracts';
 import { AgentClient } from '@townhall/sdk';
+import { anEventView } from '@townhall/testing';
 import { Budget } from '../budget.js';
 import type { PayingSession } from '../paid-rsvp.js';
 import { PaymentFollowUp } from '../payment-follow-up.js';
@@ -14,33 +14,14 @@ const BOB = '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T';
 const CAROL = 'GjwcWFQYzemBtpUoN5fMAP2FZviTtMRWCmrppGuTthJS';
 
 /** An invite-only event, as the events service answers it. */
-const CLOSED_AMA: EventView = {
+const CLOSED_AMA = anEventView({
   id: 'e1',
   title: 'Closed AMA',
-  description: '',
-  agenda: [],
-  startsAt: '2027-03-04T18:00:00.000Z',
   endsAt: '2027-03-04T19:00:00.000Z',
-  timezone: 'UTC',
   hostId: HOST,
-  moderators: [],
-  speakers: [],
-  capacity: 100,
-  ticketing: { mode: 'free' },
-  moderation: { questions: 'post', reportThreshold: 3 },
-  offerMinutes: 15,
   access: 'invite',
   status: 'scheduled',
-  seriesId: null,
-  counts: { ticketsSold: {}, questions: 0, polls: 0 },
-  version: 1,
-  createdAt: '2027-03-01T00:00:00.000Z',
-  updatedAt: '2027-03-01T00:00:00.000Z',
-  startedAt: null,
-  endedAt: null,
-  cancelledAt: null,
-  recordingPublishedAt: null,
-};
+});
 
 /** What the fake Townhall answers to `METHOD /path`: a status and a JSON body. */
 type Answer = (route: string, body: unknown) => { status: number; body: unknown };

@@ -1,5 +1,5 @@
 import type { TicketView } from '@townhall/contracts';
-import type { AgentClient } from '@townhall/sdk';
+import type { AgentClient, RsvpTicketResult } from '@townhall/sdk';
 import { Topology, type AppProcess } from '@townhall/testing';
 import pg from 'pg';
 import { aPaidEvent, expectTicketingWhole, fundedAgents, PRICE } from './faults/workload.js';
@@ -19,7 +19,7 @@ async function burst(
   return Promise.all(
     buyers.map(async (buyer): Promise<Outcome> => {
       try {
-        const { ticket } = await buyer.tickets.rsvp(eventId, { maxPrice: PRICE });
+        const { ticket } = (await buyer.tickets.rsvp(eventId, { maxPrice: PRICE })) as RsvpTicketResult;
         return { buyer, ticket, afterInterrupt: answered >= after };
       } catch (error) {
         const failure = (error as { code?: string }).code ?? (error as Error).message;
@@ -109,7 +109,9 @@ describe('graceful shutdown: SIGTERM during a burst of 500 signed writes', () =>
     const newcomer = topology.client();
     await newcomer.ledger.faucet('1000');
     const later = [...turnedAway.map((outcome) => outcome.buyer), newcomer];
-    const bought = await Promise.all(later.map((buyer) => buyer.tickets.rsvp(event.id, { maxPrice: PRICE })));
+    const bought = (await Promise.all(
+      later.map((buyer) => buyer.tickets.rsvp(event.id, { maxPrice: PRICE })),
+    )) as RsvpTicketResult[];
     await checkTicketing(db, event.id, [
       ...outcomes.filter((outcome) => outcome.ticket),
       ...later.map((buyer, index) => ({ buyer, ticket: bought[index]!.ticket })),

@@ -44,6 +44,8 @@ const TOOLS = [
   'event_end',
   'event_cancel',
   'invite_add',
+  'request_approve',
+  'request_decline',
   'rsvp',
   'tickets_mine',
   'stage_read',

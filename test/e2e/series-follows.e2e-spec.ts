@@ -1,5 +1,5 @@
 import type { EventView } from '@townhall/contracts';
-import { AgentClient } from '@townhall/sdk';
+import { AgentClient, type RsvpTicketResult } from '@townhall/sdk';
 import { refusal, StandaloneProcess, Topology, waitFor } from '@townhall/testing';
 
 /*
@@ -50,7 +50,7 @@ function seriesScenarios(mode: Mode): void {
 
     // The occurrence after next is open to everyone: a sixth agent takes a seat, and no follower holds one.
     const sixth = mode.client();
-    const ticket = await sixth.tickets.rsvp(afterNext!.id);
+    const ticket = (await sixth.tickets.rsvp(afterNext!.id)) as RsvpTicketResult;
     expect(ticket.ticket).toMatchObject({
       eventId: afterNext!.id,
       holderId: sixth.agentId,

@@ -8,7 +8,7 @@ import { address, createKeyPairSignerFromPrivateKeyBytes, createSolanaRpc } from
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import type { TicketView } from '@townhall/contracts';
 import { LocalChain, SOLANA_DEVNET, startLocalRpc, type LocalRpc } from '@townhall/solana-local';
-import { AgentClient, TownhallError } from '@townhall/sdk';
+import { AgentClient, TownhallError, type RsvpTicketResult } from '@townhall/sdk';
 import { saveKeyFile } from '@townhall/sdk/key-file';
 import {
   compileCacheEnv,
@@ -247,11 +247,11 @@ function theSaleOnSolana(started: () => Sale): void {
   it('sells through the SDK, which pays with the official client and the agent’s own key', async () => {
     const eventId = await paidEvent();
     const buyer = await fundedBuyer();
-    const bought = await buyer.tickets.rsvp(eventId, {
+    const bought = (await buyer.tickets.rsvp(eventId, {
       maxPrice: PRICE,
       network: SOLANA_DEVNET,
       rpcUrl: sale.rpcUrl,
-    });
+    })) as RsvpTicketResult;
     expect(bought.created).toBe(true);
     expect(bought.payment).toMatchObject({ success: true, network: SOLANA_DEVNET });
     expect(await tokens(sale.rpcUrl, buyer.agentId, mint)).toBe(USDC - BigInt(PRICE));
@@ -379,8 +379,12 @@ describe('Solana exact through an HTTP facilitator (the official x402Facilitator
       return buyer;
     }
 
-    const buy = (buyer: AgentClient, eventId: string) =>
-      buyer.tickets.rsvp(eventId, { maxPrice: PRICE, network: SOLANA_DEVNET, rpcUrl: rpc.url });
+    const buy = async (buyer: AgentClient, eventId: string) =>
+      (await buyer.tickets.rsvp(eventId, {
+        maxPrice: PRICE,
+        network: SOLANA_DEVNET,
+        rpcUrl: rpc.url,
+      })) as RsvpTicketResult;
 
     const held = (buyer: AgentClient, eventId: string) =>
       buyer.tickets.held(eventId).catch((error: unknown) => {

@@ -1,5 +1,5 @@
 import type { EventFieldsInput, EventView, TicketView } from '@townhall/contracts';
-import { TownhallError, type AgentClient } from '@townhall/sdk';
+import { TownhallError, type AgentClient, type RsvpTicketResult } from '@townhall/sdk';
 import { DomainEventTap, Topology, problemOf, waitFor } from '@townhall/testing';
 import {
   decodePaymentResponse,
@@ -120,7 +120,9 @@ describe('tickets, x402 payments and the ledger', () => {
     const agents = Array.from({ length: 16 }, () => topology.client());
     for (let round = 0; round < 20; round++) {
       const event = await host.events.create(anEvent({ capacity: 16 }));
-      const answers = await Promise.all(agents.map((agent) => agent.tickets.rsvp(event.id)));
+      const answers = (await Promise.all(
+        agents.map((agent) => agent.tickets.rsvp(event.id)),
+      )) as RsvpTicketResult[];
       expect(answers.map((answer) => answer.ticket.status)).toEqual(agents.map(() => 'active'));
     }
   });

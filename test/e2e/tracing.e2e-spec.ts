@@ -1,4 +1,4 @@
-import { AgentClient } from '@townhall/sdk';
+import { AgentClient, type RsvpTicketResult } from '@townhall/sdk';
 import { OtlpReceiver, StandaloneProcess, Topology, waitFor, type ReceivedSpan } from '@townhall/testing';
 
 const HOUR = 3_600_000;
@@ -46,7 +46,7 @@ describe('tracing: one trace per request, across the bus', () => {
       ticketing: { mode: 'single', price: '100', asset: 'USDC' },
     });
     await buyer.ledger.faucet('1000');
-    const { ticket } = await buyer.tickets.rsvp(event.id, { maxPrice: '100' });
+    const { ticket } = (await buyer.tickets.rsvp(event.id, { maxPrice: '100' })) as RsvpTicketResult;
     const question = await buyer.questions.submit(event.id, 'Where does the time go?');
 
     // The paid RSVP: the gateway's span of the request that paid, and everything under it.

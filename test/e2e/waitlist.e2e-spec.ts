@@ -1,6 +1,10 @@
 import type { EventFieldsInput, WaitlistEntryView } from '@townhall/contracts';
-import { AgentClient, type WaitlistJoinResult } from '@townhall/sdk';
+import type { AgentKey } from '@townhall/auth';
+import { AgentClient, type RsvpTicketResult, type WaitlistJoinResult } from '@townhall/sdk';
 import { DomainEventTap, refusal, StandaloneProcess, Topology, waitFor } from '@townhall/testing';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 
 /*
@@ -60,7 +64,7 @@ async function whoMayCome(client: () => AgentClient): Promise<void> {
     code: 'validation.failed',
   });
 
-  const { ticket, created } = await guest.tickets.rsvp(event.id);
+  const { ticket, created } = (await guest.tickets.rsvp(event.id)) as RsvpTicketResult;
   expect([created, ticket.status]).toEqual([true, 'active']);
   expect(await host.invites.remove(event.id, guest.agentId)).toEqual(added.invites[0]);
   expect(await refusal(host.invites.remove(event.id, guest.agentId))).toEqual({
@@ -74,7 +78,110 @@ async function whoMayCome(client: () => AgentClient): Promise<void> {
   expect((await host.events.update(event.id, { access: 'open' })).access).toBe('open');
   await waitFor('the stranger let in', async () => {
     const reply = await stranger.tickets.rsvp(event.id).catch(() => undefined);
-    return reply?.ticket.status === 'active' ? reply : undefined;
+    return reply && 'ticket' in reply && reply.ticket.status === 'active' ? reply : undefined;
+  });
+}
+
+/**
+ * docs/product.md "Who may come": an event that needs approval through the gateway, as either mode
+ * runs it. An RSVP is a request; approving a free event issues the ticket, a paid one holds a seat
+ * that the agent's payment buys; a declined agent is refused. A hold left unpaid expires and frees
+ * its seat: `passTime` moves ticketing's clock past it (a restart), after which `client` builds the
+ * clients again (the standalone process comes back on another port).
+ */
+async function whomTheHostApproves(
+  client: (key?: AgentKey) => AgentClient,
+  passTime: () => Promise<void>,
+): Promise<void> {
+  let host = client();
+  const free = await host.events.create(anEvent({ capacity: 5, access: 'approval' }));
+  expect(free.access).toBe('approval');
+  const [guest, turnedAway, stranger] = [client(), client(), client()];
+  const asked = await guest.tickets.rsvp(free.id);
+  expect(asked).toEqual({
+    request: expect.objectContaining({ eventId: free.id, agentId: guest.agentId, status: 'requested' }),
+  });
+  expect(await guest.tickets.rsvp(free.id)).toEqual(asked);
+  expect(await refusal(guest.tickets.held(free.id))).toEqual({ status: 404, code: 'ticket.not_found' });
+  expect(await refusal(stranger.requests.list(free.id))).toEqual({ status: 403, code: 'role.forbidden' });
+  expect(await refusal(stranger.requests.approve(free.id, guest.agentId))).toEqual({
+    status: 403,
+    code: 'role.forbidden',
+  });
+  expect(await refusal(host.requests.approve(free.id, stranger.agentId))).toEqual({
+    status: 404,
+    code: 'request.not_found',
+  });
+  expect(await refusal(host.requests.list(free.id, { cursor: 'tampered' }))).toEqual({
+    status: 400,
+    code: 'validation.failed',
+  });
+  expect((await host.requests.list(free.id, { status: 'requested' })).items).toEqual([
+    'request' in asked ? asked.request : undefined,
+  ]);
+  expect(await host.requests.approve(free.id, guest.agentId)).toMatchObject({
+    status: 'approved',
+    decidedBy: host.agentId,
+    holdExpiresAt: null,
+  });
+  expect(await guest.tickets.held(free.id)).toMatchObject({ status: 'active', price: '0' });
+  expect(await refusal(host.requests.decline(free.id, guest.agentId))).toEqual({
+    status: 409,
+    code: 'request.approved',
+  });
+  await turnedAway.tickets.rsvp(free.id);
+  expect(await host.requests.decline(free.id, turnedAway.agentId)).toMatchObject({ status: 'declined' });
+  expect(await refusal(turnedAway.tickets.rsvp(free.id))).toEqual({ status: 403, code: 'access.declined' });
+  expect(await refusal(turnedAway.waitlist.join(free.id))).toEqual({
+    status: 403,
+    code: 'access.not_approved',
+  });
+
+  // A paid event of one seat: asking costs nothing; the seat is held for the first approved.
+  const paid = await host.events.create(
+    anEvent({
+      capacity: 1,
+      offerMinutes: 10,
+      access: 'approval',
+      ticketing: { mode: 'single', price: '100' },
+    }),
+  );
+  const funded = async () => {
+    const agent = client();
+    await agent.ledger.faucet('1000');
+    return agent;
+  };
+  let [idle, buyer] = await Promise.all([funded(), funded()]);
+  for (const agent of [idle!, buyer!])
+    expect(await agent.tickets.rsvp(paid.id, { maxPrice: '100' })).toMatchObject({
+      request: { status: 'requested' },
+    });
+  expect((await idle!.ledger.balance()).balances).toEqual([{ asset: 'USDC', amount: '1000' }]);
+  const held = await host.requests.approve(paid.id, idle!.agentId);
+  // On ticketing's clock, which a passTime before this may have moved on.
+  const holdsFor = Date.parse(held.holdExpiresAt!) - Date.parse(held.decidedAt!);
+  expect(holdsFor).toBeGreaterThan(9 * MINUTE);
+  expect(holdsFor).toBeLessThanOrEqual(10 * MINUTE);
+  expect(await refusal(host.requests.approve(paid.id, buyer!.agentId))).toEqual({
+    status: 409,
+    code: 'capacity.sold_out',
+  });
+
+  // The idle agent lets its hold run out: the seat goes back, and the buyer is approved and buys it.
+  await passTime();
+  [host, idle, buyer] = [client(host.key), client(idle!.key), client(buyer!.key)];
+  const approved = await waitFor('the hold to expire and free its seat', () =>
+    host.requests.approve(paid.id, buyer!.agentId).catch(() => undefined),
+  );
+  expect(approved).toMatchObject({ status: 'approved', agentId: buyer!.agentId });
+  expect(approved.holdExpiresAt).not.toBeNull();
+  const bought = (await buyer!.tickets.rsvp(paid.id, { maxPrice: '100' })) as RsvpTicketResult;
+  expect(bought).toMatchObject({ created: true, ticket: { status: 'active', price: '100' } });
+  expect((await buyer!.ledger.balance()).balances).toEqual([{ asset: 'USDC', amount: '900' }]);
+  // Approved, its hold gone: the idle agent buys like anyone, and the one seat is sold.
+  expect(await refusal(idle!.tickets.rsvp(paid.id, { maxPrice: '100' }))).toEqual({
+    status: 409,
+    code: 'capacity.sold_out',
   });
 }
 
@@ -87,7 +194,7 @@ describe('waitlist (distributed)', () => {
     topology = await Topology.start({
       env: { LEDGER_FAUCET: 'true' },
       serviceEnv: {
-        // Payments signed now stay valid on a clock moved 16 minutes on (see the last test).
+        // Payments signed now stay valid on a clock moved on by passTime (16 minutes at a time).
         ticketing: { WAITLIST_SWEEP_INTERVAL_MS: '200', PAYMENT_TIMEOUT_SECONDS: '3600' },
       },
     });
@@ -99,6 +206,13 @@ describe('waitlist (distributed)', () => {
     await db?.end();
     await topology?.stop();
   });
+
+  /** Ticketing restarted with its clock 16 minutes further on (CLOCK_OFFSET_MS, tests only): offers and holds run out. */
+  let clockAhead = 0;
+  async function passTime(): Promise<void> {
+    clockAhead += 16 * MINUTE;
+    await topology.restartService('ticketing', { CLOCK_OFFSET_MS: String(clockAhead) });
+  }
 
   /** Seats and tickets as ticketing counts them, and the line's entries by status. */
   async function ledgerOfSeats(eventId: string) {
@@ -211,7 +325,7 @@ describe('waitlist (distributed)', () => {
       status: 409,
       code: 'capacity.sold_out',
     });
-    const bought = await first!.tickets.rsvp(event.id, { maxPrice: '100' });
+    const bought = (await first!.tickets.rsvp(event.id, { maxPrice: '100' })) as RsvpTicketResult;
     expect(bought).toMatchObject({ created: true, ticket: { status: 'active', price: '100' } });
     expect(bought.payment?.success).toBe(true);
     expect(await statusOf(first!)).toMatchObject({ status: 'accepted' });
@@ -220,7 +334,7 @@ describe('waitlist (distributed)', () => {
     // clock moved past the offer (CLOCK_OFFSET_MS, tests only), and its sweep passes the seat on.
     await host.events.update(event.id, { capacity: 3 });
     expect(await statusOf(second!)).toMatchObject({ status: 'offered' });
-    await topology.restartService('ticketing', { CLOCK_OFFSET_MS: String(16 * MINUTE) });
+    await passTime();
     await waitFor('the offer to pass on', async () =>
       (await statusOf(third!)).status === 'offered' ? true : undefined,
     );
@@ -229,7 +343,7 @@ describe('waitlist (distributed)', () => {
       status: 409,
       code: 'capacity.sold_out',
     });
-    expect((await third!.tickets.rsvp(event.id, { maxPrice: '100' })).created).toBe(true);
+    expect(await third!.tickets.rsvp(event.id, { maxPrice: '100' })).toMatchObject({ created: true });
     expect(await ledgerOfSeats(event.id)).toEqual({
       sold: 3,
       tier_sold: 3,
@@ -240,6 +354,10 @@ describe('waitlist (distributed)', () => {
       status: 409,
       code: 'capacity.sold_out',
     });
+  });
+
+  it('lets in whom the host approves: a free ticket, a held seat bought, a hold run out, a decline', async () => {
+    await whomTheHostApproves((key) => topology.client(key), passTime);
   });
 });
 
@@ -257,6 +375,32 @@ describe('waitlist (standalone)', () => {
 
   it('lets only the invited into an invite-only event', async () => {
     await whoMayCome(client);
+  });
+
+  it('lets in whom the host approves: a free ticket, a held seat bought, a hold run out, a decline', async () => {
+    // Its own process, keeping its data (--data-dir) across the restart that moves its clock on.
+    const dataDir = mkdtempSync(join(tmpdir(), 'townhall-approval-'));
+    const env = {
+      PUBLIC_BASE_URL: AUDIENCE,
+      LEDGER_FAUCET: 'true',
+      WAITLIST_SWEEP_INTERVAL_MS: '200',
+      PAYMENT_TIMEOUT_SECONDS: '3600',
+    };
+    let own = await StandaloneProcess.start(env, 0, { dataDir });
+    try {
+      await whomTheHostApproves(
+        (key) => new AgentClient({ baseUrl: own.baseUrl, audience: AUDIENCE, ...(key ? { key } : {}) }),
+        async () => {
+          await own.stop();
+          own = await StandaloneProcess.start({ ...env, CLOCK_OFFSET_MS: String(16 * MINUTE) }, 0, {
+            dataDir,
+          });
+        },
+      );
+    } finally {
+      await own.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('gives a seat given back to the first in line, and lets the second leave', async () => {

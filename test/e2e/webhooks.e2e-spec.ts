@@ -14,7 +14,7 @@ import {
   type WebhookKey,
   type WebhookView,
 } from '@townhall/contracts';
-import { AgentClient, verifyWebhook } from '@townhall/sdk';
+import { AgentClient, verifyWebhook, type RsvpTicketResult } from '@townhall/sdk';
 import {
   freePort,
   refusal,
@@ -169,7 +169,7 @@ describe('webhooks, end to end on the distributed topology', () => {
 
     const alicesEvent = await alice.events.create(anEvent("Alice's AMA"));
     const bobsEvent = await bob.events.create(anEvent("Bob's AMA"));
-    const ticket = await carol.tickets.rsvp(alicesEvent.id);
+    const ticket = (await carol.tickets.rsvp(alicesEvent.id)) as RsvpTicketResult;
     await alice.events.start(alicesEvent.id);
     await bob.events.start(bobsEvent.id);
     await alice.stage.post(alicesEvent.id, 'Welcome');

@@ -35,9 +35,17 @@ async function closedPort(): Promise<number> {
 /** What a fake gateway saw of one request: `METHOD /path?query signed|unsigned [body]`. */
 type Seen = string;
 
+/** A fake gateway's answer with another status than 200. */
+class Answer {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {}
+}
+
 /**
  * A gateway stand-in on a free local port: it records each request on one line and answers with
- * what `reply` gives for `METHOD /path` (200, JSON).
+ * what `reply` gives for `METHOD /path` (200, JSON; an `Answer`: its status and body).
  */
 async function fakeGateway(reply: (route: string, signed: boolean) => unknown) {
   const seen: Seen[] = [];
@@ -54,8 +62,12 @@ async function fakeGateway(reply: (route: string, signed: boolean) => unknown) {
         [request.method, request.url, signed ? 'signed' : 'unsigned', ...(body ? [body] : [])].join(' '),
       );
       const path = new URL(request.url ?? '/', 'http://x').pathname;
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify(reply(`${request.method} ${path}`, signed)));
+      const answer = reply(`${request.method} ${path}`, signed);
+      const [status, json] = answer instanceof Answer ? [answer.status, answer.body] : [200, answer];
+      response.writeHead(status, {
+        'content-type': status >= 400 ? 'application/problem+json' : 'application/json',
+      });
+      response.end(JSON.stringify(json));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -135,6 +147,7 @@ describe('townhall command line', () => {
       'tickets',
       'waitlist',
       'invites',
+      'requests',
       'stage',
       'questions',
       'moderation',
@@ -460,11 +473,157 @@ describe('townhall command line', () => {
       ]);
       const closed = await run('events', 'update', 'e1', '--access', 'closed');
       expect(closed.code).toBe(2);
-      expect(closed.stderr).toContain('Allowed choices are open, invite');
+      expect(closed.stderr).toContain('Allowed choices are open, approval, invite');
       expect((await run('invites', 'add', 'e1')).stderr).toContain("missing required argument 'agent'");
       const many = await run('invites', 'add', 'e1', ...Array.from({ length: 101 }, (_, n) => `agent-${n}`));
       expect(many).toMatchObject({ code: 2, stderr: 'error usage: at most 100 agents at once, not 101\n' });
       expect(gateway.seen).toHaveLength(6);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('lists, approves and declines requests to come, signed; --access approval in the event', async () => {
+    const request = (agentId: string, changes: Record<string, unknown> = {}) => ({
+      eventId: 'e1',
+      agentId,
+      status: 'requested',
+      tierId: null,
+      holdExpiresAt: null,
+      requestedAt: '2027-03-04T19:05:00.000Z',
+      decidedAt: null,
+      decidedBy: null,
+      ...changes,
+    });
+    const decided = { decidedAt: '2027-03-04T19:10:00.000Z', decidedBy: 'host' };
+    const approved = request('agent-b', {
+      status: 'approved',
+      tierId: 'vip',
+      holdExpiresAt: '2027-03-04T19:25:00.000Z',
+      ...decided,
+    });
+    const gateway = await fakeGateway((route) => {
+      if (route === 'GET /directory/handles/bob') return { agentId: 'agent-b', handle: 'bob' };
+      if (route === 'GET /events/e1/requests')
+        return { items: [approved, request('agent-c')], nextCursor: 'c2' };
+      if (route === 'POST /events/e1/requests/agent-b/approve') return approved;
+      if (route === 'POST /events/e1/requests/agent-c/decline')
+        return request('agent-c', { status: 'declined', ...decided });
+      if (route === 'POST /events/e1/requests/agent-d/decline')
+        return new Answer(409, {
+          type: 'about:blank',
+          title: 'This request was approved already: it cannot be declined',
+          status: 409,
+          detail: 'This request was approved already: it cannot be declined',
+          code: 'request.approved',
+          requestId: 'r1',
+        });
+      return { ...QUESTION, state: 'open' };
+    });
+    try {
+      await townhall(home, 'keygen');
+      const run = (...argv: string[]) => townhall(home, '--url', gateway.url, ...argv);
+      expect((await run('requests', 'list', 'e1', '--status', 'requested', '--limit', '2')).stdout).toBe(
+        [
+          'AGENT    STATUS     TIER  ASKED                 DECIDED BY  SEAT HELD UNTIL',
+          'agent-b  approved   vip   2027-03-04 19:05 UTC  host        2027-03-04 19:25 UTC',
+          'agent-c  requested  -     2027-03-04 19:05 UTC  -           -',
+          'more: --cursor c2',
+          '',
+        ].join('\n'),
+      );
+      expect((await run('requests', 'approve', 'e1', '@bob')).stdout).toBe(
+        'agent-b asked to come to e1, tier vip (2027-03-04 19:05 UTC): approved by host (2027-03-04 19:10 UTC), seat held until 2027-03-04 19:25 UTC\n',
+      );
+      expect((await run('requests', 'decline', 'e1', 'agent-c')).stdout).toBe(
+        'agent-c asked to come to e1 (2027-03-04 19:05 UTC): declined by host (2027-03-04 19:10 UTC)\n',
+      );
+      expect(JSON.parse((await run('--json', 'requests', 'approve', 'e1', 'agent-b')).stdout)).toEqual(
+        approved,
+      );
+      // Townhall's refusal: its code, exit 1.
+      expect(await run('requests', 'decline', 'e1', 'agent-d')).toMatchObject({
+        code: 1,
+        stderr: expect.stringContaining('request.approved'),
+      });
+      // --json: printed as the gateway answered (this fake answers a question, not an event).
+      expect((await run('--json', 'events', 'update', 'e1', '--access', 'approval')).code).toBe(0);
+      expect(
+        (
+          await run(
+            '--json',
+            'events',
+            'create',
+            '--title',
+            'AMA',
+            '--starts-at',
+            '2030-01-01T18:00:00Z',
+            '--timezone',
+            'UTC',
+            '--access',
+            'approval',
+          )
+        ).code,
+      ).toBe(0);
+      expect(gateway.seen).toEqual([
+        'GET /events/e1/requests?status=requested&limit=2 signed',
+        'GET /directory/handles/bob signed',
+        'POST /events/e1/requests/agent-b/approve signed',
+        'POST /events/e1/requests/agent-c/decline signed',
+        'POST /events/e1/requests/agent-b/approve signed',
+        'POST /events/e1/requests/agent-d/decline signed',
+        'PATCH /events/e1 signed {"access":"approval"}',
+        'POST /events signed {"title":"AMA","startsAt":"2030-01-01T18:00:00.000Z","endsAt":"2030-01-01T19:00:00.000Z","timezone":"UTC","capacity":100,"access":"approval"}',
+      ]);
+      const maybe = await run('requests', 'list', 'e1', '--status', 'maybe');
+      expect(maybe.code).toBe(2);
+      expect(maybe.stderr).toContain('Allowed choices are requested, approved, declined');
+      expect((await run('requests', 'approve', 'e1')).stderr).toContain("missing required argument 'agent'");
+      expect(gateway.seen).toHaveLength(8);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('rsvp prints the request an event that needs approval answers with, and that nothing was charged', async () => {
+    const request = {
+      eventId: 'e1',
+      agentId: 'agent-a',
+      status: 'requested',
+      tierId: null,
+      holdExpiresAt: null,
+      requestedAt: '2027-03-04T19:05:00.000Z',
+      decidedAt: null,
+      decidedBy: null,
+    };
+    const approved = {
+      ...request,
+      status: 'approved',
+      holdExpiresAt: '2027-03-04T19:25:00.000Z',
+      decidedAt: '2027-03-04T19:10:00.000Z',
+      decidedBy: 'host',
+    };
+    let answer: unknown = request;
+    const gateway = await fakeGateway(() => new Answer(202, answer));
+    try {
+      await townhall(home, 'keygen');
+      const run = (...argv: string[]) => townhall(home, '--url', gateway.url, ...argv);
+      expect(await run('rsvp', 'e1')).toEqual({
+        code: 0,
+        stdout:
+          "request sent: waiting for the host's approval (nothing was charged; rsvp again once approved)\n" +
+          'agent-a asked to come to e1 (2027-03-04 19:05 UTC): not decided yet\n',
+        stderr: '',
+      });
+      expect(JSON.parse((await run('--json', 'rsvp', 'e1')).stdout)).toEqual({ request });
+      answer = approved;
+      expect((await run('rsvp', 'e1')).stdout).toBe(
+        'approved: rsvp again to pay until 2027-03-04 19:25 UTC (your seat is held until then)\n' +
+          'agent-a asked to come to e1 (2027-03-04 19:05 UTC): approved by host (2027-03-04 19:10 UTC), seat held until 2027-03-04 19:25 UTC\n',
+      );
+      // Asked without paying: no payment header, no idempotency key.
+      expect(gateway.seen).toEqual(Array.from({ length: 3 }, () => 'POST /events/e1/rsvp signed {}'));
+      expect(gateway.idempotencyKeys).toEqual([]);
     } finally {
       await gateway.close();
     }

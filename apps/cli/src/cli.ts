@@ -12,6 +12,7 @@ import { registerPolls } from './commands/polls.js';
 import { registerQuestions } from './commands/questions.js';
 import { registerRecording } from './commands/recording.js';
 import { registerRefunds } from './commands/refunds.js';
+import { registerRequests } from './commands/requests.js';
 import { registerRsvp } from './commands/rsvp.js';
 import { registerSeries } from './commands/series.js';
 import { registerSign } from './commands/sign.js';
@@ -68,6 +69,7 @@ export function createProgram(io: CliIo, options: ProgramOptions = {}): Command 
   registerTickets(program, io);
   registerWaitlist(program, io);
   registerInvites(program, io);
+  registerRequests(program, io);
   registerStage(program, io);
   registerQuestions(program, io);
   registerModeration(program, io);

@@ -171,12 +171,15 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
 
   for (const role of ATTENDEES) {
     const attendee = cast[role];
-    const bought = await step(`buying ${handle(role)}'s ticket`, () =>
-      attendee.tickets.rsvp(
+    const bought = await step(`buying ${handle(role)}'s ticket`, async () => {
+      const result = await attendee.tickets.rsvp(
         eventId,
         onChain ? { maxPrice: PRICE, network: offer.network, rpcUrl } : { maxPrice: PRICE, asset: ASSET },
-      ),
-    );
+      );
+      // The demo's event is open: nobody's RSVP waits for an approval.
+      if ('request' in result) throw new Error('an open event took an RSVP as a request to come');
+      return result;
+    });
     say(
       onChain
         ? `${handle(role)} got 402 Payment Required (${offer.maxAmountRequired} atomic USDC), signed a USDC transfer with its own key and holds ticket ${bought.ticket.id} (Solana transaction ${bought.payment?.transaction ?? '-'})`

@@ -1,4 +1,10 @@
-import type { BlockView, InviteView, QuestionView, StageMessageView } from '@townhall/contracts';
+import type {
+  AccessRequestView,
+  BlockView,
+  InviteView,
+  QuestionView,
+  StageMessageView,
+} from '@townhall/contracts';
 import { anEventView } from '@townhall/testing';
 import type { TicketView } from '@townhall/contracts';
 import {
@@ -13,6 +19,9 @@ import {
   money,
   questionLine,
   questionTable,
+  requestLine,
+  requestTable,
+  rsvpRequestLines,
   stageLine,
   table,
   ticketTable,
@@ -166,6 +175,81 @@ describe('human output', () => {
     expect(eventDetail({ ...event, access: 'invite' })).toContain(
       '  access      invite: only the agents invited, the host and moderators may RSVP',
     );
+    expect(eventDetail({ ...event, access: 'approval' })).toContain(
+      '  access      approval: an RSVP asks; the host or a moderator approves or declines it',
+    );
+  });
+
+  it('lists requests to come, and says where one stands', () => {
+    const asked: AccessRequestView = {
+      eventId: 'e1',
+      agentId: 'agent-b',
+      status: 'requested',
+      tierId: null,
+      holdExpiresAt: null,
+      requestedAt: '2027-03-04T19:05:00.000Z',
+      decidedAt: null,
+      decidedBy: null,
+    };
+    const decided = { decidedAt: '2027-03-04T19:10:00.000Z', decidedBy: 'host' };
+    const held: AccessRequestView = {
+      ...asked,
+      agentId: 'agent-carol',
+      status: 'approved',
+      tierId: 'vip',
+      holdExpiresAt: '2027-03-04T19:25:00.000Z',
+      ...decided,
+    };
+    const declined: AccessRequestView = { ...asked, status: 'declined', ...decided };
+    expect(requestLine(asked)).toBe('agent-b asked to come to e1 (2027-03-04 19:05 UTC): not decided yet');
+    expect(requestLine(held)).toBe(
+      'agent-carol asked to come to e1, tier vip (2027-03-04 19:05 UTC): approved by host (2027-03-04 19:10 UTC), seat held until 2027-03-04 19:25 UTC',
+    );
+    // A free event's approval issues the ticket: no seat is held.
+    expect(requestLine({ ...asked, status: 'approved', ...decided })).toBe(
+      'agent-b asked to come to e1 (2027-03-04 19:05 UTC): approved by host (2027-03-04 19:10 UTC)',
+    );
+    expect(requestLine(declined)).toBe(
+      'agent-b asked to come to e1 (2027-03-04 19:05 UTC): declined by host (2027-03-04 19:10 UTC)',
+    );
+    expect(requestTable([asked, held])).toEqual([
+      'AGENT        STATUS     TIER  ASKED                 DECIDED BY  SEAT HELD UNTIL',
+      'agent-b      requested  -     2027-03-04 19:05 UTC  -           -',
+      'agent-carol  approved   vip   2027-03-04 19:05 UTC  host        2027-03-04 19:25 UTC',
+    ]);
+    expect(requestTable([])).toEqual(['nobody has asked to come']);
+  });
+
+  it("says what an RSVP's request means, and what to do next", () => {
+    const asked: AccessRequestView = {
+      eventId: 'e1',
+      agentId: 'agent-b',
+      status: 'requested',
+      tierId: null,
+      holdExpiresAt: null,
+      requestedAt: '2027-03-04T19:05:00.000Z',
+      decidedAt: null,
+      decidedBy: null,
+    };
+    const decided = { decidedAt: '2027-03-04T19:10:00.000Z', decidedBy: 'host' };
+    expect(rsvpRequestLines(asked)[0]).toBe(
+      "request sent: waiting for the host's approval (nothing was charged; rsvp again once approved)",
+    );
+    expect(
+      rsvpRequestLines({
+        ...asked,
+        status: 'approved',
+        holdExpiresAt: '2027-03-04T19:25:00.000Z',
+        ...decided,
+      })[0],
+    ).toBe('approved: rsvp again to pay until 2027-03-04 19:25 UTC (your seat is held until then)');
+    expect(rsvpRequestLines({ ...asked, status: 'approved', ...decided })[0]).toBe(
+      'approved: rsvp again for your ticket',
+    );
+    expect(rsvpRequestLines({ ...asked, status: 'declined', ...decided })).toEqual([
+      'the host declined your request to come',
+      'agent-b asked to come to e1 (2027-03-04 19:05 UTC): declined by host (2027-03-04 19:10 UTC)',
+    ]);
   });
 
   it('lists invites, and says how many a call added', () => {
@@ -273,6 +357,25 @@ describe('human output', () => {
     expect(
       liveLine(envelope('townhall.invite.removed', { eventId: 'e1', tierId: null, counts: { invited: -1 } })),
     ).toBe('* invite.removed: invited -1');
+    // A request to come: whole for the agent and the staff, a count on the public stream.
+    const request = {
+      eventId: 'e1',
+      agentId: 'agent-b',
+      status: 'declined',
+      tierId: null,
+      holdExpiresAt: null,
+      requestedAt: '2027-03-04T19:05:00.000Z',
+      decidedAt: '2027-03-04T19:10:00.000Z',
+      decidedBy: 'host',
+    };
+    expect(liveLine(envelope('townhall.request.declined', request))).toBe(
+      '* request.declined: agent-b asked to come to e1 (2027-03-04 19:05 UTC): declined by host (2027-03-04 19:10 UTC)',
+    );
+    expect(
+      liveLine(
+        envelope('townhall.request.requested', { eventId: 'e1', tierId: null, counts: { requested: 1 } }),
+      ),
+    ).toBe('* request.requested: requested +1');
   });
 
   it('prints a hidden stage message without its text, wherever it appears', () => {

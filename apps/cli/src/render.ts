@@ -1,5 +1,6 @@
 // Human output: short lines and aligned tables of the product's resources. `--json` bypasses all of it.
 import type {
+  AccessRequestView,
   BalanceView,
   BlockView,
   DirectoryCard,
@@ -68,11 +69,16 @@ export function moderationSummary(moderation: EventView['moderation']): string {
   return `${mode}; ${reports} an open question back for review`;
 }
 
-/** `open: anyone may RSVP`, or who may when the event is invite only. */
+/** `open: anyone may RSVP`, or who may when the event is invite only or needs approval. */
 export function accessSummary(access: EventView['access']): string {
-  return access === 'invite'
-    ? 'invite: only the agents invited, the host and moderators may RSVP'
-    : 'open: anyone may RSVP';
+  switch (access) {
+    case 'invite':
+      return 'invite: only the agents invited, the host and moderators may RSVP';
+    case 'approval':
+      return 'approval: an RSVP asks; the host or a moderator approves or declines it';
+    case 'open':
+      return 'open: anyone may RSVP';
+  }
 }
 
 function sold(event: EventView): number {
@@ -260,6 +266,56 @@ export function invitesAddedLines(result: InvitesAdded): string[] {
   ];
 }
 
+/**
+ * `agent-b asked to come to e1 (2027-03-04 19:05 UTC): approved by host (2027-03-04 19:10 UTC),
+ * seat held until 2027-03-04 19:25 UTC`; the tier when it names one.
+ */
+export function requestLine(request: AccessRequestView): string {
+  const tier = request.tierId === null ? '' : `, tier ${request.tierId}`;
+  const asked = `${request.agentId} asked to come to ${request.eventId}${tier} (${formatInstant(request.requestedAt)})`;
+  if (request.status === 'requested') return `${asked}: not decided yet`;
+  const when = request.decidedAt === null ? '' : ` (${formatInstant(request.decidedAt)})`;
+  const hold =
+    request.status === 'approved' && request.holdExpiresAt !== null
+      ? `, seat held until ${formatInstant(request.holdExpiresAt)}`
+      : '';
+  return `${asked}: ${request.status} by ${request.decidedBy ?? '-'}${when}${hold}`;
+}
+
+export function requestTable(requests: AccessRequestView[]): string[] {
+  if (requests.length === 0) return ['nobody has asked to come'];
+  return table(
+    requests.map((request) => [
+      request.agentId,
+      request.status,
+      request.tierId ?? '-',
+      formatInstant(request.requestedAt),
+      request.decidedBy ?? '-',
+      request.holdExpiresAt === null ? '-' : formatInstant(request.holdExpiresAt),
+    ]),
+    ['AGENT', 'STATUS', 'TIER', 'ASKED', 'DECIDED BY', 'SEAT HELD UNTIL'],
+  );
+}
+
+/**
+ * An RSVP answered with the agent's request to come (an event that needs approval): where it
+ * stands and what to do next. Nothing was charged.
+ */
+export function rsvpRequestLines(request: AccessRequestView): string[] {
+  if (request.status === 'approved')
+    return [
+      request.holdExpiresAt === null
+        ? 'approved: rsvp again for your ticket'
+        : `approved: rsvp again to pay until ${formatInstant(request.holdExpiresAt)} (your seat is held until then)`,
+      requestLine(request),
+    ];
+  if (request.status === 'declined') return ['the host declined your request to come', requestLine(request)];
+  return [
+    "request sent: waiting for the host's approval (nothing was charged; rsvp again once approved)",
+    requestLine(request),
+  ];
+}
+
 export function pollLines(poll: PollView): string[] {
   const kind = poll.multiple ? 'multiple choice' : 'single choice';
   const ballots =
@@ -367,8 +423,8 @@ export function seriesTable(series: SeriesView[]): string[] {
 /** One line per message of the live stream (`stage tail`). */
 export function liveLine({ type, event }: LiveEvent): string {
   const data = event.data as Record<string, unknown>;
-  // A ticket, refund, waitlist entry or invite on an anonymous stream: what changed, not whose.
-  if (/^townhall\.(ticket|refund|waitlist|invite)\./.test(type) && isCountChange(data))
+  // A ticket, refund, waitlist entry, invite or request on an anonymous stream: what changed, not whose.
+  if (/^townhall\.(ticket|refund|waitlist|invite|request)\./.test(type) && isCountChange(data))
     return `* ${type.slice('townhall.'.length)}: ${countsLine(data)}`;
   switch (type) {
     // `hidden`: the message again, with `hidden: true` and no body (the line of that sequence, without its text).
@@ -424,6 +480,10 @@ export function liveLine({ type, event }: LiveEvent): string {
     case 'townhall.invite.added':
     case 'townhall.invite.removed':
       return `* ${type.slice('townhall.'.length)}: ${inviteLine(data as unknown as InviteView)}`;
+    case 'townhall.request.requested':
+    case 'townhall.request.approved':
+    case 'townhall.request.declined':
+      return `* ${type.slice('townhall.'.length)}: ${requestLine(data as unknown as AccessRequestView)}`;
     case 'townhall.recording.published':
       return `* recording published: ${(data as unknown as RecordingView).summary ?? ''}`.trimEnd();
     default:
@@ -431,7 +491,7 @@ export function liveLine({ type, event }: LiveEvent): string {
   }
 }
 
-/** The `data` of a ticket, refund, waitlist or invite message on an anonymous live stream. */
+/** The `data` of a ticket, refund, waitlist, invite or request message on an anonymous live stream. */
 interface CountChange {
   tierId: string | null;
   counts: Record<string, number>;

@@ -11,6 +11,7 @@ import { ListingRank1767300000000 } from './migrations/1767300000000-listing-ran
 import { SeriesEnd1767230000000 } from './migrations/1767230000000-series-end.js';
 import { OutboxPublishedDeleted1767500000000 } from './migrations/1767500000000-outbox-published-deleted.js';
 import { EventAccess1767600000000 } from './migrations/1767600000000-event-access.js';
+import { EventApproval1767700000000 } from './migrations/1767700000000-event-approval.js';
 
 export const EVENTS_SCHEMA = 'events';
 
@@ -31,6 +32,7 @@ export function createEventsDataSource(url: string, pool: PoolSettings = {}): Da
       ListingRank1767300000000,
       OutboxPublishedDeleted1767500000000,
       EventAccess1767600000000,
+      EventApproval1767700000000,
     ],
     pool,
   });

@@ -28,7 +28,7 @@ describe('events service: who may come', () => {
     capacity: 10,
   };
 
-  it('keeps an event open unless it is made invite only, at creation or while scheduled', async () => {
+  it('keeps an event open unless it is made invite only or needing approval, at creation or while scheduled', async () => {
     const host = agent();
     expect((await events.send(Events.create, fields, host)).access).toBe('open');
     const closed = await events.send(Events.create, { ...fields, access: 'invite' }, host);
@@ -49,7 +49,13 @@ describe('events service: who may come', () => {
     });
     expect(announced.map((event) => (event.data as { access: string }).access)).toEqual(['open']);
 
-    for (const access of ['approval', 'INVITE', '', null, 1])
+    // Approval, stored as any mode is (the migration's CHECK takes it).
+    expect(
+      await events.send(Events.update, { eventId: closed.id, changes: { access: 'approval' } }, host),
+    ).toMatchObject({ access: 'approval' });
+    expect(await events.send(Events.get, { eventId: closed.id })).toMatchObject({ access: 'approval' });
+
+    for (const access of ['APPROVAL', 'INVITE', 'closed', '', null, 1])
       expect(
         (
           await refusalOf(

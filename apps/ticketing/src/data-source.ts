@@ -16,6 +16,7 @@ import { PaymentSearch1767100000000 } from './migrations/1767100000000-payment-s
 import { FollowerSeating1767230000000 } from './migrations/1767230000000-follower-seating.js';
 import { OutboxPublishedDeleted1767500000000 } from './migrations/1767500000000-outbox-published-deleted.js';
 import { Invites1767600000000 } from './migrations/1767600000000-invites.js';
+import { Requests1767700000000 } from './migrations/1767700000000-requests.js';
 
 export const TICKETING_SCHEMA = 'ticketing';
 
@@ -36,6 +37,7 @@ export function createTicketingDataSource(url: string, pool: PoolSettings = {}):
       FollowerSeating1767230000000,
       OutboxPublishedDeleted1767500000000,
       Invites1767600000000,
+      Requests1767700000000,
     ],
     // The functions, one file each (db/functions/<name>.sql), applied after the migrations.
     functions: [

@@ -34,6 +34,9 @@ import { WaitlistHandler } from './waitlist/waitlist.handler.js';
 import { InviteBook } from './invites/invite-book.js';
 import { InviteChanges } from './invites/invite-changes.js';
 import { InvitesHandler } from './invites/invites.handler.js';
+import { RequestBook } from './requests/request-book.js';
+import { RequestChanges } from './requests/request-changes.js';
+import { RequestsHandler } from './requests/requests.handler.js';
 import {
   CLOCK,
   FACILITATOR,
@@ -65,7 +68,7 @@ export class TicketingModule {
   static register(options: TicketingModuleOptions): DynamicModule {
     return {
       module: TicketingModule,
-      controllers: [TicketsHandler, WaitlistHandler, InvitesHandler, RefundsHandler],
+      controllers: [TicketsHandler, WaitlistHandler, InvitesHandler, RequestsHandler, RefundsHandler],
       providers: [
         { provide: DataSource, useValue: options.dataSource },
         {
@@ -96,6 +99,8 @@ export class TicketingModule {
         SaleFactsReader,
         InviteBook,
         InviteChanges,
+        RequestBook,
+        RequestChanges,
         FeePayer,
         SeatGate,
         ReleaseSeat,

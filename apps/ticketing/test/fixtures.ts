@@ -15,6 +15,8 @@ import {
   type CloudEvent,
   type EventAccess,
   type EventView,
+  type RsvpReply,
+  type TicketReply,
   type Ticketing,
 } from '@townhall/contracts';
 import { refusalOf, ServiceHarness } from '@townhall/testing/service';
@@ -78,8 +80,17 @@ export class TicketingFixtures {
     return event;
   };
 
-  readonly rsvp = (agent: AgentKey, eventId: string, payment?: string) =>
-    this.harness().send(Tickets.rsvp, { eventId, ...(payment ? { payment } : {}) }, agent.agentId);
+  /** An RSVP that answers with a ticket (one answered with a request fails the test). */
+  readonly rsvp = async (agent: AgentKey, eventId: string, payment?: string): Promise<TicketReply> =>
+    ticketOf(await this.answer(agent, eventId, payment));
+
+  /** An RSVP, as ticketing answers it: a ticket, or the request of an agent not approved yet. */
+  readonly answer = (agent: AgentKey, eventId: string, payment?: string, tierId?: string) =>
+    this.harness().send(
+      Tickets.rsvp,
+      { eventId, ...(payment ? { payment } : {}), ...(tierId ? { tierId } : {}) },
+      agent.agentId,
+    );
 
   /** A new agent with `amount` USDC from the faucet. */
   readonly funded = async (amount: string): Promise<AgentKey> => {
@@ -125,6 +136,13 @@ export class TicketingFixtures {
     if (!this.service) throw new Error('TicketingFixtures.start() first');
     return this.service;
   }
+}
+
+/** The ticket an RSVP answered with; a request instead fails the test. */
+export function ticketOf(reply: RsvpReply): TicketReply {
+  if ('request' in reply)
+    throw new Error(`expected a ticket, got a request: ${JSON.stringify(reply.request)}`);
+  return reply;
 }
 
 /** A domain event of `type` about `subject`, as the events service announces it. */

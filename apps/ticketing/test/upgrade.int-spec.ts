@@ -80,7 +80,7 @@ describe('ticketing: a deployed database upgraded to the functions applied by ch
     const applied = await migrateSchema(createTicketingDataSource(database.url, { size: 1 }));
     // The migrations written since (the outbox's claim holders, the chain search of open
     // payments, the followers' seating one occurrence at a time, the outbox's published rows
-    // deleted: none here, the old rows wait to be published, the invites), then every function by
+    // deleted: none here, the old rows wait to be published, the invites, the requests), then every function by
     // checksum.
     expect(applied).toEqual([
       'OutboxClaims1767000000000',
@@ -88,6 +88,7 @@ describe('ticketing: a deployed database upgraded to the functions applied by ch
       'FollowerSeating1767230000000',
       'OutboxPublishedDeleted1767500000000',
       'Invites1767600000000',
+      'Requests1767700000000',
       ...dataSource.functions.map((fn) => `function ticketing.${fn.name}`),
     ]);
     // Every row as it was; the columns added since (when an occurrence's followers were seated,

@@ -19,6 +19,7 @@ import {
 import { RefundTopics, RefundViewSchema } from './refunds.js';
 import { LedgerEntryViewSchema, LedgerTopics, TicketTopics, TicketViewSchema } from './ticketing.js';
 import { InviteTopics, InviteViewSchema } from './invites.js';
+import { AccessRequestViewSchema, RequestTopics } from './requests.js';
 import { WaitlistEntryViewSchema, WaitlistTopics } from './waitlist.js';
 
 /** The service that announces a domain event: its CloudEvent `source`. */
@@ -266,6 +267,25 @@ const inviteEvents = {
 } satisfies Record<string, DomainEventSpec>;
 
 /**
+ * Every request event carries the request, filed under its event's id: for the host, its
+ * moderators and the agent who asked (webhooks, and its signed live stream); the public live
+ * stream sees only the count change.
+ */
+const request = (summary: string): DomainEventSpec => ({
+  data: AccessRequestViewSchema,
+  source: 'townhall/ticketing',
+  subject: EVENT_ID,
+  summary,
+});
+const requestEvents = {
+  [RequestTopics.requested]: request('An agent asked to come to an event that needs approval (its RSVP)'),
+  [RequestTopics.approved]: request(
+    "The host or a moderator approved the request: a free event's ticket is issued, a paid event's seat held",
+  ),
+  [RequestTopics.declined]: request('The host or a moderator declined the request'),
+} satisfies Record<string, DomainEventSpec>;
+
+/**
  * Every domain event type (the NATS subject, the CloudEvent `type`) and the schema of its data:
  * one registry that the AsyncAPI document (GET /asyncapi.json) is generated from and that
  * domain-event-catalog.spec.ts holds against every `*Topics` constant of this library, so a new
@@ -278,6 +298,7 @@ export const domainEventCatalog = {
   ...ticketingEvents,
   ...waitlistEvents,
   ...inviteEvents,
+  ...requestEvents,
   ...directoryEvents,
 } as const;
 

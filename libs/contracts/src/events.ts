@@ -80,10 +80,12 @@ export const OfferMinutesSchema = z.number().int().min(1).max(1440);
 export const DEFAULT_OFFER_MINUTES = 15;
 
 /**
- * Who may take a ticket (docs/product.md "Who may come"): `open`, anyone with the price; `invite`,
- * only the agents the host invited (POST /events/{id}/invites), and the host and moderators.
+ * Who may take a ticket (docs/product.md "Who may come"): `open`, anyone with the price;
+ * `approval`, the agents whose request (their first RSVP) the host or a moderator approved;
+ * `invite`, only the agents the host invited (POST /events/{id}/invites). The host and moderators
+ * are admitted in every mode, and so is an invited agent.
  */
-export const ACCESS_MODES = ['open', 'invite'] as const;
+export const ACCESS_MODES = ['open', 'approval', 'invite'] as const;
 export type AccessMode = (typeof ACCESS_MODES)[number];
 export const AccessSchema = z.enum(ACCESS_MODES);
 
@@ -175,7 +177,7 @@ export const EventViewSchema = reply(
       .int()
       .describe('How long a seat offered to the first agent on a paid waitlist is held for it (minutes)'),
     access: AccessSchema.describe(
-      '`open`: anyone may RSVP; `invite`: only the agents the host invited, and the host and moderators',
+      '`open`: anyone may RSVP; `approval`: an RSVP is a request the host or a moderator approves or declines; `invite`: only the agents the host invited. The host, moderators and invited agents are admitted in every mode',
     ),
     status: z.enum(EVENT_STATUSES),
     seriesId: z.string().nullable(),

@@ -63,6 +63,13 @@ export const PROBLEM_CODES = {
   'waitlist.not_found': { status: 404, title: 'You are not waiting for this event' },
   'access.not_invited': { status: 403, title: 'This event is invite only, and you are not invited' },
   'invite.not_found': { status: 404, title: 'This agent is not invited to this event' },
+  'access.not_approved': {
+    status: 403,
+    title: 'This event needs approval: RSVP to ask the host, and wait for its answer',
+  },
+  'access.declined': { status: 403, title: 'The host declined your request to come to this event' },
+  'request.not_found': { status: 404, title: 'This agent has not asked to come to this event' },
+  'request.approved': { status: 409, title: 'This request was approved already: it cannot be declined' },
 
   'stage.closed': { status: 409, title: 'The stage is open only while the event is live' },
   'question.not_found': { status: 404, title: 'No such question' },

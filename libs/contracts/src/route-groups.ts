@@ -5,6 +5,7 @@ import type { HttpRoute } from './http.js';
 import { RefundRoutes } from './refunds.js';
 import { LedgerRoutes, TicketRoutes } from './ticketing.js';
 import { InviteRoutes } from './invites.js';
+import { RequestRoutes } from './requests.js';
 import { WaitlistRoutes } from './waitlist.js';
 import { WebhookRoutes } from './webhooks.js';
 
@@ -24,6 +25,7 @@ export const ALL_ROUTE_GROUPS: readonly RouteGroup[] = [
   TicketRoutes,
   WaitlistRoutes,
   InviteRoutes,
+  RequestRoutes,
   RefundRoutes,
   LedgerRoutes,
   StageRoutes,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { AccessRequestView } from './requests.js';
 import { AssetSchema, CapacitySchema, EventIdSchema, EventPath, TicketingSchema } from './events.js';
 import { AgentIdSchema } from './agent-id.js';
 import { contract } from './contract.js';
@@ -75,12 +76,20 @@ export interface SettlementView {
   payer: string;
 }
 
-export interface RsvpReply {
+/** A ticket an RSVP answers with. */
+export interface TicketReply {
   ticket: TicketView;
   /** false when the caller already held a ticket: nothing was charged. */
   created: boolean;
   settlement: SettlementView | null;
 }
+
+/** An RSVP to an event that needs approval, by an agent not approved yet: its request (202). */
+export interface RequestReply {
+  request: AccessRequestView;
+}
+
+export type RsvpReply = TicketReply | RequestReply;
 
 export const RsvpSchema = z.strictObject({
   eventId: EventIdSchema,

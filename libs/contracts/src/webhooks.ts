@@ -152,7 +152,7 @@ export const WebhookRoutes = routeGroup('Webhooks', {
     signed: true,
     summary: 'Subscribe a URL to domain events',
     description:
-      '`{ url, types, eventId? }`: the domain events of these types that the caller may see (every type for the events it hosts; its own tickets, waitlist entries, invites and ledger entries; the lifecycle of events it holds a ticket for) are POSTed to `url` as CloudEvents, signed per Standard Webhooks (`v1a`, Ed25519: the key is at `GET /.well-known/townhall/webhook-key`). At most 20 per agent. The URL must be https in production, and its host must not resolve to a private, loopback or link-local address.',
+      '`{ url, types, eventId? }`: the domain events of these types that the caller may see (every type for the events it hosts; its own tickets, waitlist entries, invites, requests to come and ledger entries; the lifecycle of events it holds a ticket for) are POSTed to `url` as CloudEvents, signed per Standard Webhooks (`v1a`, Ed25519: the key is at `GET /.well-known/townhall/webhook-key`). At most 20 per agent. The URL must be https in production, and its host must not resolve to a private, loopback or link-local address.',
     reply: WebhookViewSchema,
     codes: ['webhook.limit_reached', 'webhook.url_refused'],
   }),

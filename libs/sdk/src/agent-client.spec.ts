@@ -196,6 +196,138 @@ describe('AgentClient invites', () => {
   });
 });
 
+describe('AgentClient requests to come', () => {
+  /** agent-b's request to come to e1, as ticketing answers it. */
+  const REQUEST = {
+    eventId: 'e1',
+    agentId: 'agent-b',
+    status: 'requested',
+    tierId: null,
+    holdExpiresAt: null,
+    requestedAt: '2027-03-04T19:05:00.000Z',
+    decidedAt: null,
+    decidedBy: null,
+  };
+  /** A pending ticket (a 202 too: its payment has not settled yet). */
+  const PENDING = {
+    id: 't1',
+    eventId: 'e1',
+    tierId: 'general',
+    holderId: 'agent-b',
+    status: 'pending',
+    price: '700',
+    asset: 'USDC',
+    network: null,
+    transaction: null,
+    createdAt: '2027-03-04T19:05:00.000Z',
+    cancelledAt: null,
+  };
+  const PAYMENT_REQUIRED = {
+    type: 'about:blank',
+    title: 'Payment required',
+    status: 402,
+    code: 'payment.required',
+    accepts: [
+      {
+        scheme: 'exact',
+        network: 'ledger:development',
+        maxAmountRequired: '700',
+        asset: 'USDC',
+        payTo: 'host',
+        resource: 'http://example.test/events/e1/rsvp?tier=general',
+        description: 'AMA',
+        mimeType: 'application/json',
+        maxTimeoutSeconds: 300,
+        extra: { eventId: 'e1', tierId: 'general' },
+      },
+    ],
+  };
+  /** An agent whose n-th request is answered `answers[n - 1]`. */
+  function answering(...answers: Response[]) {
+    let n = 0;
+    return new AgentClient({ baseUrl: 'http://example.test', fetch: async () => answers[n++]! });
+  }
+
+  it('lists, approves and declines requests at their routes, signed', async () => {
+    const { agent, seen } = recordingAgent({});
+    await agent.requests.list('e1');
+    await agent.requests.list('e1', { status: 'requested', limit: 10, cursor: 'c' });
+    await agent.requests.approve('e1', 'agent-b');
+    await agent.requests.decline('e1', 'agent-b');
+    expect(seen).toEqual([
+      'GET /events/e1/requests signed',
+      'GET /events/e1/requests?status=requested&limit=10&cursor=c signed',
+      'POST /events/e1/requests/agent-b/approve signed',
+      'POST /events/e1/requests/agent-b/decline signed',
+    ]);
+  });
+
+  it('creates an event that needs approval and changes its access', async () => {
+    const { agent, seen } = recordingAgent({});
+    await agent.events.create({
+      title: 'AMA',
+      startsAt: '2030-01-01T18:00:00Z',
+      endsAt: '2030-01-01T19:00:00Z',
+      timezone: 'UTC',
+      capacity: 10,
+      access: 'approval',
+    });
+    await agent.events.update('e1', { access: 'approval' });
+    expect(seen).toEqual([
+      'POST /events signed {"title":"AMA","startsAt":"2030-01-01T18:00:00Z","endsAt":"2030-01-01T19:00:00Z","timezone":"UTC","capacity":10,"access":"approval"}',
+      'PATCH /events/e1 signed {"access":"approval"}',
+    ]);
+  });
+
+  it("returns an RSVP's request (202) as { request }, nothing paid, not a ticket", async () => {
+    const result = await answering(jsonResponse(REQUEST, 202)).tickets.rsvp('e1');
+    expect(result).toEqual({ request: REQUEST });
+    // Narrowed by `'request' in result`, as the contracts' RsvpReply is.
+    expect('request' in result ? result.request.status : result.ticket.status).toBe('requested');
+    // Approved since (a paid event): its seat is held until holdExpiresAt, and the next RSVP buys it.
+    const approved = { ...REQUEST, status: 'approved', holdExpiresAt: '2027-03-04T19:20:00.000Z' };
+    expect(await answering(jsonResponse(approved, 202)).tickets.rsvp('e1', { maxPrice: '700' })).toEqual({
+      request: approved,
+    });
+  });
+
+  it('keeps a pending ticket (also 202) a ticket, and reads a request answering the paying RSVP', async () => {
+    const pending = await answering(
+      jsonResponse(PAYMENT_REQUIRED, 402),
+      jsonResponse(PENDING, 202),
+    ).tickets.rsvp('e1', { maxPrice: '700' });
+    expect(pending).toEqual({ ticket: PENDING, created: true, payment: null });
+    // A ticket already held, pending: 200, nothing charged.
+    expect(await answering(jsonResponse(PENDING, 200)).tickets.rsvp('e1')).toEqual({
+      ticket: PENDING,
+      created: false,
+      payment: null,
+    });
+    // The event came to need approval between the 402 and the payment: the request, nothing charged.
+    const asked = await answering(
+      jsonResponse(PAYMENT_REQUIRED, 402),
+      jsonResponse(REQUEST, 202),
+    ).tickets.rsvp('e1', { maxPrice: '700' });
+    expect(asked).toEqual({ request: REQUEST });
+  });
+
+  it('throws the refusal of a declined request, and of a waitlist join not approved yet', async () => {
+    const problem = (code: string) =>
+      jsonResponse(
+        { type: 'about:blank', title: code, status: 403, code, detail: code, requestId: 'r' },
+        403,
+      );
+    await expect(answering(problem('access.declined')).tickets.rsvp('e1')).rejects.toMatchObject({
+      status: 403,
+      code: 'access.declined',
+    });
+    await expect(answering(problem('access.not_approved')).waitlist.join('e1')).rejects.toMatchObject({
+      status: 403,
+      code: 'access.not_approved',
+    });
+  });
+});
+
 describe('AgentClient Idempotency-Key', () => {
   /** An agent whose fetch records method, path and Idempotency-Key, answering `answer(n)` to the n-th request. */
   function keyedAgent(answer: (n: number) => Response = () => jsonResponse({ id: 'x' })) {

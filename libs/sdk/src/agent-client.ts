@@ -11,6 +11,8 @@ import {
   QuestionRoutes,
   RecordingRoutes,
   RefundRoutes,
+  REQUEST_STATUSES,
+  RequestRoutes,
   SeriesRoutes,
   StageRoutes,
   TicketRoutes,
@@ -18,6 +20,7 @@ import {
   WebhookRoutes,
 } from '@townhall/contracts';
 import type {
+  AccessRequestView,
   CardInput,
   Contract,
   CreateWebhookInput,
@@ -31,6 +34,7 @@ import type {
   EventListQueryInput,
   QuestionState,
   RefundView,
+  RequestStatus,
   SeriesListQueryInput,
   TicketView,
   WaitlistEntryView,
@@ -82,7 +86,8 @@ export interface RsvpOptions {
   idempotencyKey?: string;
 }
 
-export interface RsvpResult {
+/** An RSVP answered with a ticket. */
+export interface RsvpTicketResult {
   /**
    * `status: 'pending'` (HTTP 202): an http facilitator has not yet said whether the payment
    * settled. The seat is held for you; `tickets.held(eventId)` shows the ticket `active` once it
@@ -95,6 +100,22 @@ export interface RsvpResult {
   /** The settlement (X-PAYMENT-RESPONSE) when this call paid. */
   payment: PaymentResponse | null;
 }
+
+/**
+ * An RSVP to an event whose `access` is `approval`, by an agent not approved yet (HTTP 202): its
+ * request to come, and no ticket; nothing was charged. `requested`: the host or a moderator has
+ * not decided yet. `approved`: RSVP again (a paid event's seat is held for you until
+ * `request.holdExpiresAt`). A declined request is TownhallError 403 `access.declined`, not this.
+ */
+export interface RsvpRequestResult {
+  request: AccessRequestView;
+}
+
+/**
+ * What `tickets.rsvp` returns: a ticket, or (an event that needs approval) the agent's request.
+ * Tell them apart with `'request' in result`, as the contracts' `RsvpReply` does.
+ */
+export type RsvpResult = RsvpTicketResult | RsvpRequestResult;
 
 export interface WaitlistJoinResult {
   /** `waiting` with its `position` (1: the next seat that frees is yours), or `offered`. */
@@ -267,7 +288,9 @@ export class AgentClient {
      * most this call may spend, and `asset` (if given) the asset it may spend. Without
      * `maxPrice` a paid event throws TownhallError 402 `payment.required`, whose
      * `problem.accepts` lists what each tier costs. A ticket sold only in an asset this client
-     * does not pay in (`assets`) throws PaymentRefusedError, and nothing is signed.
+     * does not pay in (`assets`) throws PaymentRefusedError, and nothing is signed. An event whose
+     * `access` is `approval` answers an agent not approved yet with its request to come, `{ request }`
+     * (HTTP 202, no ticket, nothing charged): tell the two apart with `'request' in result`.
      */
     rsvp: (eventId: string, options: RsvpOptions = {}) => this.rsvp(eventId, options),
     /** The ticket this agent holds for the event (TownhallError 404 `ticket.not_found` if none). */
@@ -410,6 +433,31 @@ export class AgentClient {
     remove: (eventId: string, agentId: string) => this.route(InviteRoutes.remove, { eventId, agentId }),
   };
 
+  /**
+   * Requests to come (docs/product.md "Who may come"), decided by the host or a moderator: while
+   * the event's `access` is `approval`, an agent's RSVP asks (`tickets.rsvp` returns
+   * `{ request }`), and only an approved agent (or an invited one, the host and moderators) gets a
+   * ticket or joins the waitlist (else TownhallError 403 `access.not_approved`; a declined agent's
+   * RSVP, 403 `access.declined`). Anyone else calling these gets TownhallError 403 `role.forbidden`.
+   */
+  readonly requests = {
+    /** The requests to come, oldest first; only those in `status` if given. */
+    list: (eventId: string, query: { status?: RequestStatus; limit?: number; cursor?: string } = {}) =>
+      this.route(RequestRoutes.list, { ...query, eventId }),
+    /**
+     * Approves an agent's request (TownhallError 404 `request.not_found` if it asked nothing). A free
+     * event: its ticket is issued. A paid one: a seat of the tier asked for is held for the agent
+     * until the request's `holdExpiresAt`, and its next RSVP buys it (409 `capacity.sold_out` when
+     * no seat is left). Idempotent; a declined request may be approved.
+     */
+    approve: (eventId: string, agentId: string) => this.route(RequestRoutes.approve, { eventId, agentId }),
+    /**
+     * Declines an agent's request: its RSVP is then 403 `access.declined`. Idempotent; an approved
+     * request cannot be declined (409 `request.approved`).
+     */
+    decline: (eventId: string, agentId: string) => this.route(RequestRoutes.decline, { eventId, agentId }),
+  };
+
   readonly ledger = {
     balance: () => this.route(LedgerRoutes.balance, {}),
     entries: (query: { limit?: number; cursor?: string } = {}) => this.route(LedgerRoutes.entries, query),
@@ -466,8 +514,13 @@ export class AgentClient {
     const body = options.tierId ? { tierId: options.tierId } : {};
     try {
       // Asking the price charges nothing: no key, so a retried rsvp() asks again freely.
-      const response = await this.request<TicketView>('POST', path, { body, idempotencyKey: null });
-      return { ticket: response.data, created: response.status === 201, payment: null };
+      const response = await this.request<TicketView | AccessRequestView>('POST', path, {
+        body,
+        idempotencyKey: null,
+      });
+      const answer = response.data;
+      if (isRequestAnswer(response.status, answer)) return { request: answer };
+      return { ticket: answer, created: response.status === 201, payment: null };
     } catch (error) {
       if (!(error instanceof TownhallError) || error.status !== 402 || options.maxPrice === undefined)
         throw error;
@@ -501,14 +554,17 @@ export class AgentClient {
       const { decodePaymentResponse, encodePaymentHeader, signLedgerPayment } =
         await import('@townhall/x402');
       const payment = signLedgerPayment(this.key, offer);
-      const paid = await this.request<TicketView>('POST', path, {
+      const paid = await this.request<TicketView | AccessRequestView>('POST', path, {
         body: { tierId: offer.extra.tierId },
         headers: { 'x-payment': encodePaymentHeader(payment) },
         ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }),
       });
+      const answer = paid.data;
+      // Not admitted after all (the event's access changed since the 402): nothing was charged.
+      if (isRequestAnswer(paid.status, answer)) return { request: answer };
       const settlement = paid.headers.get('x-payment-response');
       return {
-        ticket: paid.data,
+        ticket: answer,
         // 202: a pending ticket, whose payment this call sent.
         created: paid.status === 201 || paid.status === 202,
         payment: settlement ? decodePaymentResponse(settlement) : null,
@@ -549,14 +605,16 @@ export class AgentClient {
       body,
     );
     if (!payment) throw required;
-    const paid = await this.request<TicketView>('POST', path, {
+    const paid = await this.request<TicketView | AccessRequestView>('POST', path, {
       body: { tierId: offer.extra.tierId },
       headers: { 'payment-signature': payment.header },
       ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }),
     });
+    const answer = paid.data;
+    if (isRequestAnswer(paid.status, answer)) return { request: answer };
     const settlement = paid.headers.get('payment-response');
     return {
-      ticket: paid.data,
+      ticket: answer,
       created: paid.status === 201 || paid.status === 202,
       payment: settlement ? decodePaymentResponse(settlement) : null,
     };
@@ -735,6 +793,26 @@ export class AgentClient {
     if (!response.ok) throw new TownhallError(asProblem(parsed, response.status), response.headers);
     return { status: response.status, headers: response.headers, data: parsed as T };
   }
+}
+
+/**
+ * Whether an RSVP's answer is the agent's request to come (202, an event that needs approval),
+ * not a ticket: a 202 is also a pending ticket, whose body has an `id` and a `holderId`.
+ */
+function isRequestAnswer(
+  status: number,
+  answer: TicketView | AccessRequestView,
+): answer is AccessRequestView {
+  const body = answer as Partial<Record<string, unknown>> | null;
+  return (
+    status === 202 &&
+    typeof body === 'object' &&
+    body !== null &&
+    typeof body['requestedAt'] === 'string' &&
+    (REQUEST_STATUSES as readonly unknown[]).includes(body['status']) &&
+    !('id' in body) &&
+    !('holderId' in body)
+  );
 }
 
 /** The methods an Idempotency-Key goes with. */

@@ -28,6 +28,7 @@ export {
 // The shapes AgentClient takes and returns, so a caller can name them (one source: libs/contracts).
 export type {
   AccessMode,
+  AccessRequestView,
   BalanceView,
   BlockView,
   CardInput,
@@ -47,6 +48,7 @@ export type {
   QuestionView,
   RecordingView,
   RefundView,
+  RequestStatus,
   SeriesView,
   StageMessageView,
   TicketView,

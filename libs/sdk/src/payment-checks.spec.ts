@@ -301,7 +301,7 @@ describe('tickets.rsvp: the SDK pays a ticket only in an asset the caller pays i
 
   it('on the ledger: pays USDC by default, refuses another asset before signing', async () => {
     const usdc = buyerOf(ledgerOffer('USDC'));
-    expect((await usdc.agent.tickets.rsvp('e1', { maxPrice: '700' })).created).toBe(true);
+    expect(await usdc.agent.tickets.rsvp('e1', { maxPrice: '700' })).toMatchObject({ created: true });
     expect(usdc.sent).toEqual(['POST /events/e1/rsvp', 'POST /events/e1/rsvp x-payment']);
     expect(signLedgerPayment).toHaveBeenCalledTimes(1);
 
@@ -351,7 +351,9 @@ describe('tickets.rsvp: the SDK pays a ticket only in an asset the caller pays i
 
   it('on Solana: pays USDC by default, refuses another mint before signing', async () => {
     const usdc = buyerOf(solanaOffer(USDC_DEVNET));
-    expect((await usdc.agent.tickets.rsvp('e1', { ...onDevnet, rpcUrl: rpc.url })).created).toBe(true);
+    expect(await usdc.agent.tickets.rsvp('e1', { ...onDevnet, rpcUrl: rpc.url })).toMatchObject({
+      created: true,
+    });
     expect(usdc.sent).toEqual(['POST /events/e1/rsvp', 'POST /events/e1/rsvp payment-signature']);
     expect(solanaSign).toHaveBeenCalledTimes(1);
 

@@ -3,7 +3,7 @@
 // it runs, and then what must hold whatever the fault was.
 import { jetstreamManager } from '@nats-io/jetstream';
 import { TOWNHALL_STREAM, type EventFieldsInput } from '@townhall/contracts';
-import { TownhallError, type AgentClient } from '@townhall/sdk';
+import { TownhallError, type AgentClient, type RsvpTicketResult } from '@townhall/sdk';
 import { waitFor, type Topology } from '@townhall/testing';
 import pg from 'pg';
 
@@ -156,7 +156,7 @@ export async function burst(
   await Promise.all(
     agents.map(async (agent, index) => {
       const rsvp = await write('rsvp', agent, async () => {
-        const { ticket } = await agent.tickets.rsvp(stage.eventId, { maxPrice: PRICE });
+        const { ticket } = (await agent.tickets.rsvp(stage.eventId, { maxPrice: PRICE })) as RsvpTicketResult;
         return ticket.id;
       });
       if (rsvp.ok) {
@@ -236,7 +236,9 @@ export async function retryFailed(writes: Write[], stage: Stage): Promise<Write[
       const record: Write = { ...failed, ok: false, afterFault: true };
       try {
         if (failed.kind === 'rsvp') {
-          record.id = (await agent.tickets.rsvp(stage.eventId, { maxPrice: PRICE })).ticket.id;
+          record.id = (
+            (await agent.tickets.rsvp(stage.eventId, { maxPrice: PRICE })) as RsvpTicketResult
+          ).ticket.id;
         } else if (failed.kind === 'question') {
           record.id = (await agent.questions.submit(stage.eventId, 'Asked again')).id;
         } else if (failed.kind === 'upvote') {

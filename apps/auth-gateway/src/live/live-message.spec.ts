@@ -176,11 +176,93 @@ describe('decodeLiveMessage and the records of one agent', () => {
     }
   });
 
+  it('counts the seat an approval holds as offered, never as a place in line it did not have', () => {
+    const at = '2030-01-01T00:00:00.000Z';
+    const later = '2030-01-01T00:05:00.000Z';
+    const approved = (holdExpiresAt: string | null) => ({
+      eventId: 'e1',
+      agentId: 'agent-a',
+      status: 'approved',
+      tierId: 'vip',
+      holdExpiresAt,
+      requestedAt: at,
+      decidedAt: at,
+      decidedBy: 'host-h',
+    });
+    // A paid event's approval holds a seat: one more offered, and no place in line left.
+    expect(publicData('townhall.request.approved', approved(later))).toEqual({
+      eventId: 'e1',
+      tierId: 'vip',
+      counts: { offered: 1 },
+    });
+    // A free event's approval: its ticket is counted by the ticket's own message.
+    expect(publicData('townhall.request.approved', approved(null))).toEqual({
+      eventId: 'e1',
+      tierId: 'vip',
+      counts: {},
+    });
+    // Bought or run out, a hold gives back an offered seat as any offer does.
+    const hold = { ...entry(later), status: 'offered', createdAt: at, updatedAt: at };
+    for (const type of ['townhall.waitlist.accepted', 'townhall.waitlist.expired'])
+      expect(publicData(type, { ...hold, updatedAt: later })).toEqual({
+        eventId: 'e1',
+        tierId: 'vip',
+        counts: { offered: -1 },
+      });
+  });
+
+  it('frames a request to come as one more asking for the public, and whole for the agent who asked', () => {
+    const request = (status: string, tierId: string | null, decided: boolean) => ({
+      eventId: 'e1',
+      agentId: 'agent-a',
+      status,
+      tierId,
+      holdExpiresAt: status === 'approved' && tierId ? '2030-01-01T00:15:00.000Z' : null,
+      requestedAt: '2030-01-01T00:00:00.000Z',
+      decidedAt: decided ? '2030-01-01T00:00:10.000Z' : null,
+      decidedBy: decided ? 'moderator-m' : null,
+    });
+    expect(publicData('townhall.request.requested', request('requested', 'vip', false))).toEqual({
+      eventId: 'e1',
+      tierId: 'vip',
+      counts: { requested: 1 },
+    });
+    // A request of an event with one tier names none.
+    expect(publicData('townhall.request.requested', request('requested', null, false))).toEqual({
+      eventId: 'e1',
+      tierId: null,
+      counts: { requested: 1 },
+    });
+    // A decline changes no count.
+    expect(publicData('townhall.request.declined', request('declined', 'vip', true))).toEqual({
+      eventId: 'e1',
+      tierId: 'vip',
+      counts: {},
+    });
+    for (const [type, status, decided] of [
+      ['townhall.request.requested', 'requested', false],
+      ['townhall.request.approved', 'approved', true],
+      ['townhall.request.declined', 'declined', true],
+    ] as const) {
+      const data = request(status, 'vip', decided);
+      const payload = envelope(type, data);
+      const message = decodeLiveMessage(8, type, payload)!;
+      for (const secret of ['agent-a', 'moderator-m', 'agentId', 'decidedBy', 'holdExpiresAt', '"status"'])
+        expect(message.frame).not.toContain(secret);
+      expect(message.record).toEqual({
+        agentId: 'agent-a',
+        frame: `id: 8\nevent: ${type}\ndata: ${payload}\n\n`,
+      });
+    }
+  });
+
   it('names the agent of each record, and none for a record that names nobody (then only the staff see it)', () => {
     const agentOf = (type: string, data: Record<string, unknown>) =>
       decodeLiveMessage(1, type, envelope(type, data))!.record?.agentId;
     expect(agentOf('townhall.waitlist.joined', entry(null))).toBe('agent-a');
     expect(agentOf('townhall.refund.paid', { holderId: 'agent-b', hostId: 'h' })).toBe('agent-b');
+    expect(agentOf('townhall.request.declined', { agentId: 'agent-c', decidedBy: 'h' })).toBe('agent-c');
+    expect(agentOf('townhall.request.requested', { tierId: 'vip' })).toBeNull();
     expect(agentOf('townhall.ticket.issued', { tierId: 'vip' })).toBeNull();
     expect(
       decodeLiveMessage(1, 'townhall.ticket.issued', envelope('townhall.ticket.issued', {}))!.frame,

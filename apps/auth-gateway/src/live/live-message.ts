@@ -13,20 +13,23 @@ export interface LiveMessage {
   /** For `townhall.stage.posted` and `townhall.stage.hidden`: the stage message's id. */
   stageMessageId?: string;
   /**
-   * For a record about one agent (a ticket, a refund, a waitlist entry, an invite): the whole
-   * CloudEvent, for that agent's signed stream and the event's staff; `frame` then carries its
-   * counts only.
+   * For a record about one agent (a ticket, a refund, a waitlist entry, an invite, a request to
+   * come): the whole CloudEvent, for that agent's signed stream and the event's staff; `frame` then
+   * carries its counts only.
    */
   record?: LiveRecord;
   /** For `townhall.event.*`: the event's host and moderators as the message says they are now. */
   staff?: readonly string[];
 }
 
-/** A domain event about one agent's ticket, refund, waitlist entry or invite, as that agent sees it. */
+/**
+ * A domain event about one agent's ticket, refund, waitlist entry, invite or request to come, as
+ * that agent sees it.
+ */
 export interface LiveRecord {
   /**
-   * The agent concerned: the ticket's or refund's `holderId`, the entry's or invite's `agentId`;
-   * null if unnamed.
+   * The agent concerned: the ticket's or refund's `holderId`, the entry's, invite's or request's
+   * `agentId`; null if unnamed.
    */
   agentId: string | null;
   /** The complete SSE message, the record as published. */
@@ -50,13 +53,19 @@ export interface LiveCountChanges {
   refundsPaid?: number;
   /** Agents invited (`townhall.invite.*`). */
   invited?: number;
+  /**
+   * Agents who asked to come (`townhall.request.requested`): it only grows, since a request stays,
+   * answered or not.
+   */
+  requested?: number;
 }
 
 /**
- * The `data` of a ticket, refund, waitlist or invite message on the public stream: what changed
- * in which tier, and nothing of who, at what price, with which transaction, at which place in line
- * or invited by whom. `tierId` is null for a refund (a refund names its ticket, not the ticket's
- * tier) and for an invite (an invite is to the event, not to a tier).
+ * The `data` of a ticket, refund, waitlist, invite or request message on the public stream: what
+ * changed in which tier, and nothing of who, at what price, with which transaction, at which place
+ * in line, invited by whom or decided by whom. `tierId` is null for a refund (a refund names its
+ * ticket, not the ticket's tier), for an invite (an invite is to the event, not to a tier) and for
+ * a request that names no tier (the event has one).
  */
 export interface LiveCounts {
   eventId: string;
@@ -90,12 +99,15 @@ export function redactedStageFrame(message: LiveMessage): string {
 
 // Ledger entries are per agent and private; series and card changes are not about an event.
 const PRIVATE_OR_OFF_TOPIC = /^townhall\.(ledger|series|card)\./;
-// One agent's ticket, refund, waitlist entry or invite: public as counts, whole for that agent and
-// the staff.
-const AGENT_RECORD = /^townhall\.(ticket|refund|waitlist|invite)\./;
+// One agent's ticket, refund, waitlist entry, invite or request to come: public as counts, whole for
+// that agent and the staff.
+const AGENT_RECORD = /^townhall\.(ticket|refund|waitlist|invite|request)\./;
 const EVENT_LIFECYCLE = /^townhall\.event\./;
 
-/** Whether a domain event of this type is about one agent's ticket, refund, waitlist entry or invite. */
+/**
+ * Whether a domain event of this type is about one agent's ticket, refund, waitlist entry, invite
+ * or request to come.
+ */
 export function isAgentRecord(type: string): boolean {
   return AGENT_RECORD.test(type);
 }
@@ -154,10 +166,10 @@ export function decodeLiveMessage(
   };
 }
 
-/** The agent a ticket, refund, waitlist or invite record is about, or null if it names none. */
+/** The agent a ticket, refund, waitlist, invite or request record is about, or null if it names none. */
 function agentOf(type: string, data: Record<string, unknown>): string | null {
-  const byAgentId = type.startsWith('townhall.waitlist.') || type.startsWith('townhall.invite.');
-  const agent = byAgentId ? data['agentId'] : data['holderId'];
+  const byHolderId = type.startsWith('townhall.ticket.') || type.startsWith('townhall.refund.');
+  const agent = byHolderId ? data['holderId'] : data['agentId'];
   return typeof agent === 'string' && agent.length > 0 ? agent : null;
 }
 
@@ -165,6 +177,11 @@ function agentOf(type: string, data: Record<string, unknown>): string | null {
  * What one record changes in its tier (an invite, in its event). A waitlist entry after the change
  * says where it came from: `offerExpiresAt` is set once an offer was made, so an entry that is
  * accepted, expired or left with it was holding an offered seat, and without it was waiting in line.
+ * A request counts once, when it is made (`requested`). Its approval on a paid event holds a seat
+ * (`holdExpiresAt`): an offer made outside the line, announced by the approval alone, which the
+ * hold's entry then ends as any offer (`accepted` or `expired`). An approval on a free event counts
+ * nothing more than its ticket's own message; whom the staff turn away is between them and that
+ * agent; and an approval may follow a decline, which the request as published does not say.
  */
 function countsOf(type: string, eventId: string, data: Record<string, unknown>): LiveCounts {
   const tierId = typeof data['tierId'] === 'string' ? data['tierId'] : null;
@@ -182,6 +199,8 @@ function countsOf(type: string, eventId: string, data: Record<string, unknown>):
     'townhall.refund.paid': { refundsOwed: -1, refundsPaid: 1 },
     'townhall.invite.added': { invited: 1 },
     'townhall.invite.removed': { invited: -1 },
+    'townhall.request.requested': { requested: 1 },
+    'townhall.request.approved': typeof data['holdExpiresAt'] === 'string' ? { offered: 1 } : {},
   };
   const tierless = type.startsWith('townhall.refund.') || type.startsWith('townhall.invite.');
   return {

@@ -4,20 +4,23 @@
  */
 
 export const LIVE_STREAM_DESCRIPTION = `A Server-Sent Events stream (\`text/event-stream\`) of everything that happens in the
-event from the moment you connect: lifecycle, tickets, waitlist, refunds, invites, stage, questions,
-polls, recording. Public; a signature is accepted but not needed.
+event from the moment you connect: lifecycle, tickets, waitlist, refunds, invites, requests to come,
+stage, questions, polls, recording. Public; a signature is accepted but not needed.
 
-Who holds a ticket, waits, is refunded or is invited is not public. On an anonymous stream each
-\`townhall.ticket.*\`, \`townhall.waitlist.*\`, \`townhall.refund.*\` and \`townhall.invite.*\` message
-keeps its type but its \`data\` is only \`{ eventId, tierId, counts }\`: what it changed in the tier,
-each a signed integer, \`tickets\` (tickets held), \`waiting\` (agents in line), \`offered\` (seats
-held for the first in line), \`refundsOwed\`, \`refundsPaid\`, \`invited\` (agents invited to the
-event); \`tierId\` is null for a refund or an invite. No agent, price, transaction, amount, place in
-line or inviting host. The current totals are \`counts.ticketsSold\` of the event.
-A signed stream (the request signed like any other signed GET) carries the records of its own
-agent whole (the ticket, waitlist entry, refund or invite as published), and every agent's to the
-event's host and moderators, who see the attendee list anyway. A resume replays by the same rule,
-for the agent asking now.
+Who holds a ticket, waits, is refunded, is invited or asks to come is not public. On an anonymous
+stream each \`townhall.ticket.*\`, \`townhall.waitlist.*\`, \`townhall.refund.*\`,
+\`townhall.invite.*\` and \`townhall.request.*\` message keeps its type but its \`data\` is only
+\`{ eventId, tierId, counts }\`: what it changed in the tier, each a signed integer, \`tickets\`
+(tickets held), \`waiting\` (agents in line), \`offered\` (seats held for the first in line or for
+an approved request), \`refundsOwed\`, \`refundsPaid\`, \`invited\` (agents invited to the event),
+\`requested\` (agents who asked to come); \`tierId\` is null for a refund, an invite, or a request
+of an event with one tier. An approval or a decline changes no count (the ticket or held seat an
+approval gives comes as its own message). No agent, price, transaction, amount, place in line,
+inviting host or deciding host or moderator. The current totals are \`counts.ticketsSold\` of the
+event. A signed stream (the request signed like any other signed GET) carries the records of its
+own agent whole (the ticket, waitlist entry, refund, invite or request as published), and every
+agent's to the event's host and moderators, who see the attendee list and decide the requests
+anyway. A resume replays by the same rule, for the agent asking now.
 
 Each message is \`id:\` the stream sequence, \`event:\` the CloudEvent type (e.g.
 \`townhall.stage.posted\`) and \`data:\` the CloudEvent JSON (the \`CloudEvent\` schema).

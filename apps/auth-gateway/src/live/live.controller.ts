@@ -18,9 +18,9 @@ export const LIVE_RETRY_MS = 2_000;
 /**
  * `GET /events/{id}/live` (docs/product.md "Live stage, Q&A, polls"): a Server-Sent Events stream
  * of every public domain event about one event, resumable with Last-Event-ID. Public, like the
- * other reads; tickets, refunds, waitlist entries and invites reach an anonymous stream as counts
- * only. A signed stream also carries the records of its own agent whole, and every agent's to the
- * event's host and moderators. The gateway serves it from its own hub; no service is involved
+ * other reads; tickets, refunds, waitlist entries, invites and requests to come reach an anonymous
+ * stream as counts only. A signed stream also carries the records of its own agent whole, and every
+ * agent's to the event's host and moderators. The gateway serves it from its own hub; no service is involved
  * past the read of the event (that it exists, and who its staff are).
  */
 @Controller()

@@ -17,6 +17,8 @@ export interface RouteDoc<Reply extends z.ZodType = z.ZodType> {
   body?: z.ZodType;
   /** The reply body. None for a route that writes its reply itself (the live stream). */
   reply?: Reply;
+  /** The reply body of a status whose body is not `reply` (`reply` then covers them all). */
+  statusReplies?: Record<number, z.ZodType>;
   /** The reply's media type when it is neither JSON nor the route's `contentType`. */
   produces?: string;
   /** Every success status and what it means, when there is more than the route's one. */

@@ -1,10 +1,12 @@
 import { Body, Controller, Inject, Param, Query, Req, Res } from '@nestjs/common';
 import {
+  AccessRequestViewSchema,
   DomainError,
   parseOrThrow,
   Refunds,
   RefundViewSchema,
   Tickets,
+  type AccessRequestView,
   type RefundView,
   type TicketView,
   TicketViewSchema,
@@ -40,6 +42,9 @@ function paymentHeader(request: FastifyRequest): string | undefined {
   return v1 ?? v2;
 }
 
+/** What an RSVP answers with: a ticket, or the request of an agent an event that needs approval has not approved. */
+const RsvpAnswerSchema = z.union([TicketViewSchema, AccessRequestViewSchema]);
+
 /** RSVP, tickets and attendee lists (docs/product.md "Tickets, payments, ledger"); owned by ticketing. */
 @Controller()
 export class TicketsController {
@@ -47,7 +52,8 @@ export class TicketsController {
 
   /**
    * Free: a ticket at once. Paid: 402 with the x402 requirements, then again with X-PAYMENT
-   * (v1) or PAYMENT-SIGNATURE (v2). 201 for a new ticket, 200 with the one already held.
+   * (v1) or PAYMENT-SIGNATURE (v2). 201 for a new ticket, 200 with the one already held. An
+   * event that needs approval answers an agent not approved yet with its request (202).
    */
   @Route({
     method: 'POST',
@@ -65,17 +71,19 @@ export class TicketsController {
       'PAYMENT-SIGNATURE': Tickets.rsvp.request.shape.payment.describe(PAYMENT_SIGNATURE_HEADER_DESCRIPTION),
     }),
     body: RsvpBodySchema,
-    reply: TicketViewSchema,
+    reply: RsvpAnswerSchema,
+    statusReplies: { 201: TicketViewSchema, 200: TicketViewSchema },
     statuses: {
       201: 'A new ticket; a paid one comes with X-PAYMENT-RESPONSE',
       200: 'The ticket you already hold (active, or pending while an earlier payment settles): nothing was charged',
-      202: 'A pending ticket: the payment facilitator has not yet said whether the payment settled. The seat is held; follow the ticket at Location (GET /events/{id}/rsvp) until it is active or cancelled',
+      202: "A pending ticket: the payment facilitator has not yet said whether the payment settled. The seat is held; follow the ticket at Location (GET /events/{id}/rsvp) until it is active or cancelled. Or, for an event whose `access` is `approval` and an agent not approved yet, its request (`AccessRequest`, `requested` or `approved`): nothing was charged. Once approved, RSVP again: a free event's ticket is yours already (200), a paid event's seat is held for you until `holdExpiresAt` (402, then pay)",
     },
     x402: true,
     codes: [
       'event.not_found',
       'ticket.not_on_sale',
       'access.not_invited',
+      'access.declined',
       'capacity.sold_out',
       'payment.required',
       'payment.invalid',
@@ -90,7 +98,7 @@ export class TicketsController {
     @Query('tier') tier: string | undefined,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<TicketView> {
+  ): Promise<TicketView | AccessRequestView> {
     const tierId = parseOrThrow(RsvpBodySchema, body ?? {}).tierId ?? tier;
     const payment = paymentHeader(request);
     const result = await this.services.send(
@@ -98,6 +106,10 @@ export class TicketsController {
       { eventId, ...(tierId === undefined ? {} : { tierId }), ...(payment === undefined ? {} : { payment }) },
       metaOf(request),
     );
+    if ('request' in result) {
+      reply.code(202);
+      return result.request;
+    }
     if (result.settlement) {
       const encoded = encodePaymentResponse(result.settlement);
       reply.header('x-payment-response', encoded).header('payment-response', encoded);

@@ -38,7 +38,13 @@ export class WaitlistController {
       201: 'You joined: `waiting`, with your place in line',
       200: 'You were in line already (waiting or offered): that entry',
     },
-    codes: ['event.not_found', 'ticket.not_on_sale', 'access.not_invited', 'waitlist.seats_available'],
+    codes: [
+      'event.not_found',
+      'ticket.not_on_sale',
+      'access.not_invited',
+      'access.not_approved',
+      'waitlist.seats_available',
+    ],
   })
   async join(
     @Param('id') eventId: string,

@@ -85,6 +85,7 @@ describe('eventChanges (events update)', () => {
     expect(await eventChanges(agent, { data: { access: 'invite' }, access: 'open' }, unused)).toEqual({
       access: 'open',
     });
+    expect(await eventChanges(agent, { access: 'approval' }, unused)).toEqual({ access: 'approval' });
   });
 
   it('changes either moderation field alone, over what --data says', async () => {
@@ -124,5 +125,6 @@ describe('eventBody (events create)', () => {
   it('sends access only when --access gives it (the server defaults to open)', async () => {
     expect(await eventBody(agent, create)).not.toHaveProperty('access');
     expect(await eventBody(agent, { ...create, access: 'invite' })).toMatchObject({ access: 'invite' });
+    expect(await eventBody(agent, { ...create, access: 'approval' })).toMatchObject({ access: 'approval' });
   });
 });

@@ -234,8 +234,8 @@ function fieldOptions(command: Command, mode: 'create' | 'update'): Command {
       new Option(
         '--access <access>',
         create
-          ? 'who may RSVP: open (anyone, the default) or invite (only the agents you invite: townhall invites add)'
-          : 'who may RSVP: open (anyone) or invite (only the agents you invite: townhall invites add)',
+          ? 'who may RSVP: open (anyone, the default), approval (an RSVP asks; you approve or decline: townhall requests) or invite (only the agents you invite: townhall invites add)'
+          : 'who may RSVP: open (anyone), approval (an RSVP asks; you approve or decline: townhall requests) or invite (only the agents you invite: townhall invites add)',
       ).choices(ACCESS_MODES),
     );
   return command

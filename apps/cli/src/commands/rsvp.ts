@@ -5,7 +5,7 @@ import { contextOf, type CommandContext } from '../context.js';
 import { Refusal } from '../failure.js';
 import type { CliIo } from '../io.js';
 import { amount } from '../option-parsers.js';
-import { money, ticketLine } from '../render.js';
+import { money, rsvpRequestLines, ticketLine } from '../render.js';
 import { checkMaxPrice, chooseOffer, offersOf } from '../ticket-offer.js';
 
 interface RsvpOptions {
@@ -18,6 +18,8 @@ interface RsvpOptions {
 }
 
 function describe(result: RsvpResult): string[] {
+  // An event that needs approval, and you are not approved yet: your request, no ticket.
+  if ('request' in result) return rsvpRequestLines(result.request);
   if (result.ticket.status === 'pending')
     return [
       'the payment is not confirmed yet: the seat is held until the facilitator says whether it settled',
@@ -103,7 +105,7 @@ export function registerRsvp(program: Command, io: CliIo): void {
   program
     .command('rsvp')
     .description(
-      'get a ticket for an event; a paid one shows the price and asks first (or pays up to --max-price)',
+      'get a ticket for an event; a paid one shows the price and asks first (or pays up to --max-price); an event that needs approval takes it as your request to come until the host approves it',
     )
     .argument('<eventId>')
     .option('--tier <tierId>', 'the tier to buy (tiered events)')

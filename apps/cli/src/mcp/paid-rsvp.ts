@@ -3,6 +3,7 @@ import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.
 import {
   AgentClient,
   TownhallError,
+  type AccessRequestView,
   type PaymentRequirements,
   type RsvpResult,
   type TicketView,
@@ -47,6 +48,8 @@ const ALREADY_HELD = 'You already hold this ticket; nothing was charged.';
  * model names the most it may cost (`maxPrice`), in the budget's asset, within what is left of the
  * budget (reserved before the payment is signed) or approved by the person for this one payment.
  * Otherwise a refusal, and nothing is signed. The offer is chosen as `townhall rsvp` chooses it.
+ * An event that needs approval answers an agent not approved yet with its request to come: that
+ * is the answer (`request`, no ticket), and nothing is charged.
  */
 export async function paidRsvp(
   session: PayingSession,
@@ -57,6 +60,7 @@ export async function paidRsvp(
   let offers: PaymentRequirements[];
   try {
     const held = await agent.tickets.rsvp(args.eventId, args.tierId ? { tierId: args.tierId } : {});
+    if ('request' in held) return requestAnswer(held.request, budget);
     // A payment of ours whose answer was lost did buy it.
     budget.ticketHeld(args.eventId);
     return ticketAnswer(held.ticket, 0n, budget, held.created ? 'Your ticket (free).' : ALREADY_HELD);
@@ -144,6 +148,11 @@ async function pay(
     }
     reservation.awaitTicket(args.eventId, sent.at + offer.maxTimeoutSeconds * 1000 + VALIDITY_SKEW_MS);
     return afterLostAnswer(session, args.eventId, offer, reservation, error);
+  }
+  if ('request' in paid) {
+    // Not admitted after all (the event came to need approval): its request, nothing charged.
+    reservation.release();
+    return requestAnswer(paid.request, budget);
   }
   if (!paid.created) {
     // Held already (a concurrent RSVP of ours won): nothing charged, the reservation goes back.
@@ -253,6 +262,25 @@ function ticketAnswer(
       ...(payment ? { transaction: payment.transaction, network: payment.network } : {}),
     },
     `${text} Ticket ${ticket.id} (${ticket.status}); budget left ${budget.remaining}${asset}.`,
+  );
+}
+
+/**
+ * The answer of an event that needs approval: the agent's request to come (no ticket, nothing
+ * charged), and what to do next.
+ */
+function requestAnswer(request: AccessRequestView, budget: Budget): CallToolResult {
+  const next =
+    request.status === 'approved'
+      ? request.holdExpiresAt === null
+        ? 'Your request was approved: call rsvp again for your ticket.'
+        : `Your request was approved: a seat is held for you until ${request.holdExpiresAt}; call rsvp again (with maxPrice) to pay for it before then.`
+      : request.status === 'declined'
+        ? 'The host declined your request to come.'
+        : "This event needs approval: your request to come was sent, and waits for the host's (or a moderator's) decision. Call rsvp again once approved.";
+  return answer(
+    { request, charged: '0', ...budgetState(budget) },
+    `${next} Nothing was charged (request ${request.status}, event ${request.eventId}).`,
   );
 }
 

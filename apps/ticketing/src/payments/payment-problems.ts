@@ -6,7 +6,7 @@ import {
   type PaymentRequirements,
 } from '@townhall/x402';
 import type { EventRow } from '../projection/event-row.js';
-import type { RsvpReply } from '@townhall/contracts';
+import type { TicketReply } from '@townhall/contracts';
 
 /**
  * A 402 (or 409) whose body also carries the x402 v1 fields, so x402 clients can pay again. With
@@ -64,5 +64,5 @@ export interface Purchase {
 
 /** How a purchase is settled: on the service's own ledger, or through an x402 facilitator. */
 export interface PaymentSettlement {
-  settle(purchase: Purchase): Promise<RsvpReply>;
+  settle(purchase: Purchase): Promise<TicketReply>;
 }

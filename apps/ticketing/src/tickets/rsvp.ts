@@ -1,7 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError, GENERAL_TIER, type MessageMeta, type RsvpReply } from '@townhall/contracts';
+import {
+  DomainError,
+  GENERAL_TIER,
+  type MessageMeta,
+  type RsvpReply,
+  type TicketReply,
+} from '@townhall/contracts';
 import { decodePaymentHeader, type PaymentPayload } from '@townhall/x402';
-import { notInvited } from '../invites/admission.js';
+import { notInvited } from '../access/admission.js';
+import { RequestChanges } from '../requests/request-changes.js';
 import { asPaymentProblem, paymentRequired, type PaymentRefusal } from '../payments/payment-problems.js';
 import { FeePayer } from '../payments/fee-payer.js';
 import { requirementsFor, sellsAssetOf, tierOfResource } from '../payments/requirements.js';
@@ -9,15 +16,21 @@ import { assetOf, tiersOf, type EventRow, type TierOffer } from '../projection/e
 import { paymentsSettled, ticketsSold } from '../ticketing-metrics.js';
 import type { PaymentRails } from '../payments/payment-rails.js';
 import { RAILS, SETTINGS, type TicketingSettings } from '../tokens.js';
-import { buyableTiers, canBuy, DecideOnRead, SaleFactsReader, type SaleFacts } from './sale-facts.js';
+import {
+  buyableTiers,
+  canBuy,
+  DecideOnRead,
+  ON_SALE,
+  requireOnSale,
+  SaleFactsReader,
+  type SaleFacts,
+} from './sale-facts.js';
 import { SeatGate, soldOut } from './seat-gate.js';
 import { SettleFacilitatorPayment } from './settle-facilitator-payment.js';
 import { SettleLedgerPayment } from './settle-ledger-payment.js';
 import { TakeSeat } from './take-seat.js';
 import { TicketBook } from './ticket-book.js';
 import { toTicket } from './ticket-row.js';
-
-const ON_SALE = new Set(['scheduled', 'live']);
 
 /**
  * An RSVP (docs/product.md "Tickets, payments, ledger"; docs/protocol/payments.md): the ticket the
@@ -34,6 +47,7 @@ export class Rsvp {
     private readonly ledgerPayment: SettleLedgerPayment,
     private readonly facilitatorPayment: SettleFacilitatorPayment,
     private readonly feePayer: FeePayer,
+    private readonly requests: RequestChanges,
     @Inject(RAILS) private readonly rails: PaymentRails,
     @Inject(SETTINGS) private readonly settings: TicketingSettings,
   ) {}
@@ -45,7 +59,7 @@ export class Rsvp {
     header: string | undefined,
   ): Promise<RsvpReply> {
     const reply = await this.takeTicket(meta, eventId, tierId, header);
-    if (reply.created) {
+    if ('ticket' in reply && reply.created) {
       ticketsSold.inc({ mode: reply.ticket.price !== '0' && reply.settlement ? 'paid' : 'free' });
       if (reply.settlement && reply.ticket.asset) {
         paymentsSettled.inc({ facilitator: this.settings.facilitator, asset: reply.ticket.asset });
@@ -68,7 +82,12 @@ export class Rsvp {
     const { event, held } = facts;
     if (held) return { ticket: toTicket(held), created: false, settlement: null };
     requireOnSale(event);
-    if (!facts.admitted) throw notInvited();
+    if (!facts.admitted) {
+      // An event that needs approval: the RSVP is the agent's request (nothing is charged).
+      if (event.access === 'approval')
+        return { request: await this.requests.ask(event, meta.caller, tierId) };
+      throw notInvited();
+    }
 
     if (event.ticketing.mode === 'free') {
       if (!canBuy(facts, GENERAL_TIER)) throw soldOut(GENERAL_TIER);
@@ -120,10 +139,10 @@ export class Rsvp {
     eventId: string,
     tierId: string | undefined,
     header: string,
-  ): Promise<RsvpReply | undefined> {
+  ): Promise<TicketReply | undefined> {
     if (this.settings.facilitator !== 'ledger' || this.settings.asset !== undefined) return undefined;
     const event = this.sale.rememberedEvent(eventId);
-    // An invite-only event's purchases are decided on a read, which says whether the caller is invited.
+    // Purchases of an event that is not open are decided on a read, which says whether it admits the caller.
     if (!event || !ON_SALE.has(event.status) || event.ticketing.mode === 'free' || event.access !== 'open')
       return undefined;
     if (!sellsAssetOf(this.settings, event)) return undefined;
@@ -161,8 +180,8 @@ export class Rsvp {
     facts: SaleFacts,
     tierId: string,
     caller: string,
-    purchase: () => Promise<RsvpReply>,
-  ): Promise<RsvpReply> {
+    purchase: () => Promise<TicketReply>,
+  ): Promise<TicketReply> {
     try {
       if (facts.offered === tierId) return await purchase();
       return await this.gate.through(
@@ -203,11 +222,6 @@ export class Rsvp {
     }
     return { payload, tier };
   }
-}
-
-/** RSVPs (and waitlist joins) are taken while the event is scheduled or live. */
-export function requireOnSale(event: Pick<EventRow, 'status'>): void {
-  if (!ON_SALE.has(event.status)) throw new DomainError('ticket.not_on_sale', `The event is ${event.status}`);
 }
 
 /**

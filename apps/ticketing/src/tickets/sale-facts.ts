@@ -1,13 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { isUuid } from '@townhall/contracts';
+import { DomainError, isUuid, type EventStatus } from '@townhall/contracts';
 import { preparedStatement } from '@townhall/platform/service';
 import { LRUCache } from 'lru-cache';
 import { DataSource } from 'typeorm';
-import { admittedSql } from '../invites/admission.js';
+import { admittedSql } from '../access/admission.js';
 import { EVENT_COLUMNS, type EventRow } from '../projection/event-row.js';
 import { EventsProjection } from '../projection/events-projection.js';
 import { CLOCK, type Clock } from '../tokens.js';
 import type { TicketRow } from './ticket-row.js';
+
+/** The statuses in which an event takes RSVPs, waitlist joins and approvals. */
+export const ON_SALE: ReadonlySet<EventStatus> = new Set(['scheduled', 'live']);
+
+/** RSVPs (and waitlist joins, and approvals) are taken while the event is scheduled or live. */
+export function requireOnSale(event: Pick<EventRow, 'status'>): void {
+  if (!ON_SALE.has(event.status)) throw new DomainError('ticket.not_on_sale', `The event is ${event.status}`);
+}
 
 /** What an RSVP needs to know before it writes anything. */
 export interface SaleFacts {
@@ -23,7 +31,7 @@ export interface SaleFacts {
   seatsLeft: ReadonlyMap<string, number>;
   /** The tier whose seat a live waitlist offer holds for the caller, if any. */
   offered: string | undefined;
-  /** Whether the event admits the caller (invites/admission.ts): false only for an invite-only event. */
+  /** Whether the event admits the caller (access/admission.ts): false only for an event that is not open. */
   admitted: boolean;
 }
 

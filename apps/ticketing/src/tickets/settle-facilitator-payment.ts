@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { RsvpReply } from '@townhall/contracts';
+import type { TicketReply } from '@townhall/contracts';
 import { OutboxWriter, sqlState } from '@townhall/platform/service';
 import { PaymentError, type Facilitator } from '@townhall/x402';
 import { FeePayer } from '../payments/fee-payer.js';
@@ -35,7 +35,7 @@ export class SettleFacilitatorPayment implements PaymentSettlement {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async settle({ event, caller, payload, requirements, refuse }: Purchase): Promise<RsvpReply> {
+  async settle({ event, caller, payload, requirements, refuse }: Purchase): Promise<TicketReply> {
     const facilitator = this.facilitator;
     if (!facilitator) throw new Error('a facilitator payment needs X402_FACILITATOR=http or solana-local');
     // Loaded with the first payment: @solana/kit is not for ledger deployments to load.

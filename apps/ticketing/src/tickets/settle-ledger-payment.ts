@@ -5,7 +5,7 @@ import {
   LedgerTopics,
   TicketTopics,
   type LedgerEntryView,
-  type RsvpReply,
+  type TicketReply,
   type TicketView,
 } from '@townhall/contracts';
 import { OutboxWriter } from '@townhall/platform/service';
@@ -45,7 +45,14 @@ export class SettleLedgerPayment implements PaymentSettlement {
     this.purchase = purchaseCall(dataSource, outbox);
   }
 
-  async settle({ event, caller, payload, requirements, refuse, eventVersion }: Purchase): Promise<RsvpReply> {
+  async settle({
+    event,
+    caller,
+    payload,
+    requirements,
+    refuse,
+    eventVersion,
+  }: Purchase): Promise<TicketReply> {
     let authorization;
     try {
       authorization = checkLedgerPayment(payload, requirements, {

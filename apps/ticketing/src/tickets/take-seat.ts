@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TicketTopics, type RsvpReply, type TicketView } from '@townhall/contracts';
+import { TicketTopics, type TicketReply, type TicketView } from '@townhall/contracts';
 import { OutboxWriter } from '@townhall/platform/service';
 import type { EntityManager } from 'typeorm';
 import { tiersOf, type EventRow } from '../projection/event-row.js';
@@ -16,7 +16,7 @@ export class TakeSeat {
     private readonly book: TicketBook,
   ) {}
 
-  async free(event: EventRow, holder: string): Promise<RsvpReply> {
+  async free(event: EventRow, holder: string): Promise<TicketReply> {
     try {
       const ticket = await this.outbox.run((manager) => this.freeIn(manager, event, holder));
       return { ticket, created: true, settlement: null };

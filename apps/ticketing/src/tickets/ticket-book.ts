@@ -5,7 +5,7 @@ import {
   cursorCodec,
   isUuid,
   type Page,
-  type RsvpReply,
+  type TicketReply,
   type TicketView,
 } from '@townhall/contracts';
 import { queryRows } from '@townhall/platform/service';
@@ -67,7 +67,7 @@ export class TicketBook {
     return row;
   }
 
-  async alreadyHeld(eventId: string, holder: string): Promise<RsvpReply> {
+  async alreadyHeld(eventId: string, holder: string): Promise<TicketReply> {
     const held = await this.liveTicket(eventId, holder);
     if (!held) throw new Error('expected a live ticket after a unique violation');
     return { ticket: toTicket(held), created: false, settlement: null };

@@ -2,10 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, WaitlistTopics, type SignedMeta, type WaitlistJoinReply } from '@townhall/contracts';
 import { OutboxWriter, queryRows } from '@townhall/platform/service';
 import { DataSource } from 'typeorm';
-import { admittedSql, notInvited } from '../invites/admission.js';
+import { admittedSql, notAdmitted } from '../access/admission.js';
 import { tiersOf, type EventRow, type TierOffer } from '../projection/event-row.js';
 import { EventsProjection } from '../projection/events-projection.js';
-import { requireOnSale } from '../tickets/rsvp.js';
+import { requireOnSale } from '../tickets/sale-facts.js';
 import { TicketBook } from '../tickets/ticket-book.js';
 import { CLOCK, type Clock } from '../tokens.js';
 import { WaitlistBook } from './waitlist-book.js';
@@ -35,7 +35,7 @@ export class JoinWaitlist {
     const live = await this.book.liveEntry(event.event_id, meta.caller);
     if (live) return { entry: live, created: false };
     requireOnSale(event);
-    if (!(await this.admits(event.event_id, meta.caller))) throw notInvited();
+    if (!(await this.admits(event.event_id, meta.caller))) throw notAdmitted(event);
     if (await this.tickets.liveTicket(event.event_id, meta.caller))
       throw new DomainError(
         'waitlist.seats_available',

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { TicketTopics, WaitlistTopics, type WaitlistStatus } from '@townhall/contracts';
 import { OutboxWriter, queryRows, type Announcement } from '@townhall/platform/service';
 import type { EntityManager } from 'typeorm';
-import { admittedSql } from '../invites/admission.js';
+import { admittedSql } from '../access/admission.js';
 import { seatProblem, takeSeat, WAITLIST_ENTRY, type WaitlistEntryRow } from '../db/functions.js';
 import { insertTicket, releaseSeat } from '../tickets/seats.js';
 import { toTicket } from '../tickets/ticket-row.js';
@@ -74,6 +74,48 @@ export class WaitlistSeats {
       if (next.price === '0') await this.issue(manager, eventId, next, now);
       else await this.offer(manager, next, now);
     }
+  }
+
+  /**
+   * A seat of `tierId` held for `agentId` as an offer, outside the line: what approving a paid
+   * request gives (requests/request-changes.ts, which announces it). Accepted or expired, it is
+   * announced as any offer. An offer the agent holds already is the answer;
+   * an entry it had waiting in the line is `left` (the offer replaces it). Returns the offer's end;
+   * refuses as ticketing.take_seat does.
+   */
+  async hold(
+    manager: EntityManager,
+    event: { eventId: string; offerMinutes: number },
+    tierId: string,
+    agentId: string,
+  ): Promise<Date> {
+    const [live] = await queryRows<{ status: WaitlistStatus; offer_expires_at: Date | null }>(
+      manager,
+      `SELECT status, offer_expires_at FROM ticketing.waitlist
+        WHERE event_id = $1 AND agent_id = $2 AND status IN ('waiting', 'offered') FOR UPDATE`,
+      [event.eventId, agentId],
+    );
+    if (live?.status === 'offered') return live.offer_expires_at!;
+    const seat = await takeSeat(manager, { eventId: event.eventId, tierId });
+    if (seat.outcome === 'refused') throw seatProblem(seat, tierId);
+    if (live) {
+      await this.close(
+        manager,
+        `w.event_id = $1 AND w.agent_id = $2 AND w.status = 'waiting'`,
+        [event.eventId, agentId],
+        'left',
+      );
+    }
+    const now = this.clock();
+    const [offer] = await queryRows<{ offer_expires_at: Date }>(
+      manager,
+      `INSERT INTO ticketing.waitlist (event_id, tier_id, agent_id, status, offer_expires_at, created_at, updated_at)
+       VALUES ($1, $2, $3, 'offered', $4::timestamptz + make_interval(mins => $5), $4, $4)
+       RETURNING offer_expires_at`,
+      [event.eventId, tierId, agentId, now, event.offerMinutes],
+    );
+    // Announced by the approval (townhall.request.approved, its `holdExpiresAt`): the agent did not wait in line.
+    return offer!.offer_expires_at;
   }
 
   /**

@@ -98,6 +98,35 @@ describe('audienceOf: who may receive a domain event', () => {
     });
   });
 
+  it('a request to come: the agent who asked and the event host, nobody else', async () => {
+    const request = {
+      eventId: EVENT,
+      agentId: STRANGER,
+      status: 'requested',
+      tierId: null,
+      holdExpiresAt: null,
+      requestedAt: new Date().toISOString(),
+      decidedAt: null,
+      decidedBy: null,
+    };
+    // Not the event's ticket holders (HOLDER), who get its lifecycle only.
+    expect(await audience(event('townhall.request.requested', EVENT, request))).toEqual({
+      eventId: EVENT,
+      agents: [HOST, STRANGER],
+    });
+    // A decision goes to the same two, one a moderator made too: the fan-out knows an event's host,
+    // not its moderators (who follow the requests on their signed live stream).
+    const decided = { ...request, decidedAt: new Date().toISOString(), decidedBy: 'moderator-agent' };
+    for (const [type, status] of [
+      ['townhall.request.approved', 'approved'],
+      ['townhall.request.declined', 'declined'],
+    ] as const)
+      expect(await audience(event(type, EVENT, { ...decided, status }))).toEqual({
+        eventId: EVENT,
+        agents: [HOST, STRANGER],
+      });
+  });
+
   it('a refund of a ticket paid on chain: its holder and the host that owes it', async () => {
     const refund = { id: 'r', eventId: EVENT, hostId: HOST, holderId: HOLDER, status: 'owed' };
     expect(await audience(event('townhall.refund.owed', EVENT, refund))).toEqual({

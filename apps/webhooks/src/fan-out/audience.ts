@@ -24,8 +24,9 @@ const NOBODY: Audience = { eventId: null, agents: [] };
  *   recipient of those);
  * - an agent: its own tickets (`townhall.ticket.*`, holderId), refunds (`townhall.refund.*`,
  *   holderId), waitlist entries (`townhall.waitlist.*`, agentId), invites (`townhall.invite.*`,
- *   agentId) and ledger entries (`townhall.ledger.*`, agentId; nobody else, not even the event's
- *   host, sees another agent's ledger);
+ *   agentId), requests to come (`townhall.request.*`, agentId) and ledger entries
+ *   (`townhall.ledger.*`, agentId; nobody else, not even the event's host, sees another agent's
+ *   ledger);
  * - a ticket holder: the lifecycle (`townhall.event.*`) of the events it holds a live ticket for;
  * - the host of a series: its series events;
  * - an agent: its own directory card's changes (`townhall.card.*`).
@@ -64,7 +65,8 @@ export async function audienceOf(event: CloudEvent, facts: AudienceFacts): Promi
       break;
     }
     case 'waitlist':
-    case 'invite': {
+    case 'invite':
+    case 'request': {
       eventId = text(data['eventId']) ?? null;
       host = eventId ? await facts.hostOfEvent(eventId) : undefined;
       others = list(text(data['agentId']));

@@ -139,6 +139,8 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   Waitlist: 'Wait for a seat of a sold-out tier: the first in line gets the next seat that frees',
   Invites:
     "Who may come to an invite-only event: the host's list of invited agents; only they (and the host and moderators) may RSVP",
+  Requests:
+    'Who may come to an event that needs approval: an RSVP asks, and the host or a moderator approves (a free ticket issued, a paid seat held for the agent to buy) or declines',
   Refunds:
     'Refunds a cancelled event owes for tickets paid on chain: the service holds no keys, so the host pays each with its own key, exactly once',
   Ledger: 'The built-in ledger: your balances and entries (every money movement, both sides)',

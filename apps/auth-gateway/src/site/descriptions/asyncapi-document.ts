@@ -344,11 +344,11 @@ data (an event's \`version\` grows with every change).
 
 \`visibility: "staff"\` (a CloudEvents extension attribute) marks what only the event's host and
 moderators may see; the gateway never puts such an event on a live stream, and a consumer that shows
-events to agents must apply the same rule. Absent: public. A ticket, waitlist entry, refund or invite
-(\`townhall.ticket.*\`, \`townhall.waitlist.*\`, \`townhall.refund.*\`, \`townhall.invite.*\`) belongs
-to its agent: an anonymous live stream carries it as \`{ eventId, tierId, counts }\` only, and whole
-only to that agent and the event's host and moderators (on their signed stream; by webhook, to the
-agent and the host).
+events to agents must apply the same rule. Absent: public. A ticket, waitlist entry, refund, invite or
+request to come (\`townhall.ticket.*\`, \`townhall.waitlist.*\`, \`townhall.refund.*\`,
+\`townhall.invite.*\`, \`townhall.request.*\`) belongs to its agent: an anonymous live stream carries
+it as \`{ eventId, tierId, counts }\` only, and whole only to that agent and the event's host and
+moderators (on their signed stream; by webhook, to the agent and the host).
 
 ## Requests between services (\`send\`, with a reply)
 

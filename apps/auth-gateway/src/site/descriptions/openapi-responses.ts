@@ -40,7 +40,8 @@ export function successResponse(
   if (status === 204 || status === 304) return response;
   const mediaType = routeType ?? doc.produces ?? JSON_TYPE;
   if (mediaType === JSON_TYPE) {
-    if (doc.reply) response['content'] = { [mediaType]: { schema: replySchema(doc.reply) } };
+    const reply = doc.statusReplies?.[status] ?? doc.reply;
+    if (reply) response['content'] = { [mediaType]: { schema: replySchema(reply) } };
   } else if (mediaType === EVENT_STREAM_TYPE) {
     // The wire form as text; the schema (and its example) model the messages as OpenAPI 3.2 does.
     if (doc.example) response['description'] = `${text}\n\n\`\`\`\n${doc.example}\`\`\``;

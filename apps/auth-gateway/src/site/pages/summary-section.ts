@@ -1,4 +1,4 @@
-import type { EventStatus, EventView } from '@townhall/contracts';
+import type { AccessMode, EventStatus, EventView } from '@townhall/contracts';
 import type { EventClock } from './event-clock.js';
 import { html, type Markup } from './markup.js';
 
@@ -12,15 +12,26 @@ export const STATUS_LABELS: Record<EventStatus, string> = {
 /** Said next to the status of an event only invited agents may RSVP to (`access: invite`). */
 export const INVITE_ONLY_LABEL = 'Invite only';
 
+/** Said next to the status of an event whose RSVP asks the host first (`access: approval`). */
+export const APPROVAL_REQUIRED_LABEL = 'Approval required';
+
+/** What is said of each access but `open` (anyone may RSVP, which needs no saying). */
+const ACCESS_LABELS: Partial<Record<AccessMode, string>> = {
+  approval: APPROVAL_REQUIRED_LABEL,
+  invite: INVITE_ONLY_LABEL,
+};
+
 /**
- * The event's header: status (and whether it is invite only), title, host, start and end in its
- * time zone, description.
+ * The event's header: status (and whether it is invite only or needs approval), title, host,
+ * start and end in its time zone, description.
  */
 export function summarySection(event: EventView, host: string, clock: EventClock): Markup {
-  const inviteOnly =
-    event.access === 'invite' ? html`<span class="badge access-invite">${INVITE_ONLY_LABEL}</span>` : null;
+  const accessLabel = ACCESS_LABELS[event.access];
+  const access = accessLabel
+    ? html`<span class=${`badge access-${event.access}`}>${accessLabel}</span>`
+    : null;
   return html`<header id="event-summary" class="event-summary">
-    <p class="status"><span class=${`badge status-${event.status}`}>${STATUS_LABELS[event.status]}</span> ${inviteOnly}</p>
+    <p class="status"><span class=${`badge status-${event.status}`}>${STATUS_LABELS[event.status]}</span> ${access}</p>
     <h1>${event.title}</h1>
     <dl class="facts">
       <div><dt>Host</dt><dd>${host}</dd></div>

@@ -18,7 +18,7 @@ import {
 import { pollItem } from './polls-section.js';
 import { RECORDING_UNPUBLISHED_TEXT } from './recording-section.js';
 import { stageMessage } from './stage-section.js';
-import { INVITE_ONLY_LABEL } from './summary-section.js';
+import { APPROVAL_REQUIRED_LABEL, INVITE_ONLY_LABEL } from './summary-section.js';
 import { STATIC_STATUS_TEXT, watchPage } from './watch-page.js';
 import type { IndexState, WatchState } from './watch-state.js';
 
@@ -228,9 +228,20 @@ describe('the watch page', () => {
     const invite = summaryOf(renderDocument(watchPage(aState({ event: anEvent({ access: 'invite' }) }))));
     expect(textOf(invite)).toContain(`Live ${INVITE_ONLY_LABEL} Ask me anything`);
     expect(invite).toContain(`<span class="badge access-invite">${INVITE_ONLY_LABEL}</span>`);
+    expect(invite).not.toContain(APPROVAL_REQUIRED_LABEL);
     const open = renderDocument(watchPage(aState({ event: anEvent({ access: 'open' }) })));
     expect(open).not.toContain(INVITE_ONLY_LABEL);
+    expect(open).not.toContain(APPROVAL_REQUIRED_LABEL);
     expect(open).not.toContain('access-invite');
+    expect(open).not.toContain('access-approval');
+  });
+
+  it('says next to the status that an event needs approval, as it says invite only', () => {
+    const summaryOf = (page: string) => /<header id="event-summary"[\s\S]*?<\/header>/.exec(page)?.[0] ?? '';
+    const approval = summaryOf(renderDocument(watchPage(aState({ event: anEvent({ access: 'approval' }) }))));
+    expect(textOf(approval)).toContain(`Live ${APPROVAL_REQUIRED_LABEL} Ask me anything`);
+    expect(approval).toContain(`<span class="badge access-approval">${APPROVAL_REQUIRED_LABEL}</span>`);
+    expect(approval).not.toContain(INVITE_ONLY_LABEL);
   });
 
   it('shows a hidden message in its place, without its body, before and after the contract has `hidden`', () => {

@@ -1,7 +1,9 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
+  AccessRequestViewSchema,
   AccessSchema,
   AddInvitesSchema,
+  DecideRequestSchema,
   EventViewSchema,
   InvitesAddedSchema,
   MAX_INVITES_PER_CALL,
@@ -71,7 +73,7 @@ export function registerEventTools(server: McpServer, session: PayingSession, ru
     {
       title: 'Schedule an event',
       description:
-        'Schedules an event hosted by this agent: a title, a start and end (RFC 3339 with offset, in the future, at most 31 days long), and optionally a description, a capacity (default 100), a ticket price in atomic units of USDC (without it the event is free) and its access (open, the default: anyone may RSVP; invite: only the agents invited with invite_add, and the host and moderators). Free to create; buyers pay the price to this agent.',
+        'Schedules an event hosted by this agent: a title, a start and end (RFC 3339 with offset, in the future, at most 31 days long), and optionally a description, a capacity (default 100), a ticket price in atomic units of USDC (without it the event is free) and its access (open, the default: anyone may RSVP; approval: each rsvp is a request to come that the host or a moderator approves with request_approve or declines with request_decline; invite: only the agents invited with invite_add, and the host and moderators). Free to create; buyers pay the price to this agent.',
       inputSchema: z
         .object({
           title: z.string().min(1).max(200),
@@ -81,7 +83,7 @@ export function registerEventTools(server: McpServer, session: PayingSession, ru
           capacity: z.number().int().min(1).max(1_000_000).optional(),
           price: Amount.optional().describe('Ticket price in atomic units; omit for a free event'),
           access: AccessSchema.optional().describe(
-            'open (default): anyone may RSVP; invite: only the agents invited with invite_add, and the host and moderators',
+            'open (default): anyone may RSVP; approval: an rsvp is a request the host or a moderator approves (request_approve) or declines (request_decline); invite: only the agents invited with invite_add, and the host and moderators',
           ),
         })
         .strict(),
@@ -152,12 +154,60 @@ export function registerEventTools(server: McpServer, session: PayingSession, ru
       }),
   );
 
+  const decideInput = z
+    .object({
+      eventId: EventId,
+      agentId: DecideRequestSchema.shape.agentId.describe('The agent who asked to come, its base58 agentId'),
+    })
+    .strict();
+
+  server.registerTool(
+    'request_approve',
+    {
+      title: 'Approve a request to come',
+      description:
+        "Approves an agent's request to come to an event whose access is approval (its rsvp made the request). A free event: the agent's ticket is issued. A paid event: a seat of the tier it asked for is held for it until holdExpiresAt, and its next rsvp buys it; capacity.sold_out when no seat is left. Only the host or a moderator may call it (otherwise role.forbidden); request.not_found when the agent has not asked. Idempotent; a declined request may be approved, and an approved one is final (request_decline then refuses with request.approved). Free.",
+      inputSchema: decideInput,
+      outputSchema: AccessRequestViewSchema,
+      annotations: { idempotentHint: true },
+    },
+    ({ eventId, agentId }) =>
+      run(async () => {
+        const request = await agent.requests.approve(eventId, agentId);
+        const next =
+          request.holdExpiresAt === null
+            ? 'its ticket is issued'
+            : `a seat is held for it until ${request.holdExpiresAt}; its next rsvp buys it`;
+        return answer(request, `Approved ${agentId}'s request to come to ${eventId}: ${next}.`);
+      }),
+  );
+
+  server.registerTool(
+    'request_decline',
+    {
+      title: 'Decline a request to come',
+      description:
+        "Declines an agent's request to come to an event whose access is approval: its rsvp is then refused with access.declined (it may still be approved later with request_approve). Only the host or a moderator may call it (otherwise role.forbidden); request.not_found when the agent has not asked, request.approved when the request was approved already (that is final). Idempotent. Free.",
+      inputSchema: decideInput,
+      outputSchema: AccessRequestViewSchema,
+      annotations: { idempotentHint: true },
+    },
+    ({ eventId, agentId }) =>
+      run(async () => {
+        const request = await agent.requests.decline(eventId, agentId);
+        return answer(
+          request,
+          `Declined ${agentId}'s request to come to ${eventId}: its rsvp is refused with access.declined.`,
+        );
+      }),
+  );
+
   server.registerTool(
     'rsvp',
     {
       title: 'Get a ticket',
       description:
-        "Gets this agent a ticket for an event. Free events: at once. Paid events COST MONEY: the price (atomic units of the event's asset, e.g. USDC with 6 decimals) is paid from this agent's own funds, and only if you pass maxPrice (the most you agree to pay) and the price is at most maxPrice, in the budget's asset, and at most what is left of this session's budget (--budget); otherwise the result is the error payment.budget (or payment.budget_asset) with the price, and nothing is charged. A payment whose answer was lost is payment.unconfirmed: do not pay for that event again; tickets_mine shows the ticket if it was bought. Holding a ticket already returns it, with no charge. Tiered events need tierId. An invite-only event (access: invite) refuses with access.not_invited an agent its host has not invited, before any price is asked.",
+        "Gets this agent a ticket for an event. Free events: at once. Paid events COST MONEY: the price (atomic units of the event's asset, e.g. USDC with 6 decimals) is paid from this agent's own funds, and only if you pass maxPrice (the most you agree to pay) and the price is at most maxPrice, in the budget's asset, and at most what is left of this session's budget (--budget); otherwise the result is the error payment.budget (or payment.budget_asset) with the price, and nothing is charged. A payment whose answer was lost is payment.unconfirmed: do not pay for that event again; tickets_mine shows the ticket if it was bought. Holding a ticket already returns it, with no charge. Tiered events need tierId. An invite-only event (access: invite) refuses with access.not_invited an agent its host has not invited, before any price is asked. An event that needs approval (access: approval) answers an agent not approved yet with its request to come instead of a ticket (request, with status requested; nothing is charged): call rsvp again once the host or a moderator approved it (a paid event's seat is then held for you until request.holdExpiresAt); a declined request is refused with access.declined.",
       inputSchema: z
         .object({
           eventId: EventId,
@@ -168,7 +218,10 @@ export function registerEventTools(server: McpServer, session: PayingSession, ru
         })
         .strict(),
       outputSchema: z.object({
-        ticket: TicketViewSchema,
+        ticket: TicketViewSchema.optional().describe('The ticket; absent when the answer is a request'),
+        request: AccessRequestViewSchema.optional().describe(
+          'An event that needs approval, and this agent is not approved yet: its request to come, instead of a ticket',
+        ),
         charged: z.string().describe('Atomic units this call paid ("0": nothing)'),
         budgetLeft: z.string().describe('What this session may still spend, in atomic units of budgetAsset'),
         budgetAsset: z

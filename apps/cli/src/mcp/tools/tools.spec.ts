@@ -107,7 +107,40 @@ describe('the MCP tools', () => {
       });
       expect(Object.keys(invite.outputSchema?.properties ?? {}).sort()).toEqual(['added', 'invites']);
       const create = tools.find((tool) => tool.name === 'event_create')!;
-      expect(create.inputSchema.properties?.['access']).toMatchObject({ enum: ['open', 'invite'] });
+      expect(create.inputSchema.properties?.['access']).toMatchObject({
+        enum: ['open', 'approval', 'invite'],
+      });
+      for (const name of ['request_approve', 'request_decline']) {
+        const decide = tools.find((tool) => tool.name === name)!;
+        expect(decide.description).toMatch(/Only the host or a moderator may call it/);
+        expect(decide.description).toContain('request.not_found');
+        expect(decide.annotations).toMatchObject({ idempotentHint: true });
+        expect(decide.inputSchema.required).toEqual(['eventId', 'agentId']);
+        expect(decide.inputSchema.properties?.['agentId']).toMatchObject({
+          type: 'string',
+          pattern: expect.any(String),
+        });
+        expect(Object.keys(decide.outputSchema?.properties ?? {}).sort()).toEqual([
+          'agentId',
+          'decidedAt',
+          'decidedBy',
+          'eventId',
+          'holdExpiresAt',
+          'requestedAt',
+          'status',
+          'tierId',
+        ]);
+      }
+      expect(tools.find((tool) => tool.name === 'request_decline')!.description).toContain(
+        'request.approved',
+      );
+      const rsvp = tools.find((tool) => tool.name === 'rsvp')!;
+      expect(rsvp.description).toContain('access.declined');
+      // A ticket, or (an event that needs approval) the request instead.
+      expect(rsvp.outputSchema?.required ?? []).not.toContain('ticket');
+      expect(Object.keys(rsvp.outputSchema?.properties ?? {})).toEqual(
+        expect.arrayContaining(['ticket', 'request', 'charged']),
+      );
     } finally {
       await mcp.close();
     }
@@ -178,6 +211,123 @@ describe('the MCP tools', () => {
         `POST /events {"title":"Open AMA",${JSON.stringify(times).slice(1, -1)},"timezone":"UTC","capacity":100}`,
         'POST /events/e1/rsvp {}',
       ]);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  /** BOB's request to come to e1, as ticketing answers it. */
+  const request = (changes: Record<string, unknown> = {}) => ({
+    eventId: 'e1',
+    agentId: BOB,
+    status: 'requested',
+    tierId: null,
+    holdExpiresAt: null,
+    requestedAt: '2027-03-01T10:00:00.000Z',
+    decidedAt: null,
+    decidedBy: null,
+    ...changes,
+  });
+  const decided = { decidedAt: '2027-03-01T11:00:00.000Z', decidedBy: HOST };
+
+  it('request_approve and request_decline decide as the host or a moderator, and say what follows', async () => {
+    const held = request({ status: 'approved', holdExpiresAt: '2027-03-01T11:15:00.000Z', ...decided });
+    const mcp = await connected((route) => ({
+      status: 200,
+      body: route.endsWith('/approve') ? held : request({ status: 'declined', ...decided }),
+    }));
+    try {
+      const approved = await mcp.call('request_approve', { eventId: 'e1', agentId: BOB });
+      expect(approved.isError).toBeFalsy();
+      expect(approved.structuredContent).toEqual(held);
+      expect(textOf(approved)).toBe(
+        `Approved ${BOB}'s request to come to e1: a seat is held for it until 2027-03-01T11:15:00.000Z; its next rsvp buys it.`,
+      );
+      const declined = await mcp.call('request_decline', { eventId: 'e1', agentId: CAROL });
+      expect(declined.structuredContent).toMatchObject({ status: 'declined', decidedBy: HOST });
+      expect(textOf(declined)).toBe(
+        `Declined ${CAROL}'s request to come to e1: its rsvp is refused with access.declined.`,
+      );
+      expect(mcp.seen).toEqual([
+        `POST /events/e1/requests/${BOB}/approve`,
+        `POST /events/e1/requests/${CAROL}/decline`,
+      ]);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('request_approve of a free event says the ticket is issued', async () => {
+    const mcp = await connected(() => ({ status: 200, body: request({ status: 'approved', ...decided }) }));
+    try {
+      const approved = await mcp.call('request_approve', { eventId: 'e1', agentId: BOB });
+      expect(textOf(approved)).toBe(`Approved ${BOB}'s request to come to e1: its ticket is issued.`);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("request_decline: Townhall's refusals are tool errors with their code, a bad agentId never leaves", async () => {
+    const mcp = await connected((route) =>
+      route.includes(BOB)
+        ? problem(409, 'request.approved', 'This request was approved already: it cannot be declined')
+        : problem(404, 'request.not_found', 'This agent has not asked to come to this event'),
+    );
+    try {
+      const approved = await mcp.call('request_decline', { eventId: 'e1', agentId: BOB });
+      expect(approved.isError).toBe(true);
+      expect(approved.structuredContent).toBeUndefined();
+      expect(JSON.parse(textOf(approved))).toEqual({
+        code: 'request.approved',
+        detail: 'This request was approved already: it cannot be declined',
+        status: 409,
+      });
+      const unknown = await mcp.call('request_approve', { eventId: 'e1', agentId: CAROL });
+      expect(JSON.parse(textOf(unknown))).toMatchObject({ code: 'request.not_found', status: 404 });
+      for (const agentId of ['', 'not an agent id']) {
+        const refused = await mcp.call('request_approve', { eventId: 'e1', agentId });
+        expect(refused.isError).toBe(true);
+        expect(textOf(refused)).toMatch(/Input validation error/);
+      }
+      expect(mcp.seen).toEqual([
+        `POST /events/e1/requests/${BOB}/decline`,
+        `POST /events/e1/requests/${CAROL}/approve`,
+      ]);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('rsvp answers an event that needs approval with the request, charging nothing', async () => {
+    let answer = request();
+    const mcp = await connected(() => ({ status: 202, body: answer }));
+    try {
+      const asked = await mcp.call('rsvp', { eventId: 'e1' });
+      expect(asked.isError).toBeFalsy();
+      expect(asked.structuredContent).toEqual({ request: request(), charged: '0', budgetLeft: '0' });
+      expect(textOf(asked)).toBe(
+        "This event needs approval: your request to come was sent, and waits for the host's (or a moderator's) decision. Call rsvp again once approved. Nothing was charged (request requested, event e1).",
+      );
+      answer = request({ status: 'approved', holdExpiresAt: '2027-03-01T11:15:00.000Z', ...decided });
+      const approved = await mcp.call('rsvp', { eventId: 'e1', maxPrice: '700' });
+      expect(approved.structuredContent).toMatchObject({ request: { status: 'approved' }, charged: '0' });
+      expect(textOf(approved)).toMatch(
+        /^Your request was approved: a seat is held for you until 2027-03-01T11:15:00.000Z; call rsvp again \(with maxPrice\)/,
+      );
+      expect(mcp.seen).toEqual(['POST /events/e1/rsvp {}', 'POST /events/e1/rsvp {}']);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('rsvp answers a declined request as a tool error', async () => {
+    const mcp = await connected(() =>
+      problem(403, 'access.declined', 'The host declined your request to come to this event'),
+    );
+    try {
+      const refused = await mcp.call('rsvp', { eventId: 'e1' });
+      expect(refused.isError).toBe(true);
+      expect(JSON.parse(textOf(refused))).toMatchObject({ code: 'access.declined', status: 403 });
     } finally {
       await mcp.close();
     }

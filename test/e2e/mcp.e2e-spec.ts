@@ -44,6 +44,7 @@ const TOOLS = [
   'event_end',
   'event_cancel',
   'invite_add',
+  'code_create',
   'request_approve',
   'request_decline',
   'rsvp',

@@ -706,6 +706,39 @@ describe('Solana exact through an HTTP facilitator (the official x402Facilitator
       expect(await host.refunds.payAll(eventId, { rpcUrl: rpc.url })).toEqual([]);
     });
 
+    it('a coded ticket paid on chain: the discounted price paid, recorded, and refunded on the chain', async () => {
+      const eventId = await oneSeat(PRICE, 5);
+      await host.codes.create(eventId, { code: 'HALF', percentOff: 50 });
+      const half = String(BigInt(PRICE) / 2n);
+      const buyer = await fundedBuyer();
+      const bought = (await buyer.tickets.rsvp(eventId, {
+        code: 'half',
+        maxPrice: half,
+        network: SOLANA_DEVNET,
+        rpcUrl: rpc.url,
+      })) as RsvpTicketResult;
+      expect(bought.ticket).toMatchObject({ status: 'active', price: half, code: 'HALF' });
+      expect(await tokens(rpc.url, buyer.agentId, chain.mint)).toBe(USDC - BigInt(half));
+      expect((await buyer.ledger.entries()).items.find((e) => e.type === 'EVENT_TICKET')).toMatchObject({
+        amount: `-${half}`,
+        code: 'HALF',
+        network: SOLANA_DEVNET,
+      });
+      expect((await host.codes.list(eventId)).items).toEqual([
+        expect.objectContaining({ code: 'HALF', uses: 1 }),
+      ]);
+
+      await host.events.cancel(eventId);
+      const [owed] = await waitFor('the refund owed', async () => {
+        const page = await host.refunds.list(eventId);
+        return page.items.length === 1 ? page.items : undefined;
+      });
+      expect(owed).toMatchObject({ status: 'owed', amount: half, holderId: buyer.agentId });
+      const paid = await host.refunds.payAll(eventId, { rpcUrl: rpc.url });
+      expect(paid.map((refund) => refund.status)).toEqual(['paid']);
+      expect(await tokens(rpc.url, buyer.agentId, chain.mint)).toBe(USDC);
+    });
+
     it('the CLI: townhall wallet, rsvp --network on chain, and refunds pay', async () => {
       const home = await mkdtemp(join(tmpdir(), 'townhall-cli-solana-'));
       try {

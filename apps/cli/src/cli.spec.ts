@@ -3,6 +3,7 @@ import { createServer as createHttpServer, type IncomingMessage, type ServerResp
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { generateAgentKey } from '@townhall/sdk';
 import { runCli } from './cli.js';
 import type { CliIo } from './io.js';
 
@@ -148,6 +149,7 @@ describe('townhall command line', () => {
       'waitlist',
       'invites',
       'requests',
+      'codes',
       'stage',
       'questions',
       'moderation',
@@ -624,6 +626,185 @@ describe('townhall command line', () => {
       // Asked without paying: no payment header, no idempotency key.
       expect(gateway.seen).toEqual(Array.from({ length: 3 }, () => 'POST /events/e1/rsvp signed {}'));
       expect(gateway.idempotencyKeys).toEqual([]);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('creates, lists and removes codes, signed; refuses a wrong code before any request; hidden tiers', async () => {
+    const code = (changes: Record<string, unknown> = {}) => ({
+      eventId: 'e1',
+      code: 'SPRING25',
+      percentOff: 25,
+      amountOff: null,
+      free: false,
+      maxUses: 5,
+      uses: 0,
+      tierIds: ['general'],
+      unlocksTierIds: [],
+      expiresAt: '2030-01-01T00:00:00.000Z',
+      createdAt: '2027-03-04T19:05:00.000Z',
+      ...changes,
+    });
+    const crew = code({
+      code: 'crew',
+      percentOff: null,
+      free: true,
+      maxUses: null,
+      uses: 3,
+      tierIds: null,
+      unlocksTierIds: ['backstage'],
+      expiresAt: null,
+    });
+    const gateway = await fakeGateway((route) => {
+      if (route === 'POST /events/e1/codes') return code();
+      if (route === 'GET /events/e1/codes') return { items: [code({ uses: 2 }), crew], nextCursor: 'c2' };
+      if (route === 'DELETE /events/e1/codes/spring25') return code({ uses: 2 });
+      return { ...QUESTION, state: 'open' };
+    });
+    try {
+      await townhall(home, 'keygen');
+      const run = (...argv: string[]) => townhall(home, '--url', gateway.url, ...argv);
+      expect(
+        (
+          await run(
+            'codes',
+            'create',
+            'e1',
+            'SPRING25',
+            '--percent-off',
+            '25',
+            '--max-uses',
+            '5',
+            '--tiers',
+            'general',
+            '--expires',
+            '2030-01-01T00:00:00Z',
+          )
+        ).stdout,
+      ).toBe(
+        'created: code SPRING25 for e1: 25% off, tiers general, 0/5 used, expires 2030-01-01 00:00 UTC\n',
+      );
+      expect((await run('codes', 'create', 'e1', 'crew', '--free', '--unlocks', 'backstage')).code).toBe(0);
+      expect((await run('codes', 'create', 'e1', 'crew', '--unlocks', 'backstage,vip')).code).toBe(0);
+      expect((await run('codes', 'create', 'e1', 'late', '--amount-off', '500')).code).toBe(0);
+      expect((await run('codes', 'list', 'e1', '--limit', '2')).stdout).toBe(
+        [
+          'CODE      DISCOUNT  USES         TIERS    UNLOCKS    EXPIRES',
+          'SPRING25  25% off   2/5          general  -          2030-01-01 00:00 UTC',
+          'crew      free      3/unlimited  all      backstage  never',
+          'more: --cursor c2',
+          '',
+        ].join('\n'),
+      );
+      expect((await run('codes', 'remove', 'e1', 'spring25')).stdout).toBe(
+        'removed: code SPRING25 for e1: 25% off, tiers general, 2/5 used, expires 2030-01-01 00:00 UTC\n',
+      );
+      // A tier marked :hidden is sent hidden (this fake answers a question, not an event: --json).
+      const tiers = ['--tier', 'std:Standard:1000:45', '--tier', 'backstage:Backstage:1:5:hidden'];
+      expect((await run('--json', 'events', 'update', 'e1', ...tiers)).code).toBe(0);
+      expect(gateway.seen).toEqual([
+        'POST /events/e1/codes signed {"code":"SPRING25","percentOff":25,"maxUses":5,"tierIds":["general"],"expiresAt":"2030-01-01T00:00:00.000Z"}',
+        'POST /events/e1/codes signed {"code":"crew","free":true,"unlocksTierIds":["backstage"]}',
+        'POST /events/e1/codes signed {"code":"crew","unlocksTierIds":["backstage","vip"]}',
+        'POST /events/e1/codes signed {"code":"late","amountOff":"500"}',
+        'GET /events/e1/codes?limit=2 signed',
+        'DELETE /events/e1/codes/spring25 signed',
+        'PATCH /events/e1 signed {"ticketing":{"mode":"tiered","tiers":[{"id":"std","name":"Standard","price":"1000","capacity":45},{"id":"backstage","name":"Backstage","price":"1","capacity":5,"hidden":true}]}}',
+      ]);
+      // Refused before any request: a usage error, exit 2.
+      for (const [argv, message] of [
+        [['e1', 'x'], "value 'x' is invalid for argument 'code'. must be 3 to 32 letters"],
+        [['e1', 'SPRING25'], 'a code gives a discount (--percent-off, --amount-off or --free) or unlocks'],
+        [
+          ['e1', 'SPRING25', '--free', '--percent-off', '10'],
+          '--percent-off, --amount-off and --free exclude',
+        ],
+        [['e1', 'SPRING25', '--percent-off', '101'], 'must be between 1 and 100'],
+        [['e1', 'SPRING25', '--free', '--tiers', 'VIP'], 'tier ids, comma separated'],
+        [['e1', 'SPRING25', '--free', '--expires', 'soon'], 'must be now, +<duration>'],
+      ] as const) {
+        const refused = await run('codes', 'create', ...argv);
+        expect(refused.code).toBe(2);
+        expect(refused.stderr).toContain(message);
+      }
+      expect(gateway.seen).toHaveLength(7);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('rsvp --code sends the code with the RSVP and its payment, and pays the discounted price', async () => {
+    const host = generateAgentKey();
+    const offer = {
+      scheme: 'exact',
+      network: 'ledger:development',
+      maxAmountRequired: '750',
+      asset: 'USDC',
+      payTo: host.agentId,
+      resource: 'http://127.0.0.1/events/e1/rsvp?tier=general',
+      description: 'Ticket (General admission) for event e1',
+      mimeType: 'application/json',
+      maxTimeoutSeconds: 300,
+      extra: { eventId: 'e1', tierId: 'general' },
+    };
+    const ticket = {
+      id: 't1',
+      eventId: 'e1',
+      tierId: 'general',
+      holderId: 'agent-a',
+      status: 'active',
+      price: '750',
+      asset: 'USDC',
+      network: null,
+      transaction: null,
+      code: 'SPRING25',
+      createdAt: '2027-03-04T19:05:00.000Z',
+      cancelledAt: null,
+    };
+    let answered = 0;
+    const gateway = await fakeGateway(() =>
+      // The CLI asks, the SDK asks again, then pays.
+      ++answered % 3 === 0
+        ? new Answer(201, ticket)
+        : new Answer(402, {
+            type: 'about:blank',
+            title: 'Payment required',
+            status: 402,
+            code: 'payment.required',
+            detail: 'This event sells paid tickets',
+            requestId: 'r1',
+            x402Version: 1,
+            accepts: [offer],
+          }),
+    );
+    try {
+      await townhall(home, 'keygen');
+      const run = (...argv: string[]) => townhall(home, '--url', gateway.url, ...argv);
+      // 800 is less than the list price, and more than what the code makes it cost.
+      expect(await run('rsvp', 'e1', '--code', 'SPRING25', '--max-price', '800')).toEqual({
+        code: 0,
+        stdout: 'ticket t1  active  tier general  750 USDC  event e1  code SPRING25\n',
+        stderr: '',
+      });
+      expect(gateway.seen.map((line) => line.replace(/^POST \/events\/e1\/rsvp signed /, ''))).toEqual([
+        '{"code":"SPRING25"}',
+        '{"tierId":"general","code":"SPRING25"}',
+        '{"tierId":"general","code":"SPRING25"}',
+      ]);
+      answered = 0;
+      const above = await run('rsvp', 'e1', '--code', 'SPRING25', '--max-price', '700');
+      expect(above.code).toBe(1);
+      expect(above.stderr).toContain(
+        'error payment.above_max_price: a ticket in tier general costs 750 USDC, more than --max-price 700',
+      );
+      answered = 0;
+      const unpriced = await run('rsvp', 'e1', '--code', 'SPRING25');
+      expect(unpriced.stderr).toContain(
+        'a ticket (tier general) costs 750 USDC with code SPRING25; pass --max-price 750 to pay it',
+      );
+      expect(await run('rsvp', 'e1', '--code', 'no')).toMatchObject({ code: 2 });
+      expect(gateway.seen).toHaveLength(5);
     } finally {
       await gateway.close();
     }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
+import { registerCodes } from './commands/codes.js';
 import { registerDemo } from './commands/demo.js';
 import { registerDirectory } from './commands/directory.js';
 import { registerEvents } from './commands/events.js';
@@ -70,6 +71,7 @@ export function createProgram(io: CliIo, options: ProgramOptions = {}): Command 
   registerWaitlist(program, io);
   registerInvites(program, io);
   registerRequests(program, io);
+  registerCodes(program, io);
   registerStage(program, io);
   registerQuestions(program, io);
   registerModeration(program, io);

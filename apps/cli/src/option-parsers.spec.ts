@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import {
   amount,
+  code,
   collect,
   duration,
   instant,
@@ -12,6 +13,7 @@ import {
   link,
   localDateTime,
   tier,
+  tierIds,
 } from './option-parsers.js';
 
 describe('option parsers', () => {
@@ -49,6 +51,21 @@ describe('option parsers', () => {
     ]);
     expect(() => tier('vip:VIP:2500', undefined)).toThrow('id:name:price:capacity');
     expect(() => tier('vip:VIP:free:20', undefined)).toThrow(InvalidArgumentError);
+    // A hidden tier: sold only with a code that unlocks it.
+    expect(tier('crew:Crew:1:5:hidden', tier('std:Standard:1000:45', undefined))).toEqual([
+      { id: 'std', name: 'Standard', price: '1000', capacity: 45 },
+      { id: 'crew', name: 'Crew', price: '1', capacity: 5, hidden: true },
+    ]);
+    expect(() => tier('crew:Crew:1:5:secret', undefined)).toThrow(':hidden');
+  });
+
+  it("reads a host's code and lists of tier ids", () => {
+    expect(code(' Spring_25 ')).toBe('Spring_25');
+    for (const bad of ['ab', '-spring', 'spring 25', 'x'.repeat(33), 'früh'])
+      expect(() => code(bad)).toThrow('3 to 32 letters, digits, _ and -');
+    expect(tierIds('vip, crew,vip')).toEqual(['vip', 'crew']);
+    for (const bad of ['', ',', 'VIP', 'a b', Array.from({ length: 11 }, (_, n) => `t${n}`).join(',')])
+      expect(() => tierIds(bad)).toThrow('tier ids, comma separated');
   });
 
   it('reads JSON objects inline or from @file', async () => {

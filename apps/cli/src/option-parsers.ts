@@ -58,16 +58,55 @@ export function link(value: string, previous: Array<{ label: string; url: string
   return [...(previous ?? []), { label: value.slice(0, at), url: value.slice(at + 1) }];
 }
 
-/** `id:name:price:capacity`, for repeatable tier options. */
-export function tier(
-  value: string,
-  previous: Array<{ id: string; name: string; price: string; capacity: number }> | undefined,
-) {
+/** A tier as `--tier` gives it: `hidden` only when the host hid it (sold only with a code that unlocks it). */
+export interface TierOption {
+  id: string;
+  name: string;
+  price: string;
+  capacity: number;
+  hidden?: true;
+}
+
+/** `id:name:price:capacity`, or `...:hidden` for a tier sold only with a code; for repeatable tier options. */
+export function tier(value: string, previous: TierOption[] | undefined): TierOption[] {
   const parts = value.split(':');
-  if (parts.length !== 4)
-    throw new InvalidArgumentError('must be id:name:price:capacity, e.g. vip:VIP:2500:20');
+  const hidden = parts.length === 5 && parts[4] === 'hidden';
+  if (parts.length !== 4 && !hidden)
+    throw new InvalidArgumentError(
+      'must be id:name:price:capacity, e.g. vip:VIP:2500:20 (add :hidden for a tier sold only with a code)',
+    );
   const [id, name, price, capacity] = parts as [string, string, string, string];
-  return [...(previous ?? []), { id, name, price: amount(price), capacity: integer(1, 1_000_000)(capacity) }];
+  return [
+    ...(previous ?? []),
+    {
+      id,
+      name,
+      price: amount(price),
+      capacity: integer(1, 1_000_000)(capacity),
+      ...(hidden ? { hidden: true as const } : {}),
+    },
+  ];
+}
+
+/** `a,b`: tier ids, comma separated (at most 10, as an event has). */
+export function tierIds(value: string): string[] {
+  const ids = value
+    .split(',')
+    .map((id) => id.trim())
+    .filter((id) => id.length > 0);
+  if (ids.length === 0 || ids.length > 10 || !ids.every((id) => /^[a-z0-9][a-z0-9_-]{0,31}$/.test(id)))
+    throw new InvalidArgumentError('must be 1 to 10 tier ids, comma separated, e.g. vip,crew');
+  return [...new Set(ids)];
+}
+
+/** A host's code: 3 to 32 letters, digits, `_` and `-`, starting with a letter or digit (@townhall/contracts `CodeSchema`). */
+export function code(value: string): string {
+  const trimmed = value.trim();
+  if (!/^[A-Za-z0-9][A-Za-z0-9_-]{2,31}$/.test(trimmed))
+    throw new InvalidArgumentError(
+      'must be 3 to 32 letters, digits, _ and -, starting with a letter or digit',
+    );
+  return trimmed;
 }
 
 /** A JSON object given inline, or `@file` to read it from a file. */

@@ -1,7 +1,9 @@
 import type {
   AccessRequestView,
   BlockView,
+  CodeView,
   InviteView,
+  LedgerEntryView,
   QuestionView,
   StageMessageView,
 } from '@townhall/contracts';
@@ -10,11 +12,14 @@ import type { TicketView } from '@townhall/contracts';
 import {
   blockLine,
   blockTable,
+  codeLine,
+  codeTable,
   eventDetail,
   eventTable,
   inviteLine,
   invitesAddedLines,
   inviteTable,
+  ledgerTable,
   liveLine,
   money,
   questionLine,
@@ -24,6 +29,7 @@ import {
   rsvpRequestLines,
   stageLine,
   table,
+  ticketLine,
   ticketTable,
   ticketingSummary,
 } from './render.js';
@@ -66,6 +72,7 @@ describe('human output', () => {
       asset: null,
       network: null,
       transaction: null,
+      code: null,
       createdAt: '2027-03-01T10:00:00.000Z',
       cancelledAt: null,
     };
@@ -78,6 +85,86 @@ describe('human output', () => {
     expect(ticketTable([ticket], 'holder')[0]).toMatch(/ HOLDER$/);
     expect(ticketTable([ticket], 'holder')[1]).toMatch(/ agent-a$/);
     expect(ticketTable([], 'event')).toEqual(['no tickets']);
+    // Bought with a host's code: a CODE column, its price what was paid.
+    const coded: TicketView = { ...paid, id: 't3', price: '1875', code: 'SPRING25' };
+    expect(ticketTable([ticket, coded], 'event')).toEqual([
+      'TICKET  STATUS  TIER     PRICE      CODE      SINCE                 EVENT',
+      't1      active  general  free       -         2027-03-01 10:00 UTC  e1',
+      't3      active  vip      1875 USDC  SPRING25  2027-03-01 10:00 UTC  e1',
+    ]);
+    expect(ticketLine(coded)).toBe('ticket t3  active  tier vip  1875 USDC  event e1  code SPRING25');
+    expect(ticketLine({ ...coded, price: '0', code: 'FRIENDS' })).toBe(
+      'ticket t3  active  tier vip  free  event e1  code FRIENDS',
+    );
+    expect(ticketLine(paid)).toBe('ticket t22  active  tier vip  2500 USDC  event e1');
+  });
+
+  it("lists an event's codes with their discount, uses, tiers and expiry", () => {
+    const spring: CodeView = {
+      eventId: 'e1',
+      code: 'SPRING25',
+      percentOff: 25,
+      amountOff: null,
+      free: false,
+      maxUses: 5,
+      uses: 2,
+      tierIds: ['general'],
+      unlocksTierIds: [],
+      expiresAt: '2027-03-04T19:00:00.000Z',
+      createdAt: '2027-03-01T10:00:00.000Z',
+    };
+    const crew: CodeView = {
+      ...spring,
+      code: 'crew',
+      percentOff: null,
+      maxUses: null,
+      uses: 7,
+      tierIds: null,
+      unlocksTierIds: ['backstage', 'green-room'],
+      expiresAt: null,
+    };
+    const off: CodeView = { ...crew, code: 'LATE', amountOff: '500', unlocksTierIds: [], uses: 0 };
+    const friends: CodeView = { ...off, code: 'FRIENDS', amountOff: null, free: true };
+    expect(codeTable([spring, crew, off, friends])).toEqual([
+      'CODE      DISCOUNT  USES         TIERS    UNLOCKS               EXPIRES',
+      'SPRING25  25% off   2/5          general  -                     2027-03-04 19:00 UTC',
+      'crew      -         7/unlimited  all      backstage,green-room  never',
+      'LATE      500 off   0/unlimited  all      -                     never',
+      'FRIENDS   free      0/unlimited  all      -                     never',
+    ]);
+    expect(codeTable([])).toEqual(['no codes']);
+    expect(codeLine(spring)).toBe(
+      'code SPRING25 for e1: 25% off, tiers general, 2/5 used, expires 2027-03-04 19:00 UTC',
+    );
+    expect(codeLine(crew)).toBe(
+      'code crew for e1: no discount, tiers all it may buy, unlocks backstage,green-room, 7/unlimited used, never expires',
+    );
+  });
+
+  it("shows a ledger entry's code when a payment among them had one", () => {
+    const entry: LedgerEntryView = {
+      id: 'l1',
+      type: 'EVENT_TICKET',
+      agentId: 'agent-a',
+      amount: '-1875',
+      asset: 'USDC',
+      eventId: 'e1',
+      ticketId: 't3',
+      counterpartyId: 'host',
+      network: null,
+      transaction: null,
+      code: null,
+      createdAt: '2027-03-01T10:00:00.000Z',
+    };
+    expect(ledgerTable([entry])).toEqual([
+      'WHEN                  TYPE          AMOUNT      EVENT     ENTRY',
+      '2027-03-01 10:00 UTC  EVENT_TICKET  -1875 USDC  event e1  l1',
+    ]);
+    expect(ledgerTable([entry, { ...entry, id: 'l2', code: 'SPRING25' }])).toEqual([
+      'WHEN                  TYPE          AMOUNT      CODE      EVENT     ENTRY',
+      '2027-03-01 10:00 UTC  EVENT_TICKET  -1875 USDC  -         event e1  l1',
+      '2027-03-01 10:00 UTC  EVENT_TICKET  -1875 USDC  SPRING25  event e1  l2',
+    ]);
   });
 
   it('says what tickets cost', () => {
@@ -94,6 +181,17 @@ describe('human output', () => {
         ],
       }),
     ).toBe('vip 5000 USDC, std 1000 USDC');
+    // A hidden tier is sold only with a code that unlocks it: its host sees which.
+    expect(
+      ticketingSummary({
+        mode: 'tiered',
+        asset: 'USDC',
+        tiers: [
+          { id: 'std', name: 'Standard', price: '1000', capacity: 45 },
+          { id: 'crew', name: 'Crew', price: '1', capacity: 5, hidden: true },
+        ],
+      }),
+    ).toBe('std 1000 USDC, crew 1 USDC (hidden)');
   });
 
   it('lists events as a table', () => {

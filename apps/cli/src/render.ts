@@ -3,6 +3,7 @@ import type {
   AccessRequestView,
   BalanceView,
   BlockView,
+  CodeView,
   DirectoryCard,
   EventView,
   InvitesAdded,
@@ -56,7 +57,10 @@ export function ticketingSummary(ticketing: Ticketing): string {
     case 'single':
       return money(ticketing.price, ticketing.asset);
     case 'tiered':
-      return ticketing.tiers.map((tier) => `${tier.id} ${money(tier.price, ticketing.asset)}`).join(', ');
+      // A hidden tier is sold only with a code that unlocks it: the host sees which.
+      return ticketing.tiers
+        .map((tier) => `${tier.id} ${money(tier.price, ticketing.asset)}${tier.hidden ? ' (hidden)' : ''}`)
+        .join(', ');
   }
 }
 
@@ -154,26 +158,39 @@ export function cardLines(card: DirectoryCard): string[] {
   ];
 }
 
+/** `ticket t1  active  tier general  750 USDC  event e1`, and `  code SPRING25` when bought with one. */
 export function ticketLine(ticket: TicketView): string {
   const price = ticket.price === '0' ? 'free' : money(ticket.price, ticket.asset);
-  return `ticket ${ticket.id}  ${ticket.status}  tier ${ticket.tierId}  ${price}  event ${ticket.eventId}`;
+  const code = ticket.code ? `  code ${ticket.code}` : '';
+  return `ticket ${ticket.id}  ${ticket.status}  tier ${ticket.tierId}  ${price}  event ${ticket.eventId}${code}`;
 }
 
 /**
- * Tickets as a table: with the event of each (`tickets mine`) or its holder (`tickets attendees`).
+ * Tickets as a table: with the event of each (`tickets mine`) or its holder (`tickets attendees`);
+ * with a CODE column when a ticket was bought with a host's code (its PRICE is what was paid).
  */
 export function ticketTable(tickets: TicketView[], show: 'event' | 'holder'): string[] {
   if (tickets.length === 0) return ['no tickets'];
+  const codes = tickets.some((ticket) => ticket.code);
   return table(
     tickets.map((ticket) => [
       ticket.id,
       ticket.status,
       ticket.tierId,
       ticket.price === '0' ? 'free' : money(ticket.price, ticket.asset),
+      ...(codes ? [ticket.code ?? '-'] : []),
       formatInstant(ticket.createdAt),
       show === 'event' ? ticket.eventId : ticket.holderId,
     ]),
-    ['TICKET', 'STATUS', 'TIER', 'PRICE', 'SINCE', show === 'event' ? 'EVENT' : 'HOLDER'],
+    [
+      'TICKET',
+      'STATUS',
+      'TIER',
+      'PRICE',
+      ...(codes ? ['CODE'] : []),
+      'SINCE',
+      show === 'event' ? 'EVENT' : 'HOLDER',
+    ],
   );
 }
 
@@ -316,6 +333,49 @@ export function rsvpRequestLines(request: AccessRequestView): string[] {
   ];
 }
 
+/** What a code takes off: `25% off`, `500 off` (atomic units), `free`, or `-` (it only unlocks tiers). */
+export function codeDiscount(code: CodeView): string {
+  if (code.free) return 'free';
+  if (code.percentOff !== null) return `${code.percentOff}% off`;
+  if (code.amountOff !== null) return `${code.amountOff} off`;
+  return '-';
+}
+
+/** `2/5` tickets carry it of at most 5; `2/unlimited` without a limit. */
+function codeUses(code: CodeView): string {
+  return `${code.uses}/${code.maxUses ?? 'unlimited'}`;
+}
+
+/**
+ * `code SPRING25 for e1: 25% off, tiers general, 2/5 used, expires 2027-03-04 19:00 UTC`; the
+ * hidden tiers it unlocks when it does.
+ */
+export function codeLine(code: CodeView): string {
+  const discount = codeDiscount(code);
+  return [
+    `code ${code.code} for ${code.eventId}: ${discount === '-' ? 'no discount' : discount}`,
+    `tiers ${code.tierIds === null ? 'all it may buy' : code.tierIds.join(',')}`,
+    ...(code.unlocksTierIds.length > 0 ? [`unlocks ${code.unlocksTierIds.join(',')}`] : []),
+    `${codeUses(code)} used`,
+    code.expiresAt === null ? 'never expires' : `expires ${formatInstant(code.expiresAt)}`,
+  ].join(', ');
+}
+
+export function codeTable(codes: CodeView[]): string[] {
+  if (codes.length === 0) return ['no codes'];
+  return table(
+    codes.map((code) => [
+      code.code,
+      codeDiscount(code),
+      codeUses(code),
+      code.tierIds === null ? 'all' : code.tierIds.join(','),
+      code.unlocksTierIds.length === 0 ? '-' : code.unlocksTierIds.join(','),
+      code.expiresAt === null ? 'never' : formatInstant(code.expiresAt),
+    ]),
+    ['CODE', 'DISCOUNT', 'USES', 'TIERS', 'UNLOCKS', 'EXPIRES'],
+  );
+}
+
 export function pollLines(poll: PollView): string[] {
   const kind = poll.multiple ? 'multiple choice' : 'single choice';
   const ballots =
@@ -344,17 +404,20 @@ export function stageLine(message: StageMessageView): string {
   return `#${message.sequence} ${time} ${message.authorId}: ${body}`;
 }
 
+/** Ledger entries; with a CODE column when a ticket's payment among them was bought with a host's code. */
 export function ledgerTable(entries: LedgerEntryView[]): string[] {
   if (entries.length === 0) return ['no ledger entries'];
+  const codes = entries.some((entry) => entry.code);
   return table(
     entries.map((entry) => [
       formatInstant(entry.createdAt),
       entry.type,
       money(entry.amount.startsWith('-') ? entry.amount : `+${entry.amount}`, entry.asset),
+      ...(codes ? [entry.code ?? '-'] : []),
       entry.eventId ? `event ${entry.eventId}` : '',
       entry.id,
     ]),
-    ['WHEN', 'TYPE', 'AMOUNT', 'EVENT', 'ENTRY'],
+    ['WHEN', 'TYPE', 'AMOUNT', ...(codes ? ['CODE'] : []), 'EVENT', 'ENTRY'],
   );
 }
 

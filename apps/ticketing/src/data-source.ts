@@ -17,6 +17,7 @@ import { FollowerSeating1767230000000 } from './migrations/1767230000000-followe
 import { OutboxPublishedDeleted1767500000000 } from './migrations/1767500000000-outbox-published-deleted.js';
 import { Invites1767600000000 } from './migrations/1767600000000-invites.js';
 import { Requests1767700000000 } from './migrations/1767700000000-requests.js';
+import { Codes1767800000000 } from './migrations/1767800000000-codes.js';
 
 export const TICKETING_SCHEMA = 'ticketing';
 
@@ -38,6 +39,7 @@ export function createTicketingDataSource(url: string, pool: PoolSettings = {}):
       OutboxPublishedDeleted1767500000000,
       Invites1767600000000,
       Requests1767700000000,
+      Codes1767800000000,
     ],
     // The functions, one file each (db/functions/<name>.sql), applied after the migrations.
     functions: [

@@ -34,6 +34,9 @@ import { WaitlistHandler } from './waitlist/waitlist.handler.js';
 import { InviteBook } from './invites/invite-book.js';
 import { InviteChanges } from './invites/invite-changes.js';
 import { InvitesHandler } from './invites/invites.handler.js';
+import { CodeBook } from './codes/code-book.js';
+import { CodeChanges } from './codes/code-changes.js';
+import { CodesHandler } from './codes/codes.handler.js';
 import { RequestBook } from './requests/request-book.js';
 import { RequestChanges } from './requests/request-changes.js';
 import { RequestsHandler } from './requests/requests.handler.js';
@@ -68,7 +71,14 @@ export class TicketingModule {
   static register(options: TicketingModuleOptions): DynamicModule {
     return {
       module: TicketingModule,
-      controllers: [TicketsHandler, WaitlistHandler, InvitesHandler, RequestsHandler, RefundsHandler],
+      controllers: [
+        TicketsHandler,
+        WaitlistHandler,
+        InvitesHandler,
+        RequestsHandler,
+        CodesHandler,
+        RefundsHandler,
+      ],
       providers: [
         { provide: DataSource, useValue: options.dataSource },
         {
@@ -100,6 +110,8 @@ export class TicketingModule {
         InviteBook,
         InviteChanges,
         RequestBook,
+        CodeBook,
+        CodeChanges,
         RequestChanges,
         FeePayer,
         SeatGate,

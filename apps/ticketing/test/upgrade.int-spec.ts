@@ -80,7 +80,7 @@ describe('ticketing: a deployed database upgraded to the functions applied by ch
     const applied = await migrateSchema(createTicketingDataSource(database.url, { size: 1 }));
     // The migrations written since (the outbox's claim holders, the chain search of open
     // payments, the followers' seating one occurrence at a time, the outbox's published rows
-    // deleted: none here, the old rows wait to be published, the invites, the requests), then every function by
+    // deleted: none here, the old rows wait to be published, the invites, the requests, the codes), then every function by
     // checksum.
     expect(applied).toEqual([
       'OutboxClaims1767000000000',
@@ -89,16 +89,23 @@ describe('ticketing: a deployed database upgraded to the functions applied by ch
       'OutboxPublishedDeleted1767500000000',
       'Invites1767600000000',
       'Requests1767700000000',
+      'Codes1767800000000',
       ...dataSource.functions.map((fn) => `function ticketing.${fn.name}`),
     ]);
     // Every row as it was; the columns added since (when an occurrence's followers were seated,
-    // who may come) read "not yet" and `open` on each event already there.
+    // who may come, the code of a ticket and of its entries) read "not yet", `open` on each event
+    // already there, and no code.
     const upgraded = await snapshot();
-    for (const event of (upgraded[0] as { events: Array<Record<string, unknown>> }).events) {
+    const rows = upgraded[0] as Record<'events' | 'tickets' | 'ledger', Array<Record<string, unknown>>>;
+    for (const event of rows.events) {
       expect(event['followers_seated_at']).toBeNull();
       expect(event['access']).toBe('open');
       delete event['followers_seated_at'];
       delete event['access'];
+    }
+    for (const row of [...rows.tickets, ...rows.ledger]) {
+      expect(row['code']).toBeNull();
+      delete row['code'];
     }
     expect(upgraded).toEqual(before);
     expect(await functionDrift(dataSource)).toEqual([]);

@@ -30,6 +30,11 @@ export const TierSchema = z.strictObject({
   name: z.string().trim().min(1).max(100),
   price: PriceSchema,
   capacity: CapacitySchema,
+  /**
+   * Not offered (docs/product.md "Codes"): an RSVP buys it only with a code that unlocks it
+   * (`unlocksTierIds`), and the 402 lists it only then.
+   */
+  hidden: z.boolean().optional(),
 });
 export type Tier = z.output<typeof TierSchema>;
 

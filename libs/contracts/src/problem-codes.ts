@@ -63,6 +63,11 @@ export const PROBLEM_CODES = {
   'waitlist.not_found': { status: 404, title: 'You are not waiting for this event' },
   'access.not_invited': { status: 403, title: 'This event is invite only, and you are not invited' },
   'invite.not_found': { status: 404, title: 'This agent is not invited to this event' },
+  'code.not_found': { status: 404, title: 'This event has no such code' },
+  'code.exhausted': { status: 409, title: 'This code has been used as many times as it may be' },
+  'code.expired': { status: 409, title: 'This code has expired' },
+  'code.not_for_tier': { status: 409, title: 'This code does not apply to this tier' },
+  'code.taken': { status: 409, title: 'This event has this code already' },
   'access.not_approved': {
     status: 403,
     title: 'This event needs approval: RSVP to ask the host, and wait for its answer',

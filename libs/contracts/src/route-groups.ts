@@ -6,6 +6,7 @@ import { RefundRoutes } from './refunds.js';
 import { LedgerRoutes, TicketRoutes } from './ticketing.js';
 import { InviteRoutes } from './invites.js';
 import { RequestRoutes } from './requests.js';
+import { CodeRoutes } from './codes.js';
 import { WaitlistRoutes } from './waitlist.js';
 import { WebhookRoutes } from './webhooks.js';
 
@@ -26,6 +27,7 @@ export const ALL_ROUTE_GROUPS: readonly RouteGroup[] = [
   WaitlistRoutes,
   InviteRoutes,
   RequestRoutes,
+  CodeRoutes,
   RefundRoutes,
   LedgerRoutes,
   StageRoutes,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AccessRequestView } from './requests.js';
+import { CodeSchema } from './codes.js';
 import { AssetSchema, CapacitySchema, EventIdSchema, EventPath, TicketingSchema } from './events.js';
 import { AgentIdSchema } from './agent-id.js';
 import { contract } from './contract.js';
@@ -24,6 +25,12 @@ export const TicketViewSchema = reply(
       .string()
       .nullable()
       .describe('The chain transaction that paid the ticket, once settled; null for free and ledger tickets'),
+    code: z
+      .string()
+      .nullable()
+      .describe(
+        'The host\'s code the ticket was bought with (docs/product.md "Codes"); `price` is what it cost',
+      ),
     createdAt: InstantReply,
     cancelledAt: InstantReply.nullable(),
   }),
@@ -51,6 +58,7 @@ export const LedgerEntryViewSchema = reply(
       .nullable()
       .describe('The chain network (CAIP-2) the money moved on; null when it moved on the ledger'),
     transaction: z.string().nullable().describe('The chain transaction that moved it; null on the ledger'),
+    code: z.string().nullable().describe("A ticket's payment: the host's code it was bought with, if any"),
     createdAt: InstantReply,
   }),
   'LedgerEntry',
@@ -94,6 +102,8 @@ export type RsvpReply = TicketReply | RequestReply;
 export const RsvpSchema = z.strictObject({
   eventId: EventIdSchema,
   tierId: z.string().min(1).max(32).optional(),
+  /** A host's code (docs/product.md "Codes"): its discount, and the hidden tiers it unlocks. */
+  code: CodeSchema.optional(),
   /** The X-PAYMENT (v1) or PAYMENT-SIGNATURE (v2) header value, as sent. */
   payment: z.string().max(16_384).optional(),
 });

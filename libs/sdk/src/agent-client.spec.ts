@@ -219,6 +219,7 @@ describe('AgentClient requests to come', () => {
     asset: 'USDC',
     network: null,
     transaction: null,
+    code: null,
     createdAt: '2027-03-04T19:05:00.000Z',
     cancelledAt: null,
   };
@@ -324,6 +325,142 @@ describe('AgentClient requests to come', () => {
     await expect(answering(problem('access.not_approved')).waitlist.join('e1')).rejects.toMatchObject({
       status: 403,
       code: 'access.not_approved',
+    });
+  });
+});
+
+describe('AgentClient codes', () => {
+  it('creates, lists and removes codes at their routes, signed', async () => {
+    const { agent, seen } = recordingAgent({});
+    await agent.codes.create('e1', { code: 'SPRING25', percentOff: 25, maxUses: 5, tierIds: ['general'] });
+    await agent.codes.create('e1', {
+      code: 'backstage',
+      free: true,
+      unlocksTierIds: ['crew'],
+      expiresAt: '2030-01-01T00:00:00Z',
+    });
+    await agent.codes.list('e1');
+    await agent.codes.list('e1', { limit: 10, cursor: 'c' });
+    await agent.codes.remove('e1', 'spring25');
+    expect(seen).toEqual([
+      'POST /events/e1/codes signed {"code":"SPRING25","percentOff":25,"maxUses":5,"tierIds":["general"]}',
+      'POST /events/e1/codes signed {"code":"backstage","free":true,"unlocksTierIds":["crew"],"expiresAt":"2030-01-01T00:00:00Z"}',
+      'GET /events/e1/codes signed',
+      'GET /events/e1/codes?limit=10&cursor=c signed',
+      'DELETE /events/e1/codes/spring25 signed',
+    ]);
+  });
+
+  /** The 402 of tier `general` (list price 1000) as a code discounts it: `price`. */
+  function discounted(payTo: string, price: string) {
+    return {
+      type: 'about:blank',
+      title: 'Payment required',
+      status: 402,
+      code: 'payment.required',
+      accepts: [
+        {
+          scheme: 'exact',
+          network: 'ledger:development',
+          maxAmountRequired: price,
+          asset: 'USDC',
+          payTo,
+          resource: 'http://example.test/events/e1/rsvp?tier=general',
+          description: 'AMA',
+          mimeType: 'application/json',
+          maxTimeoutSeconds: 300,
+          extra: { eventId: 'e1', tierId: 'general' },
+        },
+      ],
+    };
+  }
+  const TICKET = {
+    id: 't1',
+    eventId: 'e1',
+    tierId: 'general',
+    holderId: 'buyer',
+    status: 'active',
+    price: '750',
+    asset: 'USDC',
+    network: null,
+    transaction: null,
+    code: 'SPRING25',
+    createdAt: '2027-03-04T19:05:00.000Z',
+    cancelledAt: null,
+  };
+  /** A buyer whose n-th request is answered `answers[n - 1]`, each request recorded with its body and payment header. */
+  function buyer(...answers: Response[]) {
+    const seen: string[] = [];
+    const agent = new AgentClient({
+      baseUrl: 'http://example.test',
+      fetch: async (url, init) => {
+        const headers = new Headers(init?.headers);
+        const paid = headers.has('x-payment') ? ' x-payment' : '';
+        seen.push(`${init?.method} ${new URL(String(url)).pathname} ${String(init?.body)}${paid}`);
+        return answers[seen.length - 1]!;
+      },
+    });
+    return { agent, seen };
+  }
+
+  it('sends the code with the RSVP and with its payment, and pays the discounted price the 402 offers', async () => {
+    const host = new AgentClient({ baseUrl: 'http://example.test' });
+    const { agent, seen } = buyer(
+      jsonResponse(discounted(host.agentId, '750'), 402),
+      jsonResponse(TICKET, 201),
+    );
+    // 800 is below the tier's list price (1000), and above what the code makes it cost.
+    const result = await agent.tickets.rsvp('e1', { code: 'SPRING25', maxPrice: '800' });
+    expect(result).toEqual({ ticket: TICKET, created: true, payment: null });
+    expect(seen).toEqual([
+      'POST /events/e1/rsvp {"code":"SPRING25"}',
+      'POST /events/e1/rsvp {"tierId":"general","code":"SPRING25"} x-payment',
+    ]);
+    const withTier = buyer(jsonResponse(discounted(host.agentId, '750'), 402), jsonResponse(TICKET, 201));
+    await withTier.agent.tickets.rsvp('e1', { tierId: 'general', code: 'SPRING25', maxPrice: '750' });
+    expect(withTier.seen[0]).toBe('POST /events/e1/rsvp {"tierId":"general","code":"SPRING25"}');
+  });
+
+  it('refuses to pay a discounted price above maxPrice, signing nothing', async () => {
+    const host = new AgentClient({ baseUrl: 'http://example.test' });
+    const { agent, seen } = buyer(jsonResponse(discounted(host.agentId, '750'), 402));
+    await expect(agent.tickets.rsvp('e1', { code: 'SPRING25', maxPrice: '700' })).rejects.toMatchObject({
+      status: 402,
+      code: 'payment.required',
+    });
+    expect(seen).toEqual(['POST /events/e1/rsvp {"code":"SPRING25"}']);
+  });
+
+  it('returns the ticket a code made free at once, with no payment and no maxPrice', async () => {
+    const free = { ...TICKET, price: '0', code: 'FRIENDS' };
+    const { agent, seen } = buyer(jsonResponse(free, 201));
+    expect(await agent.tickets.rsvp('e1', { code: 'FRIENDS' })).toEqual({
+      ticket: free,
+      created: true,
+      payment: null,
+    });
+    expect(seen).toEqual(['POST /events/e1/rsvp {"code":"FRIENDS"}']);
+  });
+
+  it("throws a code's refusals as TownhallError with their code", async () => {
+    const problem = (status: number, code: string) =>
+      jsonResponse({ type: 'about:blank', title: code, status, code, detail: code, requestId: 'r' }, status);
+    for (const [status, code] of [
+      [404, 'code.not_found'],
+      [409, 'code.exhausted'],
+      [409, 'code.expired'],
+      [409, 'code.not_for_tier'],
+    ] as const) {
+      const { agent } = buyer(problem(status, code));
+      await expect(agent.tickets.rsvp('e1', { code: 'SPRING25', maxPrice: '800' })).rejects.toMatchObject({
+        status,
+        code,
+      });
+    }
+    const { agent } = buyer(problem(409, 'code.taken'));
+    await expect(agent.codes.create('e1', { code: 'SPRING25', percentOff: 25 })).rejects.toMatchObject({
+      status: 409,
+      code: 'code.taken',
     });
   });
 });

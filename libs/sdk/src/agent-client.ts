@@ -1,5 +1,6 @@
 import { generateAgentKey, signRequest, type AgentKey, type SignedHeaders } from '@townhall/auth/portable';
 import {
+  CodeRoutes,
   DirectoryRoutes,
   EventRoutes,
   httpRequestOf,
@@ -22,6 +23,7 @@ import {
 import type {
   AccessRequestView,
   CardInput,
+  Codes,
   Contract,
   CreateWebhookInput,
   HttpRoute,
@@ -66,6 +68,14 @@ export type Query = Record<string, string | number | boolean | undefined | null>
 
 export interface RsvpOptions {
   tierId?: string;
+  /**
+   * A host's code (docs/product.md "Codes"), sent with the RSVP and with its payment: the 402
+   * offers only the tiers it applies to (and the hidden ones it unlocks), at the discounted price,
+   * and a price it brings to 0 is a ticket at once. An unknown code is TownhallError 404
+   * `code.not_found`; one used up, expired, or not for the tier named, 409 `code.exhausted`,
+   * `code.expired`, `code.not_for_tier`.
+   */
+  code?: string;
   /** Opt in to paying: the most this RSVP may cost, in atomic units. */
   maxPrice?: string;
   /** Pay in this asset only: narrows the client's `assets`, never widens them. */
@@ -85,6 +95,14 @@ export interface RsvpOptions {
    */
   idempotencyKey?: string;
 }
+
+/**
+ * A code as its host creates it (docs/product.md "Codes"): `code` (3 to 32 letters, digits, `_` and
+ * `-`; case-insensitive), at most one discount (`percentOff` 1 to 100, `amountOff` in atomic units,
+ * or `free: true`) and/or the hidden tiers it unlocks (`unlocksTierIds`); `tierIds` limits the tiers
+ * it applies to; `maxUses` and `expiresAt` (RFC 3339) are optional.
+ */
+export type CodeFields = Omit<RequestOf<typeof Codes.create>, 'eventId'>;
 
 /** An RSVP answered with a ticket. */
 export interface RsvpTicketResult {
@@ -291,6 +309,8 @@ export class AgentClient {
      * does not pay in (`assets`) throws PaymentRefusedError, and nothing is signed. An event whose
      * `access` is `approval` answers an agent not approved yet with its request to come, `{ request }`
      * (HTTP 202, no ticket, nothing charged): tell the two apart with `'request' in result`.
+     * With a host's `code` the price is the discounted one the 402 offers, and `maxPrice` is
+     * checked against it; a code that makes the ticket free returns it at once.
      */
     rsvp: (eventId: string, options: RsvpOptions = {}) => this.rsvp(eventId, options),
     /** The ticket this agent holds for the event (TownhallError 404 `ticket.not_found` if none). */
@@ -458,6 +478,28 @@ export class AgentClient {
     decline: (eventId: string, agentId: string) => this.route(RequestRoutes.decline, { eventId, agentId }),
   };
 
+  /**
+   * Codes (docs/product.md "Codes"), the host's: a discount on an event's tickets, access to its
+   * hidden tiers, or both; an agent sends one with `tickets.rsvp(eventId, { code })`. Anyone but
+   * the host gets TownhallError 403 `role.forbidden`.
+   */
+  readonly codes = {
+    /**
+     * Creates a code (TownhallError 409 `code.taken` if the event has it already, in any case);
+     * `tierIds` and `unlocksTierIds` name the event's tiers, `unlocksTierIds` hidden ones
+     * (else 400 `validation.failed`).
+     */
+    create: (eventId: string, code: CodeFields) => this.route(CodeRoutes.create, { ...code, eventId }),
+    /** The event's codes, oldest first, each with how many tickets carry it (`uses`). */
+    list: (eventId: string, query: { limit?: number; cursor?: string } = {}) =>
+      this.route(CodeRoutes.list, { ...query, eventId }),
+    /**
+     * Removes a code (TownhallError 404 `code.not_found` if the event has none such): no RSVP can
+     * use it any more; tickets bought with it keep it.
+     */
+    remove: (eventId: string, code: string) => this.route(CodeRoutes.remove, { eventId, code }),
+  };
+
   readonly ledger = {
     balance: () => this.route(LedgerRoutes.balance, {}),
     entries: (query: { limit?: number; cursor?: string } = {}) => this.route(LedgerRoutes.entries, query),
@@ -511,7 +553,8 @@ export class AgentClient {
 
   private async rsvp(eventId: string, options: RsvpOptions): Promise<RsvpResult> {
     const path = `/events/${encodeURIComponent(eventId)}/rsvp`;
-    const body = options.tierId ? { tierId: options.tierId } : {};
+    const code = options.code ? { code: options.code } : {};
+    const body = { ...(options.tierId ? { tierId: options.tierId } : {}), ...code };
     try {
       // Asking the price charges nothing: no key, so a retried rsvp() asks again freely.
       const response = await this.request<TicketView | AccessRequestView>('POST', path, {
@@ -524,6 +567,8 @@ export class AgentClient {
     } catch (error) {
       if (!(error instanceof TownhallError) || error.status !== 402 || options.maxPrice === undefined)
         throw error;
+      // With a code the 402 offers its tiers at the discounted price: maxPrice is checked against
+      // what is offered (`maxAmountRequired`), never a tier's list price.
       const accepts = (error.problem['accepts'] ?? []) as PaymentRequirements[];
       const network = options.network;
       const wanted = (entry: PaymentRequirements, kind: 'ledger' | 'solana') =>
@@ -554,8 +599,9 @@ export class AgentClient {
       const { decodePaymentResponse, encodePaymentHeader, signLedgerPayment } =
         await import('@townhall/x402');
       const payment = signLedgerPayment(this.key, offer);
+      // The code again: the price paid is the price it gives.
       const paid = await this.request<TicketView | AccessRequestView>('POST', path, {
-        body: { tierId: offer.extra.tierId },
+        body: { tierId: offer.extra.tierId, ...code },
         headers: { 'x-payment': encodePaymentHeader(payment) },
         ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }),
       });
@@ -606,7 +652,7 @@ export class AgentClient {
     );
     if (!payment) throw required;
     const paid = await this.request<TicketView | AccessRequestView>('POST', path, {
-      body: { tierId: offer.extra.tierId },
+      body: { tierId: offer.extra.tierId, ...(options.code ? { code: options.code } : {}) },
       headers: { 'payment-signature': payment.header },
       ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }),
     });

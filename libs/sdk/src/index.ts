@@ -33,6 +33,7 @@ export type {
   BlockView,
   CardInput,
   CloudEvent,
+  CodeView,
   CreateSeriesInput,
   DirectoryCard,
   EventChangesInput,

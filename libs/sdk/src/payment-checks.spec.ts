@@ -296,7 +296,7 @@ describe('tickets.rsvp: the SDK pays a ticket only in an asset the caller pays i
       fetch: server.fetch,
       ...(options.assets === undefined ? {} : { assets: options.assets }),
     });
-    return { agent, sent: server.sent };
+    return { agent, sent: server.sent, fetch: server.fetch };
   }
 
   it('on the ledger: pays USDC by default, refuses another asset before signing', async () => {
@@ -393,6 +393,21 @@ describe('tickets.rsvp: the SDK pays a ticket only in an asset the caller pays i
     await other.agent.tickets.rsvp('e1', { ...onDevnet, rpcUrl: rpc.url });
     expect(other.sent).toEqual(['POST /events/e1/rsvp', 'POST /events/e1/rsvp payment-signature']);
     expect(solanaSign).toHaveBeenCalledTimes(1);
+  });
+
+  it("on Solana: sends the host's code again with the payment, so it pays the price the code gives", async () => {
+    const server = buyerOf(solanaOffer(USDC_DEVNET));
+    const bodies: string[] = [];
+    const agent = new AgentClient({
+      baseUrl: BASE_URL,
+      fetch: async (input, init) => {
+        bodies.push(String(init?.body));
+        return server.fetch(input, init);
+      },
+    });
+    await agent.tickets.rsvp('e1', { ...onDevnet, code: 'SPRING25', rpcUrl: rpc.url });
+    expect(server.sent).toEqual(['POST /events/e1/rsvp', 'POST /events/e1/rsvp payment-signature']);
+    expect(bodies).toEqual(['{"code":"SPRING25"}', '{"tierId":"general","code":"SPRING25"}']);
   });
 
   describe('SolanaPayer with the official fetch wrapper', () => {

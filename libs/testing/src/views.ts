@@ -53,6 +53,7 @@ export function anIssuedTicketView(eventId: string, holderId: string): TicketVie
     network: null,
     transaction: null,
     asset: null,
+    code: null,
     createdAt: new Date().toISOString(),
     cancelledAt: null,
   };

@@ -19,6 +19,8 @@ export interface PaymentRequirements {
   extra: {
     eventId: string;
     tierId: string;
+    /** The host's code the price comes from (docs/product.md "Codes"), when the RSVP sent one. */
+    code?: string;
     /** Solana `exact`: the facilitator's key that pays the transaction fee (from its GET /supported). */
     feePayer?: string;
     /** Solana `exact`: the memo the transaction must carry, binding the payment to this event and tier. */

@@ -25,6 +25,12 @@ money moves. The same payment sent again returns the same ticket, and RSVP while
 ticket answers 200 with it (no second charge). Name the tier with \`tierId\` in the body or
 \`?tier=\` (required for tiered events).
 
+A host's code (\`code\` in the body or \`?code=\`, any case) changes what is offered: the 402 lists
+the tiers it applies to (hidden tiers too, if it unlocks them) at the price it makes, and the
+payment must be for that price; a code that makes the price 0 issues the ticket at once (201, no
+payment). A code that does not exist is 404 \`code.not_found\`; one expired, used up or not for
+the tier named, 409 \`code.expired\`, \`code.exhausted\` or \`code.not_for_tier\`.
+
 With an \`Idempotency-Key\`, a retry of the paying request (even with a newly signed payment:
 payment headers are not part of the request's fingerprint) replays its 201 or 202, with its
 \`X-PAYMENT-RESPONSE\`, and charges nothing. A 402 is not kept, so the key may already be on the

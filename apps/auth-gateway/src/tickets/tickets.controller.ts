@@ -25,8 +25,8 @@ import {
   RSVP_DESCRIPTION,
 } from './payment-descriptions.js';
 
-/** The body of an RSVP carries at most the tier. */
-const RsvpBodySchema = Tickets.rsvp.request.pick({ tierId: true }).strict();
+/** The body of an RSVP carries at most the tier and a code. */
+const RsvpBodySchema = Tickets.rsvp.request.pick({ tierId: true, code: true }).strict();
 
 /**
  * Only the payment header's value travels on: X-PAYMENT (x402 v1) or PAYMENT-SIGNATURE (v2).
@@ -65,6 +65,7 @@ export class TicketsController {
     params: EventPath,
     query: z.object({
       tier: Tickets.rsvp.request.shape.tierId.describe('The tier, if not named in the body'),
+      code: Tickets.rsvp.request.shape.code.describe("The host's code, if not named in the body"),
     }),
     headers: z.object({
       'X-PAYMENT': Tickets.rsvp.request.shape.payment.describe(PAYMENT_HEADER_DESCRIPTION),
@@ -85,6 +86,10 @@ export class TicketsController {
       'access.not_invited',
       'access.declined',
       'capacity.sold_out',
+      'code.not_found',
+      'code.expired',
+      'code.exhausted',
+      'code.not_for_tier',
       'payment.required',
       'payment.invalid',
       'payment.insufficient_funds',
@@ -96,14 +101,22 @@ export class TicketsController {
     @Param('id') eventId: string,
     @Body() body: unknown,
     @Query('tier') tier: string | undefined,
+    @Query('code') codeQuery: string | undefined,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<TicketView | AccessRequestView> {
-    const tierId = parseOrThrow(RsvpBodySchema, body ?? {}).tierId ?? tier;
+    const parsed = parseOrThrow(RsvpBodySchema, body ?? {});
+    const tierId = parsed.tierId ?? tier;
+    const code = parsed.code ?? codeQuery;
     const payment = paymentHeader(request);
     const result = await this.services.send(
       Tickets.rsvp,
-      { eventId, ...(tierId === undefined ? {} : { tierId }), ...(payment === undefined ? {} : { payment }) },
+      {
+        eventId,
+        ...(tierId === undefined ? {} : { tierId }),
+        ...(code === undefined ? {} : { code }),
+        ...(payment === undefined ? {} : { payment }),
+      },
       metaOf(request),
     );
     if ('request' in result) {

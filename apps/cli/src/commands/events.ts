@@ -13,7 +13,16 @@ import { Option, type Command } from 'commander';
 import { contextOf } from '../context.js';
 import { UsageError } from '../failure.js';
 import type { CliIo } from '../io.js';
-import { amount, collect, duration, instant, integer, jsonObject, tier } from '../option-parsers.js';
+import {
+  amount,
+  collect,
+  duration,
+  instant,
+  integer,
+  jsonObject,
+  tier,
+  type TierOption,
+} from '../option-parsers.js';
 import { eventDetail, eventLine, eventTable, pageLines } from '../render.js';
 import { findCard, looksLikeAgentId } from './directory.js';
 
@@ -30,7 +39,7 @@ interface FieldOptions {
   speaker?: string[];
   price?: string;
   asset?: string;
-  tier?: Array<{ id: string; name: string; price: string; capacity: number }>;
+  tier?: TierOption[];
   free?: boolean;
   moderation?: QuestionModerationMode;
   reportThreshold?: number;
@@ -205,7 +214,11 @@ function fieldOptions(command: Command, mode: 'create' | 'update'): Command {
       create ? 'sell tickets at one price, in atomic units (default: free)' : 'sell tickets at one price',
       amount,
     )
-    .option('--tier <id:name:price:capacity>', 'sell tiered tickets (repeatable)', tier);
+    .option(
+      '--tier <id:name:price:capacity[:hidden]>',
+      'sell tiered tickets (repeatable); :hidden sells the tier only with a code that unlocks it (townhall codes create --unlocks)',
+      tier,
+    );
   if (!create) command.option('--free', 'make tickets free');
   command
     .addOption(

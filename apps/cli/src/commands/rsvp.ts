@@ -4,12 +4,13 @@ import type { Command } from 'commander';
 import { contextOf, type CommandContext } from '../context.js';
 import { Refusal } from '../failure.js';
 import type { CliIo } from '../io.js';
-import { amount } from '../option-parsers.js';
+import { amount, code } from '../option-parsers.js';
 import { money, rsvpRequestLines, ticketLine } from '../render.js';
 import { checkMaxPrice, chooseOffer, offersOf } from '../ticket-offer.js';
 
 interface RsvpOptions {
   tier?: string;
+  code?: string;
   maxPrice?: string;
   cancel?: boolean;
   network?: string;
@@ -53,7 +54,10 @@ export function refusalOf(error: PaymentRefusedError): Refusal {
 async function rsvp(context: CommandContext, eventId: string, options: RsvpOptions): Promise<RsvpResult> {
   const agent = await context.agent();
   try {
-    return await agent.tickets.rsvp(eventId, options.tier ? { tierId: options.tier } : {});
+    return await agent.tickets.rsvp(eventId, {
+      ...(options.tier ? { tierId: options.tier } : {}),
+      ...(options.code ? { code: options.code } : {}),
+    });
   } catch (error) {
     if (!(error instanceof TownhallError) || error.code !== 'payment.required') throw error;
     const offers = offersOf(error.problem).filter(
@@ -63,7 +67,9 @@ async function rsvp(context: CommandContext, eventId: string, options: RsvpOptio
         (options.network === 'ledger' && entry.network.startsWith('ledger:')),
     );
     const offer = chooseOffer(offers, options.tier);
+    // With a code the offer is at the price it gives, and --max-price is checked against that.
     const price = money(offer.maxAmountRequired, offer.asset);
+    const withCode = options.code ? ` with code ${options.code}` : '';
     // USDC unless --asset names another: the server names the asset, so the buyer must agree to it.
     const assets = options.asset === undefined ? undefined : [...USDC_ASSETS, options.asset];
     if (!acceptsAsset(offer.network, offer.asset, assets))
@@ -75,20 +81,21 @@ async function rsvp(context: CommandContext, eventId: string, options: RsvpOptio
     else if (context.io.interactive) {
       const event = await context.visitor().events.get(eventId);
       context.note(
-        `"${event.title}": a ticket (tier ${offer.extra.tierId}) costs ${price}, paid to the host ${offer.payTo}`,
+        `"${event.title}": a ticket (tier ${offer.extra.tierId}) costs ${price}${withCode}, paid to the host ${offer.payTo}`,
       );
       if (!(await context.io.confirm(`Pay ${price}?`)))
         throw new Refusal('payment.declined', 'nothing was paid');
     } else
       throw new Refusal(
         'payment.required',
-        `a ticket (tier ${offer.extra.tierId}) costs ${price}; pass --max-price ${offer.maxAmountRequired} to pay it`,
+        `a ticket (tier ${offer.extra.tierId}) costs ${price}${withCode}; pass --max-price ${offer.maxAmountRequired} to pay it`,
       );
     const rpcUrl = options.rpc ?? (context.io.env['TOWNHALL_SOLANA_RPC'] || undefined);
     const payer = assets === undefined ? agent : agent.withAssets(assets);
     return await payer.tickets
       .rsvp(eventId, {
         tierId: offer.extra.tierId,
+        ...(options.code ? { code: options.code } : {}),
         maxPrice: options.maxPrice ?? offer.maxAmountRequired,
         asset: offer.asset,
         network: offer.network,
@@ -109,6 +116,11 @@ export function registerRsvp(program: Command, io: CliIo): void {
     )
     .argument('<eventId>')
     .option('--tier <tierId>', 'the tier to buy (tiered events)')
+    .option(
+      '--code <code>',
+      "a host's code: its discount (the price shown and paid is the discounted one; free: a ticket at once), and the hidden tiers it unlocks",
+      code,
+    )
     .option(
       '--max-price <amount>',
       'pay without asking, up to this many atomic units; refuse a higher price',

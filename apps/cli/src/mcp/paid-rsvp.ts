@@ -16,6 +16,8 @@ import { answer, refusal } from './tool-results.js';
 export interface RsvpArguments {
   eventId: string;
   tierId?: string | undefined;
+  /** A host's code: the offer is at the price it gives, and that price is what maxPrice and the budget meet. */
+  code?: string | undefined;
   maxPrice?: string | undefined;
 }
 
@@ -48,6 +50,8 @@ const ALREADY_HELD = 'You already hold this ticket; nothing was charged.';
  * model names the most it may cost (`maxPrice`), in the budget's asset, within what is left of the
  * budget (reserved before the payment is signed) or approved by the person for this one payment.
  * Otherwise a refusal, and nothing is signed. The offer is chosen as `townhall rsvp` chooses it.
+ * With a host's `code` the offer is at the price the code gives (sent again with the payment), and
+ * that is the price maxPrice and the budget meet; a code that makes it free is a ticket at once.
  * An event that needs approval answers an agent not approved yet with its request to come: that
  * is the answer (`request`, no ticket), and nothing is charged.
  */
@@ -57,21 +61,30 @@ export async function paidRsvp(
   requestId?: RequestId,
 ): Promise<CallToolResult> {
   const { agent, budget } = session;
+  const withCode = args.code ? { code: args.code } : {};
   let offers: PaymentRequirements[];
   try {
-    const held = await agent.tickets.rsvp(args.eventId, args.tierId ? { tierId: args.tierId } : {});
+    const held = await agent.tickets.rsvp(args.eventId, {
+      ...(args.tierId ? { tierId: args.tierId } : {}),
+      ...withCode,
+    });
     if ('request' in held) return requestAnswer(held.request, budget);
     // A payment of ours whose answer was lost did buy it.
     budget.ticketHeld(args.eventId);
-    return ticketAnswer(held.ticket, 0n, budget, held.created ? 'Your ticket (free).' : ALREADY_HELD);
+    const free = held.ticket.code
+      ? `Your ticket (free with code ${held.ticket.code}).`
+      : 'Your ticket (free).';
+    return ticketAnswer(held.ticket, 0n, budget, held.created ? free : ALREADY_HELD);
   } catch (error) {
     if (!(error instanceof TownhallError) || error.code !== 'payment.required') throw error;
     offers = offersOf(error.problem);
   }
   const offer = chooseOffer(offers, args.tierId);
   const price = BigInt(offer.maxAmountRequired);
+  // With a code, the price is the one it gives (the refusal's own `code` is the problem's).
+  const cost = `${price} atomic units of ${offer.asset}${args.code ? ` with code ${args.code}` : ''}`;
   const refused = (code: string, why: string) =>
-    refusal(code, `A ticket costs ${price} atomic units of ${offer.asset}; ${why} Nothing was charged.`, {
+    refusal(code, `A ticket costs ${cost}; ${why} Nothing was charged.`, {
       price: offer.maxAmountRequired,
       asset: offer.asset,
       network: offer.network,
@@ -135,6 +148,7 @@ async function pay(
   try {
     paid = await payer.tickets.rsvp(args.eventId, {
       tierId: offer.extra.tierId,
+      ...(args.code ? { code: args.code } : {}),
       maxPrice: offer.maxAmountRequired,
       asset: offer.asset,
       network: offer.network,

@@ -97,13 +97,50 @@ export interface PurchaseArgs {
    * purchase (a remembered row): 'stale', writing nothing, if the row is at another one now.
    */
   eventVersion?: number;
+  /** The host's code the price was discounted by: its use is counted, and the ticket and entries record it. */
+  code?: string;
 }
 
-export type PurchaseRefusal = 'nonce_reused' | 'insufficient_funds' | SeatRefusal;
+/** Why a code cannot be used (ticketing.use_code). */
+export type CodeRefusal = 'code_not_found' | 'code_expired' | 'code_exhausted';
+const CODE_REFUSALS: readonly CodeRefusal[] = ['code_not_found', 'code_expired', 'code_exhausted'];
+
+/** A refused code, as the problem the client gets. */
+export function codeProblem(refusal: CodeRefusal): DomainError {
+  switch (refusal) {
+    case 'code_not_found':
+      return new DomainError('code.not_found', 'This event has no such code');
+    case 'code_expired':
+      return new DomainError('code.expired', 'This code has expired');
+    case 'code_exhausted':
+      return new DomainError('code.exhausted', 'This code has been used as many times as it may be');
+  }
+}
+
+/**
+ * ticketing.use_code (use_code.sql): one use of the event's code, in the caller's transaction
+ * (the one that issues the ticket carrying it); the code as the host wrote it.
+ */
+export function useCode(
+  manager: EntityManager,
+  args: { eventId: string; code: string; at: Date },
+): Promise<{ outcome: 'used'; code: string } | Refused<CodeRefusal>> {
+  return refusable(CODE_REFUSALS, async () => {
+    const [row] = await queryRows<{ code: string }>(
+      manager,
+      'SELECT ticketing.use_code(p_event => $1, p_code => $2, p_at => $3) AS code',
+      [args.eventId, args.code, args.at],
+    );
+    return { outcome: 'used' as const, code: row!.code };
+  });
+}
+
+export type PurchaseRefusal = 'nonce_reused' | 'insufficient_funds' | SeatRefusal | CodeRefusal;
 const PURCHASE_REFUSALS: readonly PurchaseRefusal[] = [
   'nonce_reused',
   'insufficient_funds',
   ...SEAT_REFUSALS,
+  ...CODE_REFUSALS,
 ];
 
 export type PurchaseOutcome =
@@ -141,7 +178,7 @@ export function purchaseCall(
        p_payer => $1, p_nonce => $2, p_fingerprint => $3, p_network => $4, p_event => $5, p_tier => $6,
        p_host => $7, p_amount => $8::numeric, p_asset => $9, p_ticket => $10, p_debit => $11,
        p_credit => $12, p_at => $13, p_events => $14::jsonb, p_offer_event => $15::jsonb,
-       p_event_version => $16::integer)`,
+       p_event_version => $16::integer, p_code => $17::text)`,
   );
   return async (args) => {
     try {
@@ -165,6 +202,7 @@ export function purchaseCall(
               JSON.stringify(args.events),
               JSON.stringify(offerAccepted(outbox, args.eventId)),
               args.eventVersion ?? null,
+              args.code ?? null,
             ]),
           {
             // 'stale', 'held' and 'paid' wrote nothing; a refusal rolled everything back.

@@ -3,6 +3,7 @@ import { AgentIdSchema, CursorKey, cursorCodec, type InviteView, type Page } fro
 import { queryRows } from '@townhall/platform/service';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
+import { pageOfRows } from '../db/page-of-rows.js';
 
 /** A row of ticketing.invites, as the host sees it. */
 export interface InviteRow {
@@ -40,14 +41,8 @@ export class InviteBook {
        ORDER BY invited_at, agent_id LIMIT ${limit + 1}`,
       after ? [eventId, ...after] : [eventId],
     );
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return {
-      items: page.map(toInvite),
-      nextCursor:
-        rows.length > limit && last
-          ? INVITE_CURSOR.encode([last.invited_at.toISOString(), last.agent_id])
-          : null,
-    };
+    return pageOfRows(rows, limit, toInvite, (last) =>
+      INVITE_CURSOR.encode([last.invited_at.toISOString(), last.agent_id]),
+    );
   }
 }

@@ -7,6 +7,7 @@ import {
   type SignedMeta,
 } from '@townhall/contracts';
 import { OutboxWriter, queryRows } from '@townhall/platform/service';
+import { hostedEvent } from '../access/hosted-event.js';
 import type { EventRow } from '../projection/event-row.js';
 import { EventsProjection } from '../projection/events-projection.js';
 import { lockSeats } from '../tickets/seats.js';
@@ -30,11 +31,8 @@ export class InviteChanges {
   ) {}
 
   /** The event, if the caller is its host; else 403 `role.forbidden`. */
-  async hostsEvent(meta: SignedMeta, eventId: string): Promise<EventRow> {
-    const event = await this.events.ensure(eventId, meta.caller, meta.requestId);
-    if (event.host_id !== meta.caller)
-      throw new DomainError('role.forbidden', "Only the event's host manages its invites");
-    return event;
+  hostsEvent(meta: SignedMeta, eventId: string): Promise<EventRow> {
+    return hostedEvent(this.events, meta, eventId, 'manages its invites');
   }
 
   async add(meta: SignedMeta, eventId: string, agentIds: readonly string[]): Promise<InvitesAdded> {

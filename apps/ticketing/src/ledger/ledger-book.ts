@@ -13,6 +13,7 @@ import { OutboxWriter, queryRows } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { PaymentRails } from '../payments/payment-rails.js';
 import { RAILS, SETTINGS, type TicketingSettings } from '../tokens.js';
+import { pageOfRows } from '../db/page-of-rows.js';
 
 /** Entries page by their global sequence (a bigint). */
 const ENTRY_CURSOR = cursorCodec(CursorKey.bigint);
@@ -29,11 +30,12 @@ interface EntryRow {
   counterparty_id: string | null;
   network: string | null;
   transaction: string | null;
+  code: string | null;
   created_at: Date;
 }
 
 const ENTRY_COLUMNS =
-  'seq, id, type, agent_id, amount::text AS amount, asset, event_id, ticket_id, counterparty_id, network, transaction, created_at';
+  'seq, id, type, agent_id, amount::text AS amount, asset, event_id, ticket_id, counterparty_id, network, transaction, code, created_at';
 
 function toEntry(row: EntryRow): LedgerEntryView {
   return {
@@ -47,6 +49,7 @@ function toEntry(row: EntryRow): LedgerEntryView {
     counterpartyId: row.counterparty_id,
     network: row.network,
     transaction: row.transaction,
+    code: row.code,
     createdAt: row.created_at.toISOString(),
   };
 }
@@ -66,6 +69,8 @@ export interface Transfer {
    * entries record it and no ledger balance moves.
    */
   chain?: { network: string; transaction: string };
+  /** A ticket's payment: the host's code it was bought with. */
+  code?: string | null;
 }
 
 /**
@@ -100,6 +105,7 @@ export class LedgerBook {
       counterpartyId: transfer.to,
       network: transfer.chain?.network ?? null,
       transaction: transfer.chain?.transaction ?? null,
+      code: transfer.code ?? null,
     });
     const credit = await this.entry(manager, {
       type: transfer.type,
@@ -111,6 +117,7 @@ export class LedgerBook {
       counterpartyId: transfer.from,
       network: transfer.chain?.network ?? null,
       transaction: transfer.chain?.transaction ?? null,
+      code: transfer.code ?? null,
     });
     if (transfer.chain) return [debit, credit];
     await this.debit(manager, transfer);
@@ -148,6 +155,7 @@ export class LedgerBook {
         counterpartyId: null,
         network: null,
         transaction: null,
+        code: null,
       });
     });
   }
@@ -184,6 +192,7 @@ export class LedgerBook {
         counterpartyId: null,
         network,
         transaction,
+        code: null,
       });
     });
   }
@@ -231,11 +240,7 @@ export class LedgerBook {
        WHERE agent_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
       [agentId, after, limit + 1],
     );
-    const page = rows.slice(0, limit);
-    return {
-      items: page.map(toEntry),
-      nextCursor: rows.length > limit && page.length ? ENTRY_CURSOR.encode(String(page.at(-1)!.seq)) : null,
-    };
+    return pageOfRows(rows, limit, toEntry, (last) => ENTRY_CURSOR.encode(String(last.seq)));
   }
 
   private async debit(manager: EntityManager, transfer: Transfer): Promise<void> {
@@ -283,8 +288,8 @@ export class LedgerBook {
     const [row] = await queryRows<EntryRow>(
       manager,
       `INSERT INTO ticketing.ledger_entries
-         (type, agent_id, amount, asset, event_id, ticket_id, counterparty_id, network, transaction)
-       VALUES ($1, $2, $3::numeric, $4, $5, $6, $7, $8, $9) RETURNING ${ENTRY_COLUMNS}`,
+         (type, agent_id, amount, asset, event_id, ticket_id, counterparty_id, network, transaction, code)
+       VALUES ($1, $2, $3::numeric, $4, $5, $6, $7, $8, $9, $10) RETURNING ${ENTRY_COLUMNS}`,
       [
         entry.type,
         entry.agentId,
@@ -295,6 +300,7 @@ export class LedgerBook {
         entry.counterpartyId,
         entry.network,
         entry.transaction,
+        entry.code,
       ],
     );
     const view = toEntry(row!);

@@ -60,6 +60,8 @@ export interface Purchase {
    * ledger's purchase then writes nothing and throws DecideOnRead if the event is at another.
    */
   eventVersion?: number;
+  /** The host's code the price was discounted by, as the host wrote it (docs/product.md "Codes"). */
+  code?: string;
 }
 
 /** How a purchase is settled: on the service's own ledger, or through an x402 facilitator. */

@@ -1,6 +1,6 @@
 import { DEFAULT_ASSET } from '@townhall/contracts';
 import type { PaymentRequirements } from '@townhall/x402';
-import { assetOf, tiersOf, type EventRow } from '../projection/event-row.js';
+import { assetOf, type EventRow, type TierOffer } from '../projection/event-row.js';
 import type { TicketingSettings } from '../tokens.js';
 
 /** The resource a payment for one tier pays for: `<audience>/events/<id>/rsvp?tier=<tierId>` (docs/protocol/payments.md "The 402 answer"). */
@@ -24,37 +24,38 @@ export function memoOf(eventId: string, tierId: string): string {
 }
 
 /**
- * What this server accepts for an event: one entry per paid tier that still has a seat
- * (`available` lists those), payable to the host, in the event's asset. On Solana the asset is
+ * What this server accepts for an event: one entry per tier given (those on sale to this RSVP that
+ * still have a seat, at the price it pays: codes/pricing.ts), payable to the host, in the event's
+ * asset; `code`, the host's code those prices come from, rides in `extra`. On Solana the asset is
  * the configured mint (the event's `USDC`), the facilitator's fee payer rides in `extra`
  * (`chain.feePayer`), and so does the memo that binds the transfer to the event and tier.
  */
 export function requirementsFor(
   settings: TicketingSettings,
   event: EventRow,
-  available: ReadonlySet<string>,
+  tiers: readonly TierOffer[],
   chain?: { feePayer: string },
+  code?: string,
 ): PaymentRequirements[] {
   const asset = assetOf(event.ticketing);
   if (asset === null) return [];
-  return tiersOf(event.ticketing, event.capacity)
-    .filter((tier) => available.has(tier.tierId))
-    .map((tier) => ({
-      scheme: 'exact' as const,
-      network: settings.network,
-      maxAmountRequired: tier.price,
-      asset: settings.asset ?? asset,
-      payTo: event.host_id,
-      resource: resourceOf(settings, event.event_id, tier.tierId),
-      description: `Ticket (${tier.name}) for event ${event.event_id}`,
-      mimeType: 'application/json',
-      maxTimeoutSeconds: settings.paymentTimeoutSeconds,
-      extra: {
-        eventId: event.event_id,
-        tierId: tier.tierId,
-        ...(chain ? { feePayer: chain.feePayer, memo: memoOf(event.event_id, tier.tierId) } : {}),
-      },
-    }));
+  return tiers.map((tier) => ({
+    scheme: 'exact' as const,
+    network: settings.network,
+    maxAmountRequired: tier.price,
+    asset: settings.asset ?? asset,
+    payTo: event.host_id,
+    resource: resourceOf(settings, event.event_id, tier.tierId),
+    description: `Ticket (${tier.name}) for event ${event.event_id}`,
+    mimeType: 'application/json',
+    maxTimeoutSeconds: settings.paymentTimeoutSeconds,
+    extra: {
+      eventId: event.event_id,
+      tierId: tier.tierId,
+      ...(code === undefined ? {} : { code }),
+      ...(chain ? { feePayer: chain.feePayer, memo: memoOf(event.event_id, tier.tierId) } : {}),
+    },
+  }));
 }
 
 /**

@@ -28,21 +28,26 @@ export interface TierOffer {
   /** Integer string of atomic units; "0" when free. */
   price: string;
   capacity: number;
+  /** Not offered unless a code unlocks it (docs/product.md "Codes"). */
+  hidden: boolean;
 }
 
 /** The tiers an event sells: one implicit `general` tier unless it is tiered. */
 export function tiersOf(ticketing: Ticketing, capacity: number): TierOffer[] {
   switch (ticketing.mode) {
     case 'free':
-      return [{ tierId: GENERAL_TIER, name: 'General admission', price: '0', capacity }];
+      return [{ tierId: GENERAL_TIER, name: 'General admission', price: '0', capacity, hidden: false }];
     case 'single':
-      return [{ tierId: GENERAL_TIER, name: 'General admission', price: ticketing.price, capacity }];
+      return [
+        { tierId: GENERAL_TIER, name: 'General admission', price: ticketing.price, capacity, hidden: false },
+      ];
     case 'tiered':
       return ticketing.tiers.map((tier) => ({
         tierId: tier.id,
         name: tier.name,
         price: tier.price,
         capacity: tier.capacity,
+        hidden: tier.hidden ?? false,
       }));
   }
 }

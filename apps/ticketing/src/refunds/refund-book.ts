@@ -7,6 +7,7 @@ import { FeePayer } from '../payments/fee-payer.js';
 import { EventsProjection } from '../projection/events-projection.js';
 import { SETTINGS, type TicketingSettings } from '../tokens.js';
 import { REFUND_COLUMNS, REFUND_FROM, refundRequirements, toRefund, type RefundRow } from './refund-row.js';
+import { pageOfRows } from '../db/page-of-rows.js';
 
 /** Refunds page in the order they were owed. */
 const REFUND_CURSOR = cursorCodec(z.tuple([CursorKey.bigint]));
@@ -38,18 +39,20 @@ export class RefundBook {
         ORDER BY r.seq LIMIT $4`,
       [event.event_id, host ? null : caller, after, limit + 1],
     );
-    const page = rows.slice(0, limit);
     // What to sign, for the host, while a refund is owed: it needs the facilitator's fee payer.
     const feePayer =
-      host && page.some((row) => row.status === 'owed') ? await this.feePayer.current() : undefined;
-    return {
-      items: page.map((row) =>
+      host && rows.slice(0, limit).some((row) => row.status === 'owed')
+        ? await this.feePayer.current()
+        : undefined;
+    return pageOfRows(
+      rows,
+      limit,
+      (row) =>
         toRefund(
           row,
           feePayer && row.status === 'owed' ? refundRequirements(this.settings, row, feePayer) : undefined,
         ),
-      ),
-      nextCursor: rows.length > limit && page.length ? REFUND_CURSOR.encode([page.at(-1)!.seq]) : null,
-    };
+      (last) => REFUND_CURSOR.encode([last.seq]),
+    );
   }
 }

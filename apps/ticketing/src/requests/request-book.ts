@@ -10,6 +10,7 @@ import {
 import { queryRows } from '@townhall/platform/service';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
+import { pageOfRows } from '../db/page-of-rows.js';
 
 /** A row of ticketing.requests. */
 export interface RequestRow {
@@ -64,14 +65,8 @@ export class RequestBook {
         ORDER BY requested_at, agent_id LIMIT ${limit + 1}`,
       params,
     );
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return {
-      items: page.map(toRequest),
-      nextCursor:
-        rows.length > limit && last
-          ? REQUEST_CURSOR.encode([last.requested_at.toISOString(), last.agent_id])
-          : null,
-    };
+    return pageOfRows(rows, limit, toRequest, (last) =>
+      REQUEST_CURSOR.encode([last.requested_at.toISOString(), last.agent_id]),
+    );
   }
 }

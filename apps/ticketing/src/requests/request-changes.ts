@@ -1,9 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError, RequestTopics, type AccessRequestView, type SignedMeta } from '@townhall/contracts';
+import {
+  DomainError,
+  GENERAL_TIER,
+  RequestTopics,
+  type AccessRequestView,
+  type SignedMeta,
+} from '@townhall/contracts';
 import { OutboxWriter, queryRows } from '@townhall/platform/service';
 import type { EntityManager } from 'typeorm';
 import { declined } from '../access/admission.js';
-import { EVENT_COLUMNS, tiersOf, type EventRow } from '../projection/event-row.js';
+import { tiersOnSale } from '../codes/pricing.js';
+import { EVENT_COLUMNS, type EventRow } from '../projection/event-row.js';
 import { EventsProjection } from '../projection/events-projection.js';
 import { requireOnSale } from '../tickets/sale-facts.js';
 import { AlreadyHolding, lockSeats } from '../tickets/seats.js';
@@ -44,7 +51,8 @@ export class RequestChanges {
    * still open takes the tier named now); 403 `access.declined` once declined.
    */
   async ask(event: EventRow, agentId: string, tierId: string | undefined): Promise<AccessRequestView> {
-    const tiers = tiersOf(event.ticketing, event.capacity);
+    // A hidden tier is never asked for: only a code sells it (codes/pricing.ts).
+    const tiers = tiersOnSale(event);
     if (tierId === undefined ? event.ticketing.mode === 'tiered' : !tiers.some((t) => t.tierId === tierId))
       throw new DomainError('validation.failed', 'tierId: name the tier you ask for', [
         { field: 'tierId', message: `must be one of ${tiers.map((t) => t.tierId).join(', ')}` },
@@ -120,8 +128,9 @@ export class RequestChanges {
       await this.takeSeat.freeIn(manager, event, row.agent_id);
       return null;
     }
-    const tierId = row.tier_id ?? tiersOf(event.ticketing, event.capacity)[0]!.tierId;
-    if (!tiersOf(event.ticketing, event.capacity).some((tier) => tier.tierId === tierId))
+    const tiers = tiersOnSale(event);
+    const tierId = row.tier_id ?? tiers[0]?.tierId ?? GENERAL_TIER;
+    if (!tiers.some((tier) => tier.tierId === tierId))
       throw new DomainError('capacity.sold_out', `Tier ${tierId} is no longer sold`);
     return this.seats.hold(
       manager,

@@ -297,6 +297,7 @@ export class FacilitatorSettlements {
           ticketId,
           requireFunds: false,
           chain: { network: result.network, transaction: result.transaction },
+          code: row?.code ?? null,
         });
         if (!row) {
           // Cancelled with its event while the payment was settling: the payment is recorded as
@@ -346,6 +347,13 @@ export class FacilitatorSettlements {
         await queryRows(
           manager,
           `UPDATE ticketing.tickets SET status = 'cancelled', cancelled_at = now() WHERE id = $1 AND status = 'pending'`,
+          [ticketId],
+        );
+        // Never issued: the code it counted a use of has that use back.
+        await queryRows(
+          manager,
+          `UPDATE ticketing.codes c SET uses = c.uses - 1 FROM ticketing.tickets t
+            WHERE t.id = $1 AND c.event_id = t.event_id AND c.code_key = lower(t.code)`,
           [ticketId],
         );
         // The seat goes to the first agent of the waitlist, else back on sale.

@@ -1,18 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  DomainError,
-  GENERAL_TIER,
-  type MessageMeta,
-  type RsvpReply,
-  type TicketReply,
-} from '@townhall/contracts';
+import { DomainError, type MessageMeta, type RsvpReply, type TicketReply } from '@townhall/contracts';
 import { decodePaymentHeader, type PaymentPayload } from '@townhall/x402';
 import { notInvited } from '../access/admission.js';
 import { RequestChanges } from '../requests/request-changes.js';
+import { CodeBook } from '../codes/code-book.js';
+import type { CodeRow } from '../codes/code-row.js';
+import { tierOnSale, tiersOnSale, unknownTier } from '../codes/pricing.js';
 import { asPaymentProblem, paymentRequired, type PaymentRefusal } from '../payments/payment-problems.js';
 import { FeePayer } from '../payments/fee-payer.js';
 import { requirementsFor, sellsAssetOf, tierOfResource } from '../payments/requirements.js';
-import { assetOf, tiersOf, type EventRow, type TierOffer } from '../projection/event-row.js';
+import { assetOf, type EventRow, type TierOffer } from '../projection/event-row.js';
 import { paymentsSettled, ticketsSold } from '../ticketing-metrics.js';
 import type { PaymentRails } from '../payments/payment-rails.js';
 import { RAILS, SETTINGS, type TicketingSettings } from '../tokens.js';
@@ -48,6 +45,7 @@ export class Rsvp {
     private readonly facilitatorPayment: SettleFacilitatorPayment,
     private readonly feePayer: FeePayer,
     private readonly requests: RequestChanges,
+    private readonly codes: CodeBook,
     @Inject(RAILS) private readonly rails: PaymentRails,
     @Inject(SETTINGS) private readonly settings: TicketingSettings,
   ) {}
@@ -57,8 +55,9 @@ export class Rsvp {
     eventId: string,
     tierId: string | undefined,
     header: string | undefined,
+    code?: string,
   ): Promise<RsvpReply> {
-    const reply = await this.takeTicket(meta, eventId, tierId, header);
+    const reply = await this.takeTicket(meta, eventId, tierId, header, code);
     if ('ticket' in reply && reply.created) {
       ticketsSold.inc({ mode: reply.ticket.price !== '0' && reply.settlement ? 'paid' : 'free' });
       if (reply.settlement && reply.ticket.asset) {
@@ -73,8 +72,10 @@ export class Rsvp {
     eventId: string,
     tierId: string | undefined,
     header: string | undefined,
+    codeText: string | undefined,
   ): Promise<RsvpReply> {
-    if (header !== undefined) {
+    // A code's price is decided on a read, which says whether the code can be used.
+    if (header !== undefined && codeText === undefined) {
       const bought = await this.duringBusySale(meta.caller, eventId, tierId, header);
       if (bought) return bought;
     }
@@ -89,9 +90,25 @@ export class Rsvp {
       throw notInvited();
     }
 
-    if (event.ticketing.mode === 'free') {
-      if (!canBuy(facts, GENERAL_TIER)) throw soldOut(GENERAL_TIER);
-      return this.gated(facts, GENERAL_TIER, meta.caller, () => this.takeSeat.free(event, meta.caller));
+    // The tiers this RSVP may buy, at the prices it pays (codes/pricing.ts).
+    const code = codeText === undefined ? undefined : await this.codes.usable(event.event_id, codeText);
+    const onSale = tiersOnSale(event, code);
+    if (code && onSale.length === 0)
+      throw new DomainError('code.not_for_tier', `Code ${code.code} applies to no tier on sale`);
+    const named =
+      tierId === undefined
+        ? onSale.length === 1
+          ? onSale[0]
+          : undefined
+        : tierOnSale(event, onSale, tierId, code);
+
+    if (event.ticketing.mode === 'free' || named?.price === '0') {
+      const tier = named ?? onSale[0]!;
+      if (!canBuy(facts, tier.tierId)) throw soldOut(tier.tierId);
+      const ticket = { tierId: tier.tierId, ...(code ? { code: code.code } : {}) };
+      return this.gated(facts, tier.tierId, meta.caller, () =>
+        this.takeSeat.free(event, meta.caller, ticket),
+      );
     }
 
     if (!sellsAssetOf(this.settings, event)) {
@@ -100,13 +117,25 @@ export class Rsvp {
         `This service takes ${this.settings.asset} on ${this.settings.network}; the event is priced in ${assetOf(event.ticketing)}`,
       );
     }
+    // A code that makes some tiers free, with none named: the RSVP says which it takes.
+    if (named === undefined && onSale.some((tier) => tier.price === '0'))
+      throw new DomainError('validation.failed', 'tierId: name the tier to take with this code', [
+        { field: 'tierId', message: `must be one of ${onSale.map((t) => t.tierId).join(', ')}` },
+      ]);
     // On a chain, every way to pay names the facilitator's fee payer (a facilitator that cannot
     // say is 503: nothing can be paid, and nothing was charged).
     const chain = this.settings.asset === undefined ? undefined : { feePayer: await this.feePayer.current() };
     // solana-local is a chain of our own: the host's token account is opened for it, as a host on
     // devnet or mainnet must open its own before it sells (README "Getting paid in USDC").
     await this.rails.local?.chain.ensureTokenAccount(event.host_id);
-    const accepts = requirementsFor(this.settings, event, buyableTiers(facts), chain);
+    const buyable = buyableTiers(facts);
+    const accepts = requirementsFor(
+      this.settings,
+      event,
+      onSale.filter((tier) => buyable.has(tier.tierId)),
+      chain,
+      code?.code,
+    );
     if (header === undefined) {
       throw paymentRequired(
         'payment.required',
@@ -115,13 +144,20 @@ export class Rsvp {
         accepts,
       );
     }
-    const refuse: PaymentRefusal = async (code, detail, reason) =>
-      paymentRequired(code, detail, reason, accepts);
-    const { payload, tier } = await this.chosen(event, tierId, header, refuse);
+    const refuse: PaymentRefusal = async (reason, detail, why) =>
+      paymentRequired(reason, detail, why, accepts);
+    const { payload, tier } = await this.chosen(event, onSale, tierId, header, refuse, code);
     const requirements = accepts.find((entry) => entry.extra.tierId === tier.tierId);
     // Sold out (as far as a read without locks can tell): refused before any payment work.
     if (!requirements) throw soldOut(tier.tierId);
-    const purchase = { event, caller: meta.caller, payload, requirements, refuse };
+    const purchase = {
+      event,
+      caller: meta.caller,
+      payload,
+      requirements,
+      refuse,
+      ...(code ? { code: code.code } : {}),
+    };
     if (this.settings.facilitator !== 'ledger') return this.facilitatorPayment.settle(purchase);
     return this.gated(facts, tier.tierId, meta.caller, () => this.ledgerPayment.settle(purchase));
   }
@@ -148,8 +184,9 @@ export class Rsvp {
     if (!sellsAssetOf(this.settings, event)) return undefined;
     const refuse: PaymentRefusal = () => Promise.reject(new DecideOnRead());
     try {
-      const { payload, tier } = await this.chosen(event, tierId, header, refuse);
-      const [requirements] = requirementsFor(this.settings, event, new Set([tier.tierId]));
+      const onSale = tiersOnSale(event);
+      const { payload, tier } = await this.chosen(event, onSale, tierId, header, refuse);
+      const [requirements] = requirementsFor(this.settings, event, [tier]);
       if (!requirements) return undefined;
       return await this.gate.admitBusy(
         eventId,
@@ -198,12 +235,17 @@ export class Rsvp {
     }
   }
 
-  /** The payment decoded and the tier it buys: the one named, the one it signed for, or the only one. */
+  /**
+   * The payment decoded and the tier it buys, among those on sale to this RSVP: the one named, the
+   * one it signed for, or the only one.
+   */
   private async chosen(
     event: EventRow,
+    onSale: readonly TierOffer[],
     tierId: string | undefined,
     header: string,
     refuse: PaymentRefusal,
+    code?: CodeRow,
   ): Promise<{ payload: PaymentPayload; tier: TierOffer }> {
     let payload: PaymentPayload;
     try {
@@ -211,16 +253,9 @@ export class Rsvp {
     } catch (error) {
       throw await asPaymentProblem(error, refuse);
     }
-    const wanted =
-      tierId ?? tierOfPayload(payload) ?? (event.ticketing.mode === 'single' ? 'general' : undefined);
-    const tiers = tiersOf(event.ticketing, event.capacity);
-    const tier = tiers.find((offer) => offer.tierId === wanted);
-    if (!tier) {
-      throw new DomainError('validation.failed', 'tierId: name one of the event tiers', [
-        { field: 'tierId', message: `must be one of ${tiers.map((t) => t.tierId).join(', ')}` },
-      ]);
-    }
-    return { payload, tier };
+    const wanted = tierId ?? tierOfPayload(payload) ?? (onSale.length === 1 ? onSale[0]!.tierId : undefined);
+    if (wanted === undefined) throw unknownTier(event);
+    return { payload, tier: tierOnSale(event, onSale, wanted, code) };
   }
 }
 

@@ -74,6 +74,7 @@ type SaleRow = EventRow & {
   held_asset: string | null;
   held_network: string | null;
   held_transaction: string | null;
+  held_code: string | null;
   held_created_at: Date | null;
 };
 
@@ -109,7 +110,7 @@ export class SaleFactsReader {
          ${admittedSql('e', '$2')} AS admitted,
          t.id AS held_id, t.tier_id AS held_tier_id, t.status AS held_status,
          t.price::text AS held_price, t.asset AS held_asset, t.network AS held_network,
-         t.transaction AS held_transaction, t.created_at AS held_created_at
+         t.transaction AS held_transaction, t.code AS held_code, t.created_at AS held_created_at
        FROM ticketing.events e
        LEFT JOIN ticketing.tickets t
          ON t.event_id = e.event_id AND t.holder_id = $2 AND t.status <> 'cancelled'
@@ -149,6 +150,7 @@ export class SaleFactsReader {
       held_asset,
       held_network,
       held_transaction,
+      held_code,
       held_created_at,
       ...event
     } = row;
@@ -171,6 +173,7 @@ export class SaleFactsReader {
               asset: held_asset,
               network: held_network,
               transaction: held_transaction,
+              code: held_code,
               created_at: held_created_at!,
               cancelled_at: null,
             },

@@ -40,14 +40,24 @@ export async function insertTicket(
     price: string;
     asset: string | null;
     status: 'active' | 'pending';
+    /** The host's code it was bought with (counted by the caller, ticketing.use_code). */
+    code?: string | null;
   },
 ): Promise<TicketRow> {
   try {
     const [row] = await queryRows<TicketRow>(
       manager,
-      `INSERT INTO ticketing.tickets (event_id, tier_id, holder_id, price, asset, status)
-       VALUES ($1, $2, $3, $4::numeric, $5, $6) RETURNING ${TICKET_COLUMNS}`,
-      [ticket.eventId, ticket.tierId, ticket.holderId, ticket.price, ticket.asset, ticket.status],
+      `INSERT INTO ticketing.tickets (event_id, tier_id, holder_id, price, asset, status, code)
+       VALUES ($1, $2, $3, $4::numeric, $5, $6, $7) RETURNING ${TICKET_COLUMNS}`,
+      [
+        ticket.eventId,
+        ticket.tierId,
+        ticket.holderId,
+        ticket.price,
+        ticket.asset,
+        ticket.status,
+        ticket.code ?? null,
+      ],
     );
     return row!;
   } catch (error) {

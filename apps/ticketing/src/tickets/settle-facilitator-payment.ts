@@ -5,7 +5,7 @@ import { PaymentError, type Facilitator } from '@townhall/x402';
 import { FeePayer } from '../payments/fee-payer.js';
 import { FEE_PAYER_REFUSALS } from '../payments/settle-answers.js';
 import { type PaymentSettlement, type Purchase } from '../payments/payment-problems.js';
-import { seatProblem, takeSeatFor } from '../db/functions.js';
+import { codeProblem, seatProblem, takeSeatFor, useCode } from '../db/functions.js';
 import { CLOCK, FACILITATOR, type Clock } from '../tokens.js';
 import { FacilitatorSettlements } from './facilitator-settlements.js';
 import { AlreadyHolding, insertTicket } from './seats.js';
@@ -35,7 +35,7 @@ export class SettleFacilitatorPayment implements PaymentSettlement {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async settle({ event, caller, payload, requirements, refuse }: Purchase): Promise<TicketReply> {
+  async settle({ event, caller, payload, requirements, refuse, code }: Purchase): Promise<TicketReply> {
     const facilitator = this.facilitator;
     if (!facilitator) throw new Error('a facilitator payment needs X402_FACILITATOR=http or solana-local');
     // Loaded with the first payment: @solana/kit is not for ledger deployments to load.
@@ -68,6 +68,12 @@ export class SettleFacilitatorPayment implements PaymentSettlement {
           at: this.clock(),
         });
         if (seat.outcome === 'refused') throw seatProblem(seat, tierId);
+        // A code's use is counted while the pending ticket holds its seat (given back if voided).
+        const used =
+          code === undefined
+            ? undefined
+            : await useCode(manager, { eventId: event.event_id, code, at: this.clock() });
+        if (used?.outcome === 'refused') throw codeProblem(used.refusal);
         const pending = await insertTicket(manager, {
           eventId: event.event_id,
           tierId,
@@ -75,6 +81,7 @@ export class SettleFacilitatorPayment implements PaymentSettlement {
           price: requirements.maxAmountRequired,
           asset: requirements.asset,
           status: 'pending',
+          code: used?.code ?? null,
         });
         await this.settlements.open(manager, pending, { payer: caller, payload, requirements, paymentKey });
         return pending.id;

@@ -18,7 +18,13 @@ import {
   type PaymentSettlement,
   type Purchase,
 } from '../payments/payment-problems.js';
-import { purchaseCall, seatProblem, type PurchaseArgs, type PurchaseOutcome } from '../db/functions.js';
+import {
+  codeProblem,
+  purchaseCall,
+  seatProblem,
+  type PurchaseArgs,
+  type PurchaseOutcome,
+} from '../db/functions.js';
 import { CLOCK, SETTINGS, SIGNATURES, type Clock, type TicketingSettings } from '../tokens.js';
 import { DecideOnRead } from './sale-facts.js';
 import { TicketBook } from './ticket-book.js';
@@ -52,6 +58,7 @@ export class SettleLedgerPayment implements PaymentSettlement {
     requirements,
     refuse,
     eventVersion,
+    code,
   }: Purchase): Promise<TicketReply> {
     let authorization;
     try {
@@ -77,6 +84,7 @@ export class SettleLedgerPayment implements PaymentSettlement {
       asset: authorization.asset,
       network: null,
       transaction: null,
+      code: code ?? null,
       createdAt: at,
       cancelledAt: null,
     };
@@ -91,6 +99,7 @@ export class SettleLedgerPayment implements PaymentSettlement {
       counterpartyId,
       network: null,
       transaction: null,
+      code: code ?? null,
       createdAt: at,
     });
     const debit = entry(caller, `-${authorization.value}`, event.host_id);
@@ -116,6 +125,7 @@ export class SettleLedgerPayment implements PaymentSettlement {
       at,
       events,
       ...(eventVersion === undefined ? {} : { eventVersion }),
+      ...(code === undefined ? {} : { code }),
     });
     switch (bought.outcome) {
       case 'stale':
@@ -145,6 +155,10 @@ export class SettleLedgerPayment implements PaymentSettlement {
               `The payer's ${authorization.asset} balance does not cover ${authorization.value}`,
               'insufficient_funds',
             );
+          case 'code_not_found':
+          case 'code_expired':
+          case 'code_exhausted':
+            throw codeProblem(bought.refusal);
           default:
             throw seatProblem({ refusal: bought.refusal, detail: bought.detail }, tierId);
         }

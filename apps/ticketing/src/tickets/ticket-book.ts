@@ -13,6 +13,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { z } from 'zod';
 import { EventsProjection } from '../projection/events-projection.js';
 import { TICKET_COLUMNS, toTicket, type TicketRow } from './ticket-row.js';
+import { pageOfRows } from '../db/page-of-rows.js';
 
 /** Tickets page by (created_at, id). */
 const TICKET_CURSOR = cursorCodec(z.tuple([CursorKey.instant, CursorKey.uuid]));
@@ -106,12 +107,8 @@ export class TicketBook {
        ORDER BY created_at, id LIMIT ${limit + 1}`,
       after ? [...params, ...after] : params,
     );
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return {
-      items: page.map(toTicket),
-      nextCursor:
-        rows.length > limit && last ? TICKET_CURSOR.encode([last.created_at.toISOString(), last.id]) : null,
-    };
+    return pageOfRows(rows, limit, toTicket, (last) =>
+      TICKET_CURSOR.encode([last.created_at.toISOString(), last.id]),
+    );
   }
 }

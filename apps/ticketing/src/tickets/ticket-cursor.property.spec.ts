@@ -34,6 +34,7 @@ function ticket(createdAt: string, id: string): TicketRow {
     network: null,
     transaction: null,
     created_at: new Date(createdAt),
+    code: null,
     cancelled_at: null,
   };
 }

@@ -10,12 +10,13 @@ export interface TicketRow {
   asset: string | null;
   network: string | null;
   transaction: string | null;
+  code: string | null;
   created_at: Date;
   cancelled_at: Date | null;
 }
 
 export const TICKET_COLUMNS =
-  'id, event_id, tier_id, holder_id, status, price::text AS price, asset, network, transaction, created_at, cancelled_at';
+  'id, event_id, tier_id, holder_id, status, price::text AS price, asset, network, transaction, code, created_at, cancelled_at';
 
 export function toTicket(row: TicketRow): TicketView {
   return {
@@ -28,6 +29,7 @@ export function toTicket(row: TicketRow): TicketView {
     asset: row.asset,
     network: row.network,
     transaction: row.transaction,
+    code: row.code,
     createdAt: row.created_at.toISOString(),
     cancelledAt: row.cancelled_at ? row.cancelled_at.toISOString() : null,
   };

@@ -37,7 +37,7 @@ export class TicketsHandler {
 
   @Handle(Tickets.rsvp)
   rsvp(data: ParsedRequestOf<typeof Tickets.rsvp>, meta: MessageMeta) {
-    return this.rsvps.rsvp(signedMeta(meta), data.eventId, data.tierId, data.payment);
+    return this.rsvps.rsvp(signedMeta(meta), data.eventId, data.tierId, data.payment, data.code);
   }
 
   @Handle(Tickets.held)

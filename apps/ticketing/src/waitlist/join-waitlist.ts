@@ -3,7 +3,8 @@ import { DomainError, WaitlistTopics, type SignedMeta, type WaitlistJoinReply } 
 import { OutboxWriter, queryRows } from '@townhall/platform/service';
 import { DataSource } from 'typeorm';
 import { admittedSql, notAdmitted } from '../access/admission.js';
-import { tiersOf, type EventRow, type TierOffer } from '../projection/event-row.js';
+import { tiersOnSale } from '../codes/pricing.js';
+import type { EventRow, TierOffer } from '../projection/event-row.js';
 import { EventsProjection } from '../projection/events-projection.js';
 import { requireOnSale } from '../tickets/sale-facts.js';
 import { TicketBook } from '../tickets/ticket-book.js';
@@ -99,7 +100,8 @@ export class JoinWaitlist {
 
 /** The tier to wait for: the one named, or the only one (tiered events name it, as for an RSVP). */
 function tierOf(event: EventRow, tierId: string | undefined): TierOffer {
-  const tiers = tiersOf(event.ticketing, event.capacity);
+  // A hidden tier has no line: only a code sells it (codes/pricing.ts).
+  const tiers = tiersOnSale(event);
   const wanted = tierId ?? (event.ticketing.mode === 'tiered' ? undefined : tiers[0]?.tierId);
   const tier = tiers.find((offer) => offer.tierId === wanted);
   if (!tier) throw noSuchTier(event);
@@ -107,7 +109,7 @@ function tierOf(event: EventRow, tierId: string | undefined): TierOffer {
 }
 
 function noSuchTier(event: EventRow): DomainError {
-  const tiers = tiersOf(event.ticketing, event.capacity);
+  const tiers = tiersOnSale(event);
   return new DomainError('validation.failed', 'tierId: name one of the event tiers', [
     { field: 'tierId', message: `must be one of ${tiers.map((t) => t.tierId).join(', ')}` },
   ]);

@@ -4,6 +4,7 @@ import { queryRows } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
 import { z } from 'zod';
 import { WAITLIST_ENTRY, type WaitlistEntryRow } from '../db/functions.js';
+import { pageOfRows } from '../db/page-of-rows.js';
 
 /** An agent's entries page in the order it joined (seq). */
 const WAITLIST_CURSOR = cursorCodec(z.tuple([CursorKey.bigint]));
@@ -47,11 +48,11 @@ export class WaitlistBook {
         WHERE w.agent_id = $1 AND w.seq > $2::bigint ORDER BY w.seq LIMIT $3`,
       [caller, after, limit + 1],
     );
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return {
-      items: page.map((row) => row.entry),
-      nextCursor: rows.length > limit && last ? WAITLIST_CURSOR.encode([last.seq]) : null,
-    };
+    return pageOfRows(
+      rows,
+      limit,
+      (row) => row.entry,
+      (last) => WAITLIST_CURSOR.encode([last.seq]),
+    );
   }
 }

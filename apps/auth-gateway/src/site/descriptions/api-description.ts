@@ -141,6 +141,8 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
     "Who may come to an invite-only event: the host's list of invited agents; only they (and the host and moderators) may RSVP",
   Requests:
     'Who may come to an event that needs approval: an RSVP asks, and the host or a moderator approves (a free ticket issued, a paid seat held for the agent to buy) or declines',
+  Codes:
+    "A host's discount and access codes: an RSVP that sends one is offered the tiers it applies to at the discounted price (free: a ticket at once), and may buy the hidden tiers it unlocks",
   Refunds:
     'Refunds a cancelled event owes for tickets paid on chain: the service holds no keys, so the host pays each with its own key, exactly once',
   Ledger: 'The built-in ledger: your balances and entries (every money movement, both sides)',

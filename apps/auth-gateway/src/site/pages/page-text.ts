@@ -107,7 +107,9 @@ const GENERAL: typeof GENERAL_TIER = 'general';
 
 /**
  * Seats left per tier, from the event's capacity, its tiers and its `counts.ticketsSold`: a tier
- * sells at most its own capacity, and all tiers together at most the event's.
+ * sells at most its own capacity, and all tiers together at most the event's. A hidden tier is not
+ * offered (docs/product.md "Codes": only a code that unlocks it buys it), so it is not listed; its
+ * tickets still take seats of the event's capacity.
  */
 export function seatsOf(event: EventView): TierSeats[] {
   const sold = event.counts.ticketsSold;
@@ -124,12 +126,14 @@ export function seatsOf(event: EventView): TierSeats[] {
         left: eventLeft,
       },
     ];
-  return ticketing.tiers.map((tier) => ({
-    id: tier.id,
-    name: tier.name,
-    capacity: tier.capacity,
-    left: Math.min(eventLeft, Math.max(0, tier.capacity - soldOf(tier.id))),
-  }));
+  return ticketing.tiers
+    .filter((tier) => tier.hidden !== true)
+    .map((tier) => ({
+      id: tier.id,
+      name: tier.name,
+      capacity: tier.capacity,
+      left: Math.min(eventLeft, Math.max(0, tier.capacity - soldOf(tier.id))),
+    }));
 }
 
 /** ` of 500 seats left`: what follows the number of seats left. */

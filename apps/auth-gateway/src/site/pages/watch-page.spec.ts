@@ -348,6 +348,29 @@ describe('the watch page', () => {
       expect(renderDocument(watchPage(aState({ event: anEvent({ status }) })))).not.toContain('id="seats"');
   });
 
+  it('does not show a hidden tier (sold only with a code), whose tickets still take seats of the event', () => {
+    const tiers = [
+      { id: 'standard', name: 'Standard', price: '10', capacity: 8 },
+      { id: 'crew', name: 'Backstage crew', price: '1', capacity: 4, hidden: true },
+    ];
+    const withHidden = anEvent({
+      capacity: 10,
+      ticketing: { mode: 'tiered', asset: 'USDC', tiers },
+      counts: { ticketsSold: { standard: 5, crew: 3 }, questions: 0, polls: 0 },
+    });
+    expect(seatsOf(withHidden)).toEqual([{ id: 'standard', name: 'Standard', capacity: 8, left: 2 }]);
+    const page = renderDocument(watchPage(aState({ event: withHidden })));
+    expect(page).toContain('data-tier="standard"');
+    expect(page).not.toContain('crew');
+    expect(page).not.toContain('Backstage');
+    // Every tier hidden: no seats to show.
+    const allHidden = anEvent({
+      ticketing: { mode: 'tiered', asset: 'USDC', tiers: [tiers[1]!] },
+    });
+    expect(seatsOf(allHidden)).toEqual([]);
+    expect(renderDocument(watchPage(aState({ event: allHidden })))).not.toContain('id="seats"');
+  });
+
   it('after the end shows the published recording, or that it is not published yet', () => {
     const past = anEvent({ status: 'past' });
     const unpublished = textOf(renderDocument(watchPage(aState({ event: past, recording: 'unpublished' }))));

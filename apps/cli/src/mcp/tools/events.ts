@@ -3,6 +3,9 @@ import {
   AccessRequestViewSchema,
   AccessSchema,
   AddInvitesSchema,
+  CodeSchema,
+  CodeViewSchema,
+  CreateCodeSchema,
   DecideRequestSchema,
   EventViewSchema,
   InvitesAddedSchema,
@@ -11,6 +14,8 @@ import {
 } from '@townhall/contracts';
 import type { EventFieldsInput } from '@townhall/sdk';
 import { z } from 'zod';
+import { UsageError } from '../../failure.js';
+import { codeLine } from '../../render.js';
 import { paidRsvp, type PayingSession } from '../paid-rsvp.js';
 import { answer } from '../tool-results.js';
 import { Amount, Cursor, EventId, Instant, next, Page, type Run } from './arguments.js';
@@ -154,6 +159,55 @@ export function registerEventTools(server: McpServer, session: PayingSession, ru
       }),
   );
 
+  const code = CreateCodeSchema.shape;
+  server.registerTool(
+    'code_create',
+    {
+      title: 'Create a code',
+      description:
+        "Creates a discount or access code for an event: an agent that passes it to rsvp (code) gets its discount, or may buy the hidden tiers it unlocks, or both. At most one discount: percentOff (1 to 100; the discount rounds down), amountOff (atomic units off the price, not below 0) or free (the ticket is issued at once, nothing to pay); a code without one must unlock hidden tiers (unlocksTierIds). tierIds limits the tiers it applies to (default: every tier it may buy, the visible ones and those it unlocks); maxUses caps how many tickets may carry it (a use is counted when the ticket is issued); expiresAt ends it. Codes are case-insensitive and unique per event: code.taken if the event has it already. tierIds and unlocksTierIds must name the event's tiers, unlocksTierIds hidden ones (otherwise validation.failed). Only the host may call it (otherwise role.forbidden). Free.",
+      inputSchema: z
+        .object({
+          eventId: EventId,
+          code: code.code.describe(
+            'The code agents type: 3 to 32 letters, digits, _ and -; any case matches',
+          ),
+          percentOff: code.percentOff.describe('Percent off the price (1 to 100)'),
+          amountOff: code.amountOff.describe('Atomic units off the price'),
+          free: code.free.describe('true: the ticket costs nothing'),
+          maxUses: code.maxUses.describe('How many tickets may be bought with it; omit for no limit'),
+          tierIds: code.tierIds.describe(
+            "The tiers it applies to (the event's tier ids); omit for all it may buy",
+          ),
+          unlocksTierIds: code.unlocksTierIds.describe('Hidden tiers it lets an rsvp buy'),
+          expiresAt: Instant.optional().describe('When it stops working: RFC 3339 with an offset'),
+        })
+        .strict(),
+      outputSchema: CodeViewSchema,
+      annotations: { destructiveHint: false, idempotentHint: false },
+    },
+    ({ eventId, ...fields }) =>
+      run(async () => {
+        const discounts = [fields.percentOff, fields.amountOff, fields.free].filter((d) => d !== undefined);
+        if (discounts.length > 1) throw new UsageError('give one of percentOff, amountOff and free');
+        if (discounts.length === 0 && fields.unlocksTierIds === undefined)
+          throw new UsageError(
+            'a code gives a discount (percentOff, amountOff or free) or unlocks hidden tiers (unlocksTierIds)',
+          );
+        const created = await agent.codes.create(eventId, {
+          code: fields.code,
+          ...(fields.percentOff === undefined ? {} : { percentOff: fields.percentOff }),
+          ...(fields.amountOff === undefined ? {} : { amountOff: fields.amountOff }),
+          ...(fields.free === undefined ? {} : { free: fields.free }),
+          ...(fields.maxUses === undefined ? {} : { maxUses: fields.maxUses }),
+          ...(fields.tierIds === undefined ? {} : { tierIds: fields.tierIds }),
+          ...(fields.unlocksTierIds === undefined ? {} : { unlocksTierIds: fields.unlocksTierIds }),
+          ...(fields.expiresAt === undefined ? {} : { expiresAt: fields.expiresAt }),
+        });
+        return answer(created, `Created ${codeLine(created)}.`);
+      }),
+  );
+
   const decideInput = z
     .object({
       eventId: EventId,
@@ -207,11 +261,14 @@ export function registerEventTools(server: McpServer, session: PayingSession, ru
     {
       title: 'Get a ticket',
       description:
-        "Gets this agent a ticket for an event. Free events: at once. Paid events COST MONEY: the price (atomic units of the event's asset, e.g. USDC with 6 decimals) is paid from this agent's own funds, and only if you pass maxPrice (the most you agree to pay) and the price is at most maxPrice, in the budget's asset, and at most what is left of this session's budget (--budget); otherwise the result is the error payment.budget (or payment.budget_asset) with the price, and nothing is charged. A payment whose answer was lost is payment.unconfirmed: do not pay for that event again; tickets_mine shows the ticket if it was bought. Holding a ticket already returns it, with no charge. Tiered events need tierId. An invite-only event (access: invite) refuses with access.not_invited an agent its host has not invited, before any price is asked. An event that needs approval (access: approval) answers an agent not approved yet with its request to come instead of a ticket (request, with status requested; nothing is charged): call rsvp again once the host or a moderator approved it (a paid event's seat is then held for you until request.holdExpiresAt); a declined request is refused with access.declined.",
+        "Gets this agent a ticket for an event. Free events: at once. Paid events COST MONEY: the price (atomic units of the event's asset, e.g. USDC with 6 decimals) is paid from this agent's own funds, and only if you pass maxPrice (the most you agree to pay) and the price is at most maxPrice, in the budget's asset, and at most what is left of this session's budget (--budget); otherwise the result is the error payment.budget (or payment.budget_asset) with the price, and nothing is charged. A payment whose answer was lost is payment.unconfirmed: do not pay for that event again; tickets_mine shows the ticket if it was bought. Holding a ticket already returns it, with no charge. Tiered events need tierId. An invite-only event (access: invite) refuses with access.not_invited an agent its host has not invited, before any price is asked. An event that needs approval (access: approval) answers an agent not approved yet with its request to come instead of a ticket (request, with status requested; nothing is charged): call rsvp again once the host or a moderator approved it (a paid event's seat is then held for you until request.holdExpiresAt); a declined request is refused with access.declined. A host's code (code) gives its discount: the price asked, held to maxPrice and the budget, and paid is the discounted one, and a code that makes the ticket free gets it at once with nothing charged; the code also lets you buy the hidden tiers it unlocks (tierId). An unknown code is refused with code.not_found; one used as often as it may be, code.exhausted; one past its expiry, code.expired; a tierId the code does not apply to, code.not_for_tier. Nothing is charged for any refusal.",
       inputSchema: z
         .object({
           eventId: EventId,
           tierId: z.string().min(1).max(32).optional().describe('The tier, for an event sold in tiers'),
+          code: CodeSchema.optional().describe(
+            "A host's code: its discount (the price asked, paid and held to maxPrice is the discounted one) and the hidden tiers it unlocks",
+          ),
           maxPrice: Amount.optional().describe(
             'The most this ticket may cost, in atomic units; required to pay for a paid event',
           ),

@@ -134,8 +134,40 @@ describe('the MCP tools', () => {
       expect(tools.find((tool) => tool.name === 'request_decline')!.description).toContain(
         'request.approved',
       );
+      const code = tools.find((tool) => tool.name === 'code_create')!;
+      expect(code.description).toMatch(/Only the host may call it/);
+      for (const refusal of ['role.forbidden', 'code.taken', 'validation.failed'])
+        expect(code.description).toContain(refusal);
+      // Not idempotent (the same code again is code.taken), and it destroys nothing.
+      expect(code.annotations).toMatchObject({ destructiveHint: false, idempotentHint: false });
+      expect(code.inputSchema.required).toEqual(['eventId', 'code']);
+      expect(code.inputSchema.properties?.['code']).toMatchObject({
+        type: 'string',
+        pattern: expect.any(String),
+      });
+      expect(code.inputSchema.properties?.['percentOff']).toMatchObject({ minimum: 1, maximum: 100 });
+      expect(code.inputSchema.properties?.['unlocksTierIds']).toMatchObject({ type: 'array', maxItems: 10 });
+      expect(Object.keys(code.outputSchema?.properties ?? {}).sort()).toEqual([
+        'amountOff',
+        'code',
+        'createdAt',
+        'eventId',
+        'expiresAt',
+        'free',
+        'maxUses',
+        'percentOff',
+        'tierIds',
+        'unlocksTierIds',
+        'uses',
+      ]);
       const rsvp = tools.find((tool) => tool.name === 'rsvp')!;
       expect(rsvp.description).toContain('access.declined');
+      for (const refusal of ['code.not_found', 'code.exhausted', 'code.expired', 'code.not_for_tier'])
+        expect(rsvp.description).toContain(refusal);
+      expect(rsvp.inputSchema.properties?.['code']).toMatchObject({
+        type: 'string',
+        pattern: expect.any(String),
+      });
       // A ticket, or (an event that needs approval) the request instead.
       expect(rsvp.outputSchema?.required ?? []).not.toContain('ticket');
       expect(Object.keys(rsvp.outputSchema?.properties ?? {})).toEqual(
@@ -211,6 +243,172 @@ describe('the MCP tools', () => {
         `POST /events {"title":"Open AMA",${JSON.stringify(times).slice(1, -1)},"timezone":"UTC","capacity":100}`,
         'POST /events/e1/rsvp {}',
       ]);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  /** The code SPRING25 of e1, as ticketing answers it. */
+  const SPRING25 = {
+    eventId: 'e1',
+    code: 'SPRING25',
+    percentOff: 25,
+    amountOff: null,
+    free: false,
+    maxUses: 5,
+    uses: 0,
+    tierIds: null,
+    unlocksTierIds: ['crew'],
+    expiresAt: null,
+    createdAt: '2027-03-01T10:00:00.000Z',
+  };
+
+  it('code_create creates a code as the host and says what it gives', async () => {
+    const mcp = await connected(() => ({ status: 201, body: SPRING25 }));
+    try {
+      const created = await mcp.call('code_create', {
+        eventId: 'e1',
+        code: 'SPRING25',
+        percentOff: 25,
+        maxUses: 5,
+        unlocksTierIds: ['crew', 'crew'],
+      });
+      expect(created.isError).toBeFalsy();
+      expect(created.structuredContent).toEqual(SPRING25);
+      expect(textOf(created)).toBe(
+        'Created code SPRING25 for e1: 25% off, tiers all it may buy, unlocks crew, 0/5 used, never expires.',
+      );
+      await mcp.call('code_create', {
+        eventId: 'e1',
+        code: 'friends',
+        free: true,
+        tierIds: ['general'],
+        expiresAt: '2027-03-04T18:00:00Z',
+      });
+      expect(mcp.seen).toEqual([
+        'POST /events/e1/codes {"code":"SPRING25","percentOff":25,"maxUses":5,"unlocksTierIds":["crew"]}',
+        'POST /events/e1/codes {"code":"friends","free":true,"tierIds":["general"],"expiresAt":"2027-03-04T18:00:00Z"}',
+      ]);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("code_create: Townhall's refusals are tool errors with their code, a bad code never leaves", async () => {
+    const mcp = await connected((_route, body) =>
+      (body as { code?: string }).code === 'SPRING25'
+        ? problem(409, 'code.taken', 'This event has this code already')
+        : problem(403, 'role.forbidden', 'Only the host may create codes'),
+    );
+    try {
+      const taken = await mcp.call('code_create', { eventId: 'e1', code: 'SPRING25', percentOff: 25 });
+      expect(taken.isError).toBe(true);
+      expect(taken.structuredContent).toBeUndefined();
+      expect(JSON.parse(textOf(taken))).toEqual({
+        code: 'code.taken',
+        detail: 'This event has this code already',
+        status: 409,
+      });
+      const forbidden = await mcp.call('code_create', { eventId: 'e1', code: 'other', free: true });
+      expect(JSON.parse(textOf(forbidden))).toMatchObject({ code: 'role.forbidden', status: 403 });
+      for (const [args, why] of [
+        [{ code: 'x', free: true }, /Input validation error/],
+        [{ code: 'HALF', percentOff: 101 }, /Input validation error/],
+        [{ code: 'HALF', free: false }, /Input validation error/],
+        [{ code: 'HALF', percentOff: 50, free: true }, /give one of percentOff, amountOff and free/],
+        [{ code: 'HALF', maxUses: 5 }, /a code gives a discount .* or unlocks hidden tiers/],
+      ] as const) {
+        const refused = await mcp.call('code_create', { eventId: 'e1', ...args });
+        expect(refused.isError).toBe(true);
+        expect(textOf(refused)).toMatch(why);
+      }
+      expect(
+        JSON.parse(textOf(await mcp.call('code_create', { eventId: 'e1', code: 'HALF' }))),
+      ).toMatchObject({ code: 'validation.failed' });
+      expect(mcp.seen).toHaveLength(2);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('rsvp sends the code: a ticket it makes free at once, charging nothing; its refusals as tool errors', async () => {
+    const ticket = {
+      id: 't1',
+      eventId: 'e1',
+      tierId: 'crew',
+      holderId: BOB,
+      status: 'active',
+      price: '0',
+      asset: 'USDC',
+      network: null,
+      transaction: null,
+      code: 'FRIENDS',
+      createdAt: '2027-03-01T10:00:00.000Z',
+      cancelledAt: null,
+    };
+    const mcp = await connected((_route, body) =>
+      (body as { code?: string }).code === 'friends'
+        ? { status: 201, body: ticket }
+        : problem(409, 'code.exhausted', 'This code has been used as many times as it may be'),
+    );
+    try {
+      const free = await mcp.call('rsvp', { eventId: 'e1', tierId: 'crew', code: 'friends' });
+      expect(free.isError).toBeFalsy();
+      expect(free.structuredContent).toEqual({ ticket, charged: '0', budgetLeft: '0' });
+      expect(textOf(free)).toBe('Your ticket (free with code FRIENDS). Ticket t1 (active); budget left 0.');
+      const exhausted = await mcp.call('rsvp', { eventId: 'e1', code: 'SPRING25', maxPrice: '750' });
+      expect(JSON.parse(textOf(exhausted))).toMatchObject({ code: 'code.exhausted', status: 409 });
+      expect((await mcp.call('rsvp', { eventId: 'e1', code: 'no spaces' })).isError).toBe(true);
+      expect(mcp.seen).toEqual([
+        'POST /events/e1/rsvp {"tierId":"crew","code":"friends"}',
+        'POST /events/e1/rsvp {"code":"SPRING25"}',
+      ]);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('rsvp with a code meets maxPrice with the discounted price the 402 offers, and names the code', async () => {
+    const mcp = await connected(() => ({
+      status: 402,
+      body: {
+        type: 'about:blank',
+        title: 'Payment required',
+        status: 402,
+        code: 'payment.required',
+        detail: 'This event sells paid tickets',
+        requestId: 'r1',
+        accepts: [
+          {
+            scheme: 'exact',
+            network: 'ledger:development',
+            maxAmountRequired: '750',
+            asset: 'USDC',
+            payTo: HOST,
+            resource: 'http://townhall.test/events/e1/rsvp?tier=general',
+            description: 'Ticket (General admission) for event e1',
+            mimeType: 'application/json',
+            maxTimeoutSeconds: 300,
+            extra: { eventId: 'e1', tierId: 'general' },
+          },
+        ],
+      },
+    }));
+    try {
+      const above = await mcp.call('rsvp', { eventId: 'e1', code: 'SPRING25', maxPrice: '700' });
+      expect(above.isError).toBe(true);
+      expect(JSON.parse(textOf(above))).toEqual({
+        code: 'payment.budget',
+        detail:
+          'A ticket costs 750 atomic units of USDC with code SPRING25; that is more than maxPrice 700. Nothing was charged.',
+        price: '750',
+        asset: 'USDC',
+        network: 'ledger:development',
+        tierId: 'general',
+        maxPrice: '700',
+        budgetLeft: '0',
+      });
+      expect(mcp.seen).toEqual(['POST /events/e1/rsvp {"code":"SPRING25"}']);
     } finally {
       await mcp.close();
     }

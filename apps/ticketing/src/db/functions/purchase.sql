@@ -8,8 +8,12 @@
 -- Outcome: 'stale' (`p_event_version` is given and the event's row is at another version:
 -- nothing was written, the service reads the event again), 'held' (the payer's live ticket),
 -- 'paid' (this payment bought `ticket` already) or 'purchased' (`offer_accepted`: the seat was the
--- payer's waitlist offer, announced by take_seat_for). Refusals (SQLSTATE TH001, the whole call
--- rolled back, so a refusal writes nothing): 'nonce_reused', 'insufficient_funds', and those of take_seat ('sold_out', 'not_on_sale').
+-- payer's waitlist offer, announced by take_seat_for). `p_code`: the host's code the price was
+-- discounted by (`p_amount` is that price), its use counted by ticketing.use_code right after the
+-- seat and recorded on the ticket and both entries. Refusals (SQLSTATE TH001, the whole call
+-- rolled back, so a refusal writes nothing): 'nonce_reused', 'insufficient_funds', those of
+-- take_seat ('sold_out', 'not_on_sale') and those of use_code ('code_not_found', 'code_expired',
+-- 'code_exhausted').
 -- The signature before `p_event_version` and `offer_accepted`.
 DROP FUNCTION IF EXISTS ticketing.purchase(
   text, text, text, text, uuid, text, text, numeric, text, uuid, uuid, uuid, timestamptz, jsonb, jsonb);
@@ -17,7 +21,7 @@ CREATE OR REPLACE FUNCTION ticketing.purchase(
   p_payer text, p_nonce text, p_fingerprint text, p_network text,
   p_event uuid, p_tier text, p_host text, p_amount numeric, p_asset text,
   p_ticket uuid, p_debit uuid, p_credit uuid, p_at timestamptz, p_events jsonb,
-  p_offer_event jsonb DEFAULT NULL, p_event_version integer DEFAULT NULL,
+  p_offer_event jsonb DEFAULT NULL, p_event_version integer DEFAULT NULL, p_code text DEFAULT NULL,
   OUT outcome text, OUT ticket uuid, OUT transaction_id text, OUT offer_accepted boolean
 ) LANGUAGE plpgsql AS $$
 DECLARE
@@ -52,10 +56,10 @@ BEGIN
     RAISE EXCEPTION USING ERRCODE = 'TH001', MESSAGE = 'nonce_reused';
   END IF;
   INSERT INTO ticketing.ledger_entries
-    (id, type, agent_id, amount, asset, event_id, ticket_id, counterparty_id, created_at)
+    (id, type, agent_id, amount, asset, event_id, ticket_id, counterparty_id, created_at, code)
   VALUES
-    (p_debit, 'EVENT_TICKET', p_payer, -p_amount, p_asset, p_event, p_ticket, p_host, p_at),
-    (p_credit, 'EVENT_TICKET', p_host, p_amount, p_asset, p_event, p_ticket, p_payer, p_at);
+    (p_debit, 'EVENT_TICKET', p_payer, -p_amount, p_asset, p_event, p_ticket, p_host, p_at, p_code),
+    (p_credit, 'EVENT_TICKET', p_host, p_amount, p_asset, p_event, p_ticket, p_payer, p_at, p_code);
   UPDATE ticketing.balances SET amount = amount - p_amount
    WHERE agent_id = p_payer AND asset = p_asset AND amount >= p_amount;
   IF NOT FOUND THEN
@@ -64,12 +68,15 @@ BEGIN
   PERFORM ticketing.announce(p_events);
   -- The rows every buyer shares, last.
   offer_accepted := ticketing.take_seat_for(p_event, p_tier, p_payer, p_at, p_offer_event) = 'offer';
+  IF p_code IS NOT NULL THEN
+    PERFORM ticketing.use_code(p_event, p_code, p_at);
+  END IF;
   -- After the seat: the foreign key's KEY SHARE lock on the event's row is then free (this
   -- transaction updated the row already), not one more locker in a MultiXact that every
   -- concurrent buyer's update of the row must copy. Another purchase by the same agent in
   -- flight: 23505 on tickets_one_live_per_agent.
-  INSERT INTO ticketing.tickets (id, event_id, tier_id, holder_id, price, asset, status, created_at)
-  VALUES (p_ticket, p_event, p_tier, p_payer, p_amount, p_asset, 'active', p_at);
+  INSERT INTO ticketing.tickets (id, event_id, tier_id, holder_id, price, asset, status, created_at, code)
+  VALUES (p_ticket, p_event, p_tier, p_payer, p_amount, p_asset, 'active', p_at, p_code);
   INSERT INTO ticketing.balances AS b (agent_id, asset, amount) VALUES (p_host, p_asset, p_amount)
   ON CONFLICT (agent_id, asset) DO UPDATE SET amount = b.amount + EXCLUDED.amount;
   outcome := 'purchased';

@@ -59,6 +59,7 @@ const TOOLS = [
   'poll_open',
   'poll_vote',
   'recording_get',
+  'event_report',
 ].sort();
 
 /** A running Townhall, in one of its two modes. */

@@ -244,7 +244,7 @@ export type Seen = [DirectoryCard, EventView, KeyFileError];
       expect(tools.map((tool) => tool.name)).toEqual(
         expect.arrayContaining(['whoami', 'rsvp', 'events_list']),
       );
-      expect(tools).toHaveLength(25);
+      expect(tools).toHaveLength(26);
       const whoami = await client.callTool({ name: 'whoami', arguments: {} });
       expect(whoami.structuredContent).toMatchObject({ handle: 'packaged_agent' });
     } finally {

@@ -66,3 +66,13 @@ describe('gateway configuration: limits of one client', () => {
     );
   });
 });
+
+describe('gateway configuration: presence snapshots', () => {
+  it('reports who is on the live streams every 15 s by default, at most every 100 ms', () => {
+    expect(loadConfig(GatewayConfigSchema, {}).PRESENCE_INTERVAL_MS).toBe(15_000);
+    expect(loadConfig(GatewayConfigSchema, { PRESENCE_INTERVAL_MS: '100' }).PRESENCE_INTERVAL_MS).toBe(100);
+    expect(() => loadConfig(GatewayConfigSchema, { PRESENCE_INTERVAL_MS: '99' })).toThrow(
+      /PRESENCE_INTERVAL_MS/,
+    );
+  });
+});

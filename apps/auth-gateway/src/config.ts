@@ -141,6 +141,13 @@ export const GatewayConfigSchema = BaseConfigSchema.extend({
   /** The most stream messages one resume (Last-Event-ID) reads; older history is cut. */
   LIVE_REPLAY_LIMIT: z.coerce.number().int().min(1).max(10_000_000).default(LIVE_LIMIT_DEFAULTS.replayLimit),
   /**
+   * How often this process tells engagement who is on its live streams (live/presence-reporter.ts:
+   * attendance and concurrent viewers, docs/product.md "The report"); it also reports each stream
+   * opening and closing at once. Its viewer samples are this long, and a gateway silent for three
+   * of them is taken for dead: its sessions end at its last report.
+   */
+  PRESENCE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
+  /**
    * The longest the gateway serves a cached public event read (read-cache/); domain events and
    * writes invalidate it sooner. 0 turns the cache off.
    */

@@ -24,6 +24,7 @@ import {
 } from './idempotency/idempotency-store.js';
 import { startInProcessLiveStream } from './live/in-process-live-stream.js';
 import { startLiveStream, type LiveStream } from './live/live-stream.js';
+import { PresenceReporter } from './live/presence-reporter.js';
 
 /**
  * Everything the gateway exchanges with the services, behind one seam (beside the services'
@@ -186,12 +187,22 @@ export async function startGateway(options: {
       keysPerAgent: config.IDEMPOTENCY_KEYS_PER_AGENT,
     },
   });
+  // Who is on this process's live streams, for attendance (live/presence-reporter.ts): from the
+  // first stream on; its ticks once the gateway listens.
+  const presence = new PresenceReporter({
+    hub: transport.liveStream.hub,
+    services: transport.services,
+    intervalMs: config.PRESENCE_INTERVAL_MS,
+    logger,
+  });
   try {
     await app.listen({ port: config.PORT, host: config.HOST });
   } catch (error) {
     await app.close().catch(() => undefined); // e.g. the port is taken: nothing stays open
+    await presence.stop();
     throw error;
   }
+  presence.start();
   const address = app.getHttpServer().address();
   return {
     app,
@@ -199,6 +210,7 @@ export async function startGateway(options: {
     readiness,
     stop: async () => {
       await app.close(); // stops accepting, ends live streams, lets in-flight requests finish
+      await presence.stop(); // every event empty, before the transport closes
       await transport.close();
       await nonces.store.close();
     },

@@ -8,6 +8,7 @@ import { SeriesController } from './events/series.controller.js';
 import type { CachedReadiness } from './health/cached-readiness.js';
 import { HealthController, PUBLIC_READINESS } from './health/health.controller.js';
 import { LiveController } from './live/live.controller.js';
+import { ReportsController } from './reports/reports.controller.js';
 import { TicketsController } from './tickets/tickets.controller.js';
 import { WaitlistController } from './tickets/waitlist.controller.js';
 
@@ -21,6 +22,7 @@ const EXPLICIT_CONTROLLERS: Readonly<Record<string, readonly Type[]>> = {
   Events: [EventsController],
   Tickets: [TicketsController], // the x402 RSVP, and paying a refund
   Waitlist: [WaitlistController], // joining answers 201 or 200
+  Moderation: [ReportsController], // the report, JSON and CSV: its own tag, after the recordings
 };
 const GROUP_TAGS = new Set(ALL_ROUTE_GROUPS.map(tagOfGroup));
 for (const tag of Object.keys(EXPLICIT_CONTROLLERS))

@@ -13,6 +13,7 @@ import { registerPolls } from './commands/polls.js';
 import { registerQuestions } from './commands/questions.js';
 import { registerRecording } from './commands/recording.js';
 import { registerRefunds } from './commands/refunds.js';
+import { registerReport } from './commands/report.js';
 import { registerRequests } from './commands/requests.js';
 import { registerRsvp } from './commands/rsvp.js';
 import { registerSeries } from './commands/series.js';
@@ -77,6 +78,7 @@ export function createProgram(io: CliIo, options: ProgramOptions = {}): Command 
   registerModeration(program, io);
   registerPolls(program, io);
   registerRecording(program, io);
+  registerReport(program, io);
   registerSeries(program, io);
   registerLedger(program, io);
   registerWallet(program, io);

@@ -10,6 +10,7 @@ import { EventStanding1764200000000 } from './migrations/1764200000000-event-sta
 import { Moderation1764500000000 } from './migrations/1764500000000-moderation.js';
 import { OutboxClaims1767000000000 } from './migrations/1767000000000-outbox-claims.js';
 import { OutboxPublishedDeleted1767500000000 } from './migrations/1767500000000-outbox-published-deleted.js';
+import { Attendance1768000000000 } from './migrations/1768000000000-attendance.js';
 
 export const ENGAGEMENT_SCHEMA = 'engagement';
 
@@ -24,6 +25,7 @@ export function createEngagementDataSource(url: string, pool: PoolSettings = {})
       Moderation1764500000000,
       OutboxClaims1767000000000,
       OutboxPublishedDeleted1767500000000,
+      Attendance1768000000000,
     ],
     // The functions, one file each (db/functions/<name>.sql), applied after the migrations.
     functions: [

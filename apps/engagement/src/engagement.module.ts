@@ -2,6 +2,9 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { OutboxWriter, type Logger, type OutboxRelay, type ServiceClient } from '@townhall/platform/service';
 import { DataSource } from 'typeorm';
 import { Participants } from './access/participants.js';
+import { AttendanceBook } from './attendance/attendance-book.js';
+import { AttendanceHandler } from './attendance/attendance.handler.js';
+import { RecordPresence } from './attendance/record-presence.js';
 import { BlocksHandler } from './blocks/blocks.handler.js';
 import { BlocksService } from './blocks/blocks.service.js';
 import { ENGAGEMENT_SCHEMA } from './data-source.js';
@@ -23,12 +26,15 @@ import { UpvoteQuestion } from './questions/upvote-question.js';
 import { WithdrawQuestion } from './questions/withdraw-question.js';
 import { RecordingsHandler } from './recordings/recordings.handler.js';
 import { RecordingsService } from './recordings/recordings.service.js';
+import { EngagementReportOf } from './reports/engagement-report.js';
+import { LiveWindows } from './reports/live-window.js';
+import { ReportsHandler } from './reports/reports.handler.js';
 import { HideStageMessage } from './stage/hide-stage-message.js';
 import { ListStage } from './stage/list-stage.js';
 import { PostToStage } from './stage/post-to-stage.js';
 import { StageBook } from './stage/stage-book.js';
 import { StageHandler } from './stage/stage.handler.js';
-import { LOGGER, SERVICES, SETTINGS, type EngagementSettings } from './tokens.js';
+import { CLOCK, LOGGER, SERVICES, SETTINGS, type Clock, type EngagementSettings } from './tokens.js';
 
 /** The `source` of every CloudEvent this service publishes. */
 export const SOURCE = 'townhall/engagement';
@@ -39,6 +45,8 @@ export interface EngagementModuleOptions {
   services: ServiceClient;
   logger: Logger;
   settings: EngagementSettings;
+  /** "Now" for attendance and the report; the machine's clock unless a test gives another. */
+  clock?: Clock;
 }
 
 @Module({})
@@ -46,7 +54,15 @@ export class EngagementModule {
   static register(options: EngagementModuleOptions): DynamicModule {
     return {
       module: EngagementModule,
-      controllers: [StageHandler, QuestionsHandler, PollsHandler, RecordingsHandler, BlocksHandler],
+      controllers: [
+        StageHandler,
+        QuestionsHandler,
+        PollsHandler,
+        RecordingsHandler,
+        BlocksHandler,
+        AttendanceHandler,
+        ReportsHandler,
+      ],
       providers: [
         { provide: DataSource, useValue: options.dataSource },
         {
@@ -59,6 +75,7 @@ export class EngagementModule {
         { provide: SERVICES, useValue: options.services },
         { provide: LOGGER, useValue: options.logger },
         { provide: SETTINGS, useValue: options.settings },
+        { provide: CLOCK, useValue: options.clock ?? (() => new Date()) },
         Participants,
         StageBook,
         PostToStage,
@@ -80,6 +97,10 @@ export class EngagementModule {
         BlocksService,
         EventStandings,
         TicketAttendance,
+        RecordPresence,
+        AttendanceBook,
+        LiveWindows,
+        EngagementReportOf,
       ],
     };
   }

@@ -46,10 +46,11 @@ describe('engagement: a deployed database upgraded to the functions applied by c
 
     const applied = await migrateSchema(createEngagementDataSource(database.url, { size: 1 }));
     // The migrations written since (the outbox's claim holders, its published rows deleted: none
-    // here, the old rows wait to be published), then every function by checksum.
+    // here, the old rows wait to be published; attendance), then every function by checksum.
     expect(applied).toEqual([
       'OutboxClaims1767000000000',
       'OutboxPublishedDeleted1767500000000',
+      'Attendance1768000000000',
       ...dataSource.functions.map((fn) => `function engagement.${fn.name}`),
     ]);
     expect(await snapshot()).toEqual(before);

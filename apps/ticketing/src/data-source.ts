@@ -18,6 +18,7 @@ import { OutboxPublishedDeleted1767500000000 } from './migrations/1767500000000-
 import { Invites1767600000000 } from './migrations/1767600000000-invites.js';
 import { Requests1767700000000 } from './migrations/1767700000000-requests.js';
 import { Codes1767800000000 } from './migrations/1767800000000-codes.js';
+import { ReportIndexes1767900000000 } from './migrations/1767900000000-report-indexes.js';
 
 export const TICKETING_SCHEMA = 'ticketing';
 
@@ -40,6 +41,7 @@ export function createTicketingDataSource(url: string, pool: PoolSettings = {}):
       Invites1767600000000,
       Requests1767700000000,
       Codes1767800000000,
+      ReportIndexes1767900000000,
     ],
     // The functions, one file each (db/functions/<name>.sql), applied after the migrations.
     functions: [

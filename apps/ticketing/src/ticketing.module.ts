@@ -40,6 +40,8 @@ import { CodesHandler } from './codes/codes.handler.js';
 import { RequestBook } from './requests/request-book.js';
 import { RequestChanges } from './requests/request-changes.js';
 import { RequestsHandler } from './requests/requests.handler.js';
+import { ReportsHandler } from './reports/reports.handler.js';
+import { SalesBook } from './reports/sales-book.js';
 import {
   CLOCK,
   FACILITATOR,
@@ -78,6 +80,7 @@ export class TicketingModule {
         RequestsHandler,
         CodesHandler,
         RefundsHandler,
+        ReportsHandler,
       ],
       providers: [
         { provide: DataSource, useValue: options.dataSource },
@@ -113,6 +116,7 @@ export class TicketingModule {
         CodeBook,
         CodeChanges,
         RequestChanges,
+        SalesBook,
         FeePayer,
         SeatGate,
         ReleaseSeat,

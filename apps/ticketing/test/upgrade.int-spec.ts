@@ -80,8 +80,8 @@ describe('ticketing: a deployed database upgraded to the functions applied by ch
     const applied = await migrateSchema(createTicketingDataSource(database.url, { size: 1 }));
     // The migrations written since (the outbox's claim holders, the chain search of open
     // payments, the followers' seating one occurrence at a time, the outbox's published rows
-    // deleted: none here, the old rows wait to be published, the invites, the requests, the codes), then every function by
-    // checksum.
+    // deleted: none here, the old rows wait to be published, the invites, the requests, the codes,
+    // the ledger's index by event for the report), then every function by checksum.
     expect(applied).toEqual([
       'OutboxClaims1767000000000',
       'PaymentSearch1767100000000',
@@ -90,6 +90,7 @@ describe('ticketing: a deployed database upgraded to the functions applied by ch
       'Invites1767600000000',
       'Requests1767700000000',
       'Codes1767800000000',
+      'ReportIndexes1767900000000',
       ...dataSource.functions.map((fn) => `function ticketing.${fn.name}`),
     ]);
     // Every row as it was; the columns added since (when an occurrence's followers were seated,

@@ -17,6 +17,7 @@ export * from './waitlist.js';
 export * from './invites.js';
 export * from './requests.js';
 export * from './codes.js';
+export * from './reports.js';
 export * from './refunds.js';
 export * from './engagement.js';
 export * from './domain-events.js';

@@ -3,6 +3,7 @@ import bs58 from 'bs58';
 import { AUTHORIZATION_PATTERN, buildSigningString, sha256Hex } from '@townhall/auth/portable';
 import { LedgerRoutes, QuestionRoutes, StageRoutes } from '@townhall/contracts';
 import { AgentClient } from './agent-client.js';
+import { TownhallError } from './townhall-error.js';
 
 describe('AgentClient.sign', () => {
   it('signs a request it does not send, for the client audience', async () => {
@@ -461,6 +462,57 @@ describe('AgentClient codes', () => {
     await expect(agent.codes.create('e1', { code: 'SPRING25', percentOff: 25 })).rejects.toMatchObject({
       status: 409,
       code: 'code.taken',
+    });
+  });
+});
+
+describe('AgentClient report', () => {
+  /** An agent whose fetch answers `answer` and records method, path, signature and Accept. */
+  function reader(answer: () => Response) {
+    const seen: string[] = [];
+    const agent = new AgentClient({
+      baseUrl: 'http://example.test',
+      fetch: async (url, init) => {
+        const headers = new Headers(init?.headers);
+        const signed = headers.has('authorization') && headers.has('x-nonce');
+        seen.push(
+          `${init?.method} ${new URL(String(url)).pathname} ${signed ? 'signed' : 'unsigned'} ${headers.get('accept')}`,
+        );
+        return answer();
+      },
+    });
+    return { agent, seen };
+  }
+
+  it('reads the report as JSON, signed', async () => {
+    const report = { eventId: 'e 1', status: 'live', attendance: { present: 2 } };
+    const { agent, seen } = reader(() => jsonResponse(report));
+    expect(await agent.events.report('e 1')).toEqual(report);
+    expect(seen).toEqual(['GET /events/e%201/report signed application/json']);
+  });
+
+  it('reads the CSV as text, asking for text/csv, signed', async () => {
+    const csv = 'agentId,handle\r\nA,"a,b"\r\n';
+    const { agent, seen } = reader(
+      () => new Response(csv, { status: 200, headers: { 'content-type': 'text/csv; charset=utf-8' } }),
+    );
+    expect(await agent.events.reportCsv('e1')).toBe(csv);
+    expect(seen).toEqual(['GET /events/e1/report.csv signed text/csv']);
+  });
+
+  it("throws the report's refusals as TownhallError with their code", async () => {
+    const problem = (status: number, code: string) =>
+      jsonResponse({ type: 'about:blank', title: code, status, code, detail: code, requestId: 'r' }, status);
+    const forbidden = reader(() => problem(403, 'role.forbidden')).agent;
+    await expect(forbidden.events.report('e1')).rejects.toMatchObject({
+      status: 403,
+      code: 'role.forbidden',
+    });
+    await expect(forbidden.events.reportCsv('e1')).rejects.toBeInstanceOf(TownhallError);
+    const unknown = reader(() => problem(404, 'event.not_found')).agent;
+    await expect(unknown.events.reportCsv('e1')).rejects.toMatchObject({
+      status: 404,
+      code: 'event.not_found',
     });
   });
 });

@@ -34,6 +34,7 @@ import type {
   EventChangesInput,
   EventFieldsInput,
   EventListQueryInput,
+  EventReport,
   QuestionState,
   RefundView,
   RequestStatus,
@@ -282,6 +283,21 @@ export class AgentClient {
      */
     live: (eventId: string, options: LiveOptions = {}): AsyncIterable<LiveEvent> =>
       this.live(`/events/${encodeURIComponent(eventId)}/live`, options),
+    /**
+     * The event's report (docs/product.md "The report"), while live and after: registrations,
+     * revenue, refunds and codes; attendance (who was present, for how long, the peak of viewers),
+     * questions, polls and the stage. The host or a moderator (TownhallError 403 `role.forbidden`).
+     */
+    report: (eventId: string) =>
+      this.call<EventReport>('GET', `/events/${encodeURIComponent(eventId)}/report`),
+    /**
+     * The report as CSV text, one line per ticket holder (RFC 4180, CRLF line ends): the host only,
+     * since it names every holder and what each paid (a moderator too is 403 `role.forbidden`).
+     */
+    reportCsv: (eventId: string) =>
+      this.call<string>('GET', `/events/${encodeURIComponent(eventId)}/report.csv`, {
+        headers: { accept: 'text/csv' },
+      }),
   };
 
   readonly series = {

@@ -39,6 +39,7 @@ export type {
   EventChangesInput,
   EventFieldsInput,
   EventListQueryInput,
+  EventReport,
   EventView,
   InvitesAdded,
   InviteView,

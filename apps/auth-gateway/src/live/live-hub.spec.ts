@@ -12,6 +12,7 @@ const message = (seq: number, eventId: string): LiveMessage => ({
 class Recorder implements LiveListener {
   readonly seqs: number[] = [];
   disconnected = false;
+  constructor(readonly agentId?: string) {}
   deliver(m: LiveMessage): void {
     this.seqs.push(m.seq);
   }
@@ -93,6 +94,27 @@ describe('LiveHub', () => {
     hub.receive(1, () => message(1, 'e1'));
     expect(a.seqs).toEqual([]);
     expect(hub.subscriberCount).toBe(0);
+  });
+
+  it("knows who is on each event's streams, and tells its observers of every stream opening or closing", () => {
+    const hub = new LiveHub();
+    hub.startAt(0);
+    const changed: string[] = [];
+    hub.observeStreams((eventId) => changed.push(eventId));
+    const ada = hub.subscribe('e1', new Recorder('ada'));
+    hub.subscribe('e1', new Recorder('ada'));
+    hub.subscribe('e1', new Recorder());
+    const bob = hub.subscribe('e2', new Recorder('bob'));
+    expect(hub.presence('e1')).toEqual({ agentIds: ['ada'], viewers: 3 });
+    expect(hub.presence('e2')).toEqual({ agentIds: ['bob'], viewers: 1 });
+    expect(hub.eventIds).toEqual(['e1', 'e2']);
+    ada.unsubscribe();
+    bob.unsubscribe();
+    bob.unsubscribe();
+    expect(hub.presence('e1')).toEqual({ agentIds: ['ada'], viewers: 2 });
+    expect(hub.presence('e2')).toEqual({ agentIds: [], viewers: 0 });
+    expect(hub.eventIds).toEqual(['e1']);
+    expect(changed).toEqual(['e1', 'e1', 'e1', 'e2', 'e1', 'e2']);
   });
 
   it('disconnects everyone on close and refuses newcomers', () => {

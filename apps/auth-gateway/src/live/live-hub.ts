@@ -7,6 +7,16 @@ export interface LiveListener {
   deliver(message: LiveMessage): void;
   /** Ends the client's stream politely (the gateway is closing). */
   disconnect(): void;
+  /** The agent of a signed stream; undefined for an anonymous one (attendance: PresenceReporter). */
+  readonly agentId?: string | undefined;
+}
+
+/** Who is on one event's streams in this process now (docs/product.md "The report"). */
+export interface EventPresence {
+  /** The agents of the open signed streams, each once. */
+  agentIds: string[];
+  /** Every open stream, signed or not (the watch page opens one too). */
+  viewers: number;
 }
 
 export interface LiveSubscription {
@@ -26,6 +36,8 @@ export class LiveHub {
   private readonly observers: Array<(message: LiveMessage) => void> = [];
   /** Told of the subject of each domain event of a topic the live stream leaves out (a card's change). */
   private readonly topicObservers: Array<{ prefix: string; observer: (subject: string) => void }> = [];
+  /** Told of the event whenever one of its streams opens or closes (attendance). */
+  private readonly streamObservers: Array<(eventId: string) => void> = [];
   private seq: number | undefined;
   private closing = false;
 
@@ -84,6 +96,28 @@ export class LiveHub {
     this.observers.push(observer);
   }
 
+  /**
+   * Calls `observer` with the event id, synchronously, whenever a stream of that event opens or
+   * closes (so it must be quick: PresenceReporter only notes it).
+   */
+  observeStreams(observer: (eventId: string) => void): void {
+    this.streamObservers.push(observer);
+  }
+
+  /** The events with a stream open now. */
+  get eventIds(): string[] {
+    return [...this.listeners.keys()];
+  }
+
+  /** Who is on `eventId`'s streams now: nobody (and no stream) for an event without one. */
+  presence(eventId: string): EventPresence {
+    const listeners = this.listeners.get(eventId);
+    if (!listeners) return { agentIds: [], viewers: 0 };
+    const agentIds = new Set<string>();
+    for (const listener of listeners) if (listener.agentId !== undefined) agentIds.add(listener.agentId);
+    return { agentIds: [...agentIds], viewers: listeners.size };
+  }
+
   /** Adds a listener for one event; it receives every message after `position`. */
   subscribe(eventId: string, listener: LiveListener): LiveSubscription {
     if (this.closing) throw new DomainError('service.unavailable', 'The gateway is shutting down');
@@ -95,14 +129,20 @@ export class LiveHub {
       this.listeners.set(eventId, set);
     }
     set.add(listener);
+    this.streamsChanged(eventId);
     return {
       position: this.seq,
       unsubscribe: () => {
         const current = this.listeners.get(eventId);
         if (!current?.delete(listener)) return;
         if (current.size === 0) this.listeners.delete(eventId);
+        this.streamsChanged(eventId);
       },
     };
+  }
+
+  private streamsChanged(eventId: string): void {
+    for (const observer of this.streamObservers) observer(eventId);
   }
 
   /** Ends every client's stream and refuses new ones: the gateway is closing. */

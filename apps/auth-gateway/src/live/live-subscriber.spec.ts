@@ -80,6 +80,14 @@ function connect(resumeAfter: number | undefined, bufferLimit = 10) {
 }
 
 describe('LiveSubscriber', () => {
+  it('names its agent to the hub when signed, and nobody when anonymous (attendance)', () => {
+    const { connection } = connect(undefined);
+    expect(new LiveSubscriber('e1', connection, 10, undefined).agentId).toBeUndefined();
+    expect(
+      new LiveSubscriber('e1', connection, 10, undefined, { agentId: 'ada', staff: false }).agentId,
+    ).toBe('ada');
+  });
+
   it('forwards live messages about its event only', () => {
     const { sink, subscriber } = connect(undefined);
     subscriber.deliver(message(3));

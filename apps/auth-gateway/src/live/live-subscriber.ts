@@ -59,6 +59,11 @@ export class LiveSubscriber implements LiveListener {
     if (resumeAfter !== undefined) this.held = [];
   }
 
+  /** The signed stream's agent; undefined for an anonymous one. */
+  get agentId(): string | undefined {
+    return this.viewer?.agentId;
+  }
+
   deliver(message: LiveMessage): void {
     if (!this.held) {
       this.forwardLive(message);

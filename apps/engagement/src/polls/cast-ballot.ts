@@ -1,7 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, EngagementTopics, type PollView, type SignedMeta } from '@townhall/contracts';
 import { OutboxWriter, queryRows } from '@townhall/platform/service';
 import { Participants, requireAttendee, requireNotBlocked } from '../access/participants.js';
+import { recordWritePresence } from '../attendance/write-presence.js';
+import { CLOCK, type Clock } from '../tokens.js';
 import { PollBook } from './poll-book.js';
 import { POLL_COLUMNS, POLL_OPTION_COLUMNS, toPoll, type PollOptionRow, type PollRow } from './poll-row.js';
 
@@ -22,7 +24,8 @@ function checkBallot(poll: PollRow, options: PollOptionRow[], optionIds: string[
  * An attendee votes in an open poll (Polls.vote): one ballot per agent per poll, enforced by the
  * ballots primary key (a second is 409 poll.already_voted). The poll row is updated first: that
  * serialises ballots with a close, so no ballot lands in a closed poll, and counts ballots;
- * tallies move in the same transaction.
+ * tallies move in the same transaction, and so does the voter's presence at that moment
+ * (docs/product.md "The report").
  */
 @Injectable()
 export class CastBallot {
@@ -30,6 +33,7 @@ export class CastBallot {
     private readonly outbox: OutboxWriter,
     private readonly participants: Participants,
     private readonly book: PollBook,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async cast(meta: SignedMeta, eventId: string, pollId: string, optionIds: string[]): Promise<PollView> {
@@ -58,6 +62,7 @@ export class CastBallot {
         [pollId, meta.caller, chosen],
       );
       if (cast.length === 0) throw new DomainError('poll.already_voted', 'You already voted in this poll');
+      await recordWritePresence(manager, { eventId, agentId: meta.caller, at: this.clock() });
       const tallies = await queryRows<PollOptionRow>(
         manager,
         `UPDATE engagement.poll_options SET votes = votes + 1 WHERE poll_id = $1 AND id = ANY($2::text[])

@@ -11,14 +11,15 @@ import { OutboxWriter } from '@townhall/platform/service';
 import { DataSource } from 'typeorm';
 import { blockedProblem, Participants, STALE_STANDING } from '../access/participants.js';
 import { submitQuestionCall, type SubmitQuestionArgs, type SubmitQuestionOutcome } from '../db/functions.js';
-import { SETTINGS, type EngagementSettings } from '../tokens.js';
+import { CLOCK, SETTINGS, type Clock, type EngagementSettings } from '../tokens.js';
 import { questionEvent } from './question-lifecycle.js';
 import { eventEnded, requireAttendeeWhileOpen } from './questions-open.js';
 
 /**
  * Attendees ask while the event is scheduled or live, a few times a minute at most: one call
  * to engagement.submit_question (the stage lock, the block, the rate, the row and its domain
- * event), retried as every statement is when Postgres picks it as a deadlock victim.
+ * event, and the asker's presence at that moment: docs/product.md "The report"), retried as every
+ * statement is when Postgres picks it as a deadlock victim.
  */
 @Injectable()
 export class SubmitQuestion {
@@ -27,6 +28,7 @@ export class SubmitQuestion {
     private readonly outbox: OutboxWriter,
     private readonly participants: Participants,
     @Inject(SETTINGS) private readonly settings: EngagementSettings,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {
     this.submitQuestion = submitQuestionCall(dataSource, outbox);
   }
@@ -93,7 +95,7 @@ export class SubmitQuestion {
       body,
       upvotes: 0,
       state: moderation.questions === 'pre' ? 'pending' : 'open',
-      createdAt: new Date().toISOString(),
+      createdAt: this.clock().toISOString(),
     };
   }
 }

@@ -1,7 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, EngagementTopics, type QuestionView, type SignedMeta } from '@townhall/contracts';
 import { OutboxWriter, queryRows } from '@townhall/platform/service';
 import { Participants } from '../access/participants.js';
+import { recordWritePresence } from '../attendance/write-presence.js';
+import { CLOCK, type Clock } from '../tokens.js';
 import { QuestionBook } from './question-book.js';
 import { invalidTransition, questionEvent, VOTABLE } from './question-lifecycle.js';
 import { isPublic, QUESTION_COLUMNS, toQuestion, type QuestionRow } from './question-row.js';
@@ -10,7 +12,8 @@ import { holdQuestionsOpen, requireAttendeeWhileOpen } from './questions-open.js
 /**
  * Question.upvote: one upvote per agent per question, never counted twice: the counter moves only
  * when the (question, agent) row was really inserted or deleted, in the same transaction.
- * Repeating either is a no-op that answers the question as it is.
+ * Repeating either is a no-op that answers the question as it is. Either way the voter is present at
+ * that moment (docs/product.md "The report").
  */
 @Injectable()
 export class UpvoteQuestion {
@@ -18,6 +21,7 @@ export class UpvoteQuestion {
     private readonly outbox: OutboxWriter,
     private readonly participants: Participants,
     private readonly book: QuestionBook,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** `up` true to upvote, false to take the upvote back. */
@@ -33,6 +37,7 @@ export class UpvoteQuestion {
     if (up && !VOTABLE.has(current.state)) throw invalidTransition('upvote', current.state);
     return this.outbox.run(async (manager) => {
       await holdQuestionsOpen(manager, eventId);
+      await recordWritePresence(manager, { eventId, agentId: meta.caller, at: this.clock() });
       const changed = up
         ? await queryRows(
             manager,

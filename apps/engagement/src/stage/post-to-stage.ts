@@ -1,8 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, EngagementTopics, type StageMessageView, type SignedMeta } from '@townhall/contracts';
 import { OutboxWriter, queryRows } from '@townhall/platform/service';
 import type { EntityManager } from 'typeorm';
 import { Participants, requireNotBlocked, requireRole } from '../access/participants.js';
+import { recordWritePresence } from '../attendance/write-presence.js';
+import { CLOCK, type Clock } from '../tokens.js';
 import { nextSequence } from './stage-lock.js';
 import { STAGE_MESSAGE_COLUMNS, toStageMessage, type StageMessageRow } from './stage-message-row.js';
 
@@ -17,13 +19,15 @@ export interface StageDraft {
 /**
  * Speakers, moderators and the host post to the live stage (docs/product.md "Live stage, Q&A,
  * polls"), open exactly while the event is live. A promoted question goes on the stage the same
- * way (`append`, in the promotion's transaction), so every message takes the next sequence.
+ * way (`append`, in the promotion's transaction), so every message takes the next sequence. A post
+ * is its author's presence at that moment (docs/product.md "The report"); a promotion is not.
  */
 @Injectable()
 export class PostToStage {
   constructor(
     private readonly outbox: OutboxWriter,
     private readonly participants: Participants,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async post(meta: SignedMeta, eventId: string, body: string): Promise<StageMessageView> {
@@ -41,6 +45,7 @@ export class PostToStage {
         kind: 'message',
         questionId: null,
       });
+      await recordWritePresence(manager, { eventId, agentId: meta.caller, at: this.clock() });
       await this.outbox.announce(manager, [
         { type: EngagementTopics.stagePosted, subject: eventId, data: message },
       ]);

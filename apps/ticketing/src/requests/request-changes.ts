@@ -9,6 +9,7 @@ import {
 import { OutboxWriter, queryRows } from '@townhall/platform/service';
 import type { EntityManager } from 'typeorm';
 import { declined } from '../access/admission.js';
+import { runEvent } from '../access/hosted-event.js';
 import { tiersOnSale } from '../codes/pricing.js';
 import { EVENT_COLUMNS, type EventRow } from '../projection/event-row.js';
 import { EventsProjection } from '../projection/events-projection.js';
@@ -39,11 +40,8 @@ export class RequestChanges {
   ) {}
 
   /** The event, if the caller runs it (its host or a moderator); else 403 `role.forbidden`. */
-  async runsEvent(meta: SignedMeta, eventId: string): Promise<EventRow> {
-    const event = await this.events.ensure(eventId, meta.caller, meta.requestId);
-    if (event.host_id !== meta.caller && !event.moderators.includes(meta.caller))
-      throw new DomainError('role.forbidden', "Only the event's host or a moderator decides its requests");
-    return event;
+  runsEvent(meta: SignedMeta, eventId: string): Promise<EventRow> {
+    return runEvent(this.events, meta, eventId, 'decides its requests');
   }
 
   /**

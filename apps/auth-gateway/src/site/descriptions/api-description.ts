@@ -151,6 +151,8 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
     'Audience questions: ask, upvote, withdraw, report; moderators approve, put on stage, answer, dismiss',
   Polls: 'Polls in an event: open, vote, close; results live or after close',
   Recordings: 'What happened in an event, assembled when it ended, and its publication',
+  Reports:
+    "An event's numbers, while live and after: attendance and minutes present, questions, polls, registrations, revenue and refunds (the host or a moderator), and one CSV line per ticket holder (the host)",
   Moderation: 'Block and unblock agents in an event (moderators and the host)',
   Live: 'Follow an event as it happens: a Server-Sent Events stream of CloudEvents',
   Webhooks: 'Domain events POSTed to your URL as they happen, signed per Standard Webhooks (Ed25519, `v1a`)',

@@ -95,7 +95,7 @@ export const HEADERS: Record<string, Json> = {
     schema: { type: 'string', ...ENCODED_JSON_HEADERS['PAYMENT-RESPONSE'] },
   },
   'Content-Disposition': {
-    description: '`attachment; filename="<name>.ics"`',
+    description: '`attachment; filename="<name>"`: a calendar (`.ics`) or a report (`.csv`) to save',
     schema: { type: 'string' },
   },
   ETag: { description: 'Changes whenever the document does', schema: { type: 'string' } },

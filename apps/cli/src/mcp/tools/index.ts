@@ -4,6 +4,7 @@ import { calling } from '../tool-results.js';
 import { registerAgentTools } from './agents.js';
 import { registerEventTools } from './events.js';
 import { registerLiveTools } from './live.js';
+import { registerReportTools } from './reports.js';
 
 /**
  * The agent's actions as MCP tools (apps/cli/README.md "MCP"): one tool per action, every call
@@ -15,4 +16,5 @@ export function registerTools(server: McpServer, session: PayingSession): void {
   registerAgentTools(server, session, run);
   registerEventTools(server, session, run);
   registerLiveTools(server, session, run);
+  registerReportTools(server, session, run);
 }

@@ -7,6 +7,7 @@ import { anEventView } from '@townhall/testing';
 import { Budget } from '../budget.js';
 import type { PayingSession } from '../paid-rsvp.js';
 import { PaymentFollowUp } from '../payment-follow-up.js';
+import { fullReport } from '../../../test/report-fixtures.js';
 import { registerTools } from './index.js';
 
 const HOST = '7zY1zThH8MiGHiiutWjXrY4m9vReseAfUhFsV7CpVyof';
@@ -526,6 +527,42 @@ describe('the MCP tools', () => {
       const refused = await mcp.call('rsvp', { eventId: 'e1' });
       expect(refused.isError).toBe(true);
       expect(JSON.parse(textOf(refused))).toMatchObject({ code: 'access.declined', status: 403 });
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('event_report reads the report: the whole report as structured content, a summary as text', async () => {
+    const report = fullReport();
+    const mcp = await connected(() => ({ status: 200, body: report }));
+    try {
+      const { tools } = await mcp.client.listTools();
+      const tool = tools.find((each) => each.name === 'event_report')!;
+      expect(tool.annotations).toMatchObject({ readOnlyHint: true });
+      expect(tool.description).toMatch(/Only the host or a moderator may call it/);
+      for (const code of ['role.forbidden', 'event.not_found']) expect(tool.description).toContain(code);
+      expect(tool.inputSchema.required).toEqual(['eventId']);
+      expect(Object.keys(tool.outputSchema?.properties ?? {})).toEqual(
+        expect.arrayContaining(['eventId', 'status', 'registrations', 'revenue', 'attendance', 'polls']),
+      );
+      const result = await mcp.call('event_report', { eventId: 'e1' });
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toEqual(report);
+      expect(textOf(result)).toMatch(/^Report of e1 \(past\): 7 registrations, revenue 6500 USDC \(ledger\)/);
+      expect(mcp.seen).toEqual(['GET /events/e1/report']);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('event_report answers a refusal as a tool error with its code', async () => {
+    const mcp = await connected(() => problem(403, 'role.forbidden', 'Only the host or a moderator'));
+    try {
+      const refused = await mcp.call('event_report', { eventId: 'e1' });
+      expect(refused.isError).toBe(true);
+      expect(refused.structuredContent).toBeUndefined();
+      expect(JSON.parse(textOf(refused))).toMatchObject({ code: 'role.forbidden', status: 403 });
+      expect((await mcp.call('event_report', {})).isError).toBe(true);
     } finally {
       await mcp.close();
     }

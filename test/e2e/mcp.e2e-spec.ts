@@ -241,7 +241,12 @@ describe.each([
       expect(tool.description?.length).toBeGreaterThan(40);
     }
     const rsvp = tools.find((tool) => tool.name === 'rsvp')!;
-    expect(Object.keys(rsvp.inputSchema.properties ?? {}).sort()).toEqual(['eventId', 'maxPrice', 'tierId']);
+    expect(Object.keys(rsvp.inputSchema.properties ?? {}).sort()).toEqual([
+      'code',
+      'eventId',
+      'maxPrice',
+      'tierId',
+    ]);
     expect(rsvp.inputSchema.required).toEqual(['eventId']);
     expect(rsvp.description).toMatch(/COST|cost/);
 

@@ -137,6 +137,20 @@ async function whomTheHostApproves(
     code: 'access.not_approved',
   });
 
+  // Thirty requests approved at once against ten seats: exactly ten tickets, the rest 409.
+  const crowded = await host.events.create(anEvent({ capacity: 10, access: 'approval' }));
+  const crowd = Array.from({ length: 30 }, () => client());
+  for (const agent of crowd) await agent.tickets.rsvp(crowded.id);
+  const approvals = await Promise.allSettled(
+    crowd.map((agent) => host.requests.approve(crowded.id, agent.agentId)),
+  );
+  expect(approvals.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(10);
+  for (const outcome of approvals)
+    if (outcome.status === 'rejected')
+      expect(outcome.reason).toMatchObject({ status: 409, code: 'capacity.sold_out' });
+  expect((await host.tickets.attendees(crowded.id, { limit: 50 })).items).toHaveLength(10);
+  expect((await host.requests.list(crowded.id, { status: 'requested', limit: 50 })).items).toHaveLength(20);
+
   // A paid event of one seat: asking costs nothing; the seat is held for the first approved.
   const paid = await host.events.create(
     anEvent({

@@ -2,7 +2,8 @@
 // stand-in answers Events.access, domain events are delivered to ticketing's consumers directly.
 // docs/product.md "Codes".
 import { generateAgentKey, type AgentKey } from '@townhall/auth';
-import { Codes, Ledger, Tickets, type CreateCode } from '@townhall/contracts';
+import { Codes, cursorCodec, Ledger, Tickets, type CreateCode } from '@townhall/contracts';
+import { z } from 'zod';
 import { refusalOf, type ServiceHarness } from '@townhall/testing/service';
 import type { PaymentRequirements } from '@townhall/x402';
 import { paid, ticketOf, TicketingFixtures } from './fixtures.js';
@@ -143,6 +144,33 @@ describe('ticketing: codes', () => {
     expect(
       (await refusalOf(create(event.eventId, { code: 'mine', percentOff: 5 }, agent.agentId))).code,
     ).toBe('role.forbidden');
+  });
+
+  it('pages the codes oldest first, and refuses a tampered cursor', async () => {
+    const event = fixtures.anEvent(10, paid('1000'));
+    for (const code of ['one', 'TWO', 'three']) await create(event.eventId, { code, percentOff: 10 });
+    const first = await ticketing.send(Codes.list, { eventId: event.eventId, limit: 2 }, host.agentId);
+    const rest = await ticketing.send(
+      Codes.list,
+      { eventId: event.eventId, limit: 2, cursor: first.nextCursor! },
+      host.agentId,
+    );
+    expect([...first.items, ...rest.items].map((code) => code.code)).toEqual(['one', 'TWO', 'three']);
+    expect(rest.nextCursor).toBeNull();
+    // A cursor of the right shape whose code is not one (a NUL in it, upper case): 400, never a 500.
+    const forged = cursorCodec(z.tuple([z.string(), z.string()]));
+    for (const key of ['on\u0000e', 'ONE', ''])
+      expect(
+        (
+          await refusalOf(
+            ticketing.send(
+              Codes.list,
+              { eventId: event.eventId, limit: 2, cursor: forged.encode([new Date().toISOString(), key]) },
+              host.agentId,
+            ),
+          )
+        ).code,
+      ).toBe('validation.failed');
   });
 
   it('refuses an expired code, and a removed one', async () => {

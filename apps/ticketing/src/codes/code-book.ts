@@ -1,5 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CursorKey, cursorCodec, DomainError, type CodeView, type Page } from '@townhall/contracts';
+import {
+  CodeSchema,
+  CursorKey,
+  cursorCodec,
+  DomainError,
+  type CodeView,
+  type Page,
+} from '@townhall/contracts';
 import { queryRows } from '@townhall/platform/service';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
@@ -9,7 +16,9 @@ import { CODE_COLUMNS, toCode, type CodeRow } from './code-row.js';
 import { pageOfRows } from '../db/page-of-rows.js';
 
 /** Codes page by (created_at, code_key): oldest first. */
-const CODE_CURSOR = cursorCodec(z.tuple([CursorKey.instant, z.string().min(1).max(32)]));
+const CODE_CURSOR = cursorCodec(
+  z.tuple([CursorKey.instant, CodeSchema.refine((key) => key === key.toLowerCase())]),
+);
 
 /** Reading an event's codes: the host's list, and the code an RSVP sends. */
 @Injectable()

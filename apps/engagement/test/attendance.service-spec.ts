@@ -202,9 +202,12 @@ describe('engagement service: attendance and the report', () => {
       ].sort((a, b) => (a.agentId < b.agentId ? -1 : 1)),
     );
     expect(early.createdAt).toBe(iso(0));
+    // Every write is on record at its time: a question by its own row, the others as sessions of no length.
     const writes = await engagement().query<{ agent_id: string; started_at: Date }>(
       `SELECT agent_id, started_at FROM engagement.stream_sessions
-        WHERE event_id = $1 AND gateway_id = 'write' AND ended_at = started_at ORDER BY started_at`,
+        WHERE event_id = $1 AND gateway_id = 'write' AND ended_at = started_at
+       UNION ALL SELECT author_id, created_at FROM engagement.questions WHERE event_id = $1
+       ORDER BY started_at`,
       [eventId],
     );
     expect(writes.map((write) => [write.agent_id, write.started_at.toISOString()])).toEqual([

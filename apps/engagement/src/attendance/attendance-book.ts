@@ -45,7 +45,12 @@ export class AttendanceBook {
                      THEN s.last_seen_at ELSE $2::timestamptz END)) AS ended_at
          FROM engagement.stream_sessions s
         WHERE s.event_id = $1 AND s.started_at <= $4 AND (s.ended_at IS NULL OR s.ended_at >= $3)
-          AND EXISTS (SELECT FROM engagement.attendance a WHERE a.event_id = $1 AND a.agent_id = s.agent_id)`,
+          AND EXISTS (SELECT FROM engagement.attendance a WHERE a.event_id = $1 AND a.agent_id = s.agent_id)
+       UNION ALL
+       -- A question is its asker's presence at its time: read from the question, not written twice.
+       SELECT q.author_id, q.created_at, q.created_at FROM engagement.questions q
+        WHERE q.event_id = $1 AND q.created_at BETWEEN $3 AND $4
+          AND EXISTS (SELECT FROM engagement.attendance a WHERE a.event_id = $1 AND a.agent_id = q.author_id)`,
       [eventId, now, from, to],
     );
     const byAgent = attendeesOf(

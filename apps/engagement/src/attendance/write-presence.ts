@@ -8,8 +8,8 @@ export const WRITE_GATEWAY = 'write';
 
 /**
  * A ticket holder is present when they write (docs/product.md "The report"): a stage post, a
- * question (engagement.submit_question records its own, with the question), an upvote or a ballot
- * is a session of no length at `at`, in the write's transaction. Recorded whatever the event's
+ * question, an upvote or a ballot is a session of no length at `at`: the question's own row is that
+ * record (AttendanceBook reads it), the others write one in the write's transaction. Recorded whatever the event's
  * status: the report counts it only while the event was live.
  */
 export async function recordWritePresence(

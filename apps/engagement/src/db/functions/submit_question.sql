@@ -3,8 +3,7 @@
 -- under pre-moderation) and its domain event (`p_events`, built by the service). 'submitted', or
 -- why not: 'ended', 'blocked', 'stale' (`p_standing`, the text of the engagement.standing row the
 -- service authorized the question on, is not the standing now: the service reads it again and
--- decides again; NULL: not compared), 'rate_limited'; a refusal writes nothing. A question is also
--- its asker's presence at `p_at` (a session of no length, as every write records: the report).
+-- decides again; NULL: not compared), 'rate_limited'; a refusal writes nothing.
 -- The signature before `p_standing`, which the migrations created.
 DROP FUNCTION IF EXISTS engagement.submit_question(uuid, uuid, text, text, timestamptz, integer, text, jsonb);
 CREATE OR REPLACE FUNCTION engagement.submit_question(
@@ -35,9 +34,6 @@ BEGIN
   END IF;
   INSERT INTO engagement.questions (id, event_id, author_id, body, state, created_at, updated_at)
   VALUES (p_id, p_event, p_author, p_body, p_state, p_at, p_at);
-  INSERT INTO engagement.stream_sessions
-    (event_id, agent_id, gateway_id, interval_ms, started_at, last_seen_at, ended_at)
-  VALUES (p_event, p_author, 'write', 0, p_at, p_at, p_at);
   PERFORM engagement.announce(p_events);
   RETURN 'submitted';
 END $$;

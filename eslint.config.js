@@ -20,6 +20,27 @@ export default tseslint.config(
     languageOptions: { globals: globals.node },
   },
   {
+    // The gateway never loads what only the domain services need (TypeORM alone is 30 MB of
+    // resident memory): '@townhall/platform' has all it uses. Its tests may set up a stream.
+    files: ['apps/auth-gateway/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@townhall/platform/service',
+              message: "Domain services only: use '@townhall/platform'.",
+            },
+            { name: 'typeorm', message: 'The gateway holds no database.' },
+            { name: 'pg', message: 'The gateway holds no database.' },
+          ],
+          patterns: [{ group: ['typeorm/*', 'pg/*'], message: 'The gateway holds no database.' }],
+        },
+      ],
+    },
+  },
+  {
     // Which package may import which, and every package declares what it imports
     // (tools/eslint/package-boundaries.mjs; README "Architecture").
     files: ['**/*.ts', '**/*.mts', '**/*.mjs', '**/*.js'],

@@ -2,11 +2,12 @@
 // autocannon and prints autocannon's result as JSON on stdout. Every request is signed by
 // its agent with its own nonce before the clock starts.
 // argv[2]: path of a JSON file { url, audience, method, target, body?, connections,
-//   durationSeconds? (else: send every request once), headers?, signers?: [{ secretKeyHex, agentId, count, headers? }] }
+//   durationSeconds? (else: send every request once), headers?,
+//   signers?: [{ secretKeyHex, agentId, count, headers?, scheme?: 'service-auth-v1' | 'rfc9421' }] }
 // Without signers the requests are public (unsigned) and the run needs durationSeconds.
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
-import { nodeKey, signedHeaders } from './signed-requests.mjs';
+import { messageSignedHeaders, nodeKey, signedHeaders } from './signed-requests.mjs';
 
 const options = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const started = Date.now();
@@ -14,8 +15,9 @@ const signed = (options.signers ?? []).flatMap((signer) => {
   const privateKey = nodeKey(Buffer.from(signer.secretKeyHex, 'hex'));
   return Array.from({ length: signer.count }, () => ({
     ...signer.headers,
-    ...signedHeaders({
+    ...(signer.scheme === 'rfc9421' ? messageSignedHeaders : signedHeaders)({
       privateKey,
+      secretKeyHex: signer.secretKeyHex,
       agentId: signer.agentId,
       audience: options.audience,
       method: options.method,

@@ -25,6 +25,7 @@ const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const SCENARIOS = [
   'standalone',
   'reads',
+  'reads-rfc9421',
   'paid',
   'questions',
   'subscribed',
@@ -347,12 +348,19 @@ try {
   const gatewayPid = children.find((c) => c.name === GATEWAY).child.pid;
   const hex = (key) => Buffer.from(key.secretKey).toString('hex');
 
-  // 1. Signed reads of one directory card.
-  let readReport;
-  if (ONLY.has('reads')) {
+  // 1. Signed reads of one directory card: by service-auth-v1, and (1b) by RFC 9421
+  // (docs/protocol/signing.md section 8: two structured fields parsed and a signature base built
+  // per request, beside the same verify).
+  const signedReads = async (scheme, title) => {
     const key = generateAgentKey();
     const agent = new AgentClient({ baseUrl: audience, key });
     await agent.directory.putMe({ handle: `bench_${randomBytes(3).toString('hex')}`, displayName: 'Bench' });
+    const signer = {
+      secretKeyHex: hex(key),
+      agentId: key.agentId,
+      scheme,
+      count: Number(process.env.BENCH_PRESIGNED ?? 12_000 * DURATION),
+    };
     const reads = {
       url: audience,
       audience,
@@ -360,23 +368,22 @@ try {
       target: `/directory/${key.agentId}`,
       connections: CONNECTIONS,
       durationSeconds: DURATION,
-      signers: [
-        {
-          secretKeyHex: hex(key),
-          agentId: key.agentId,
-          count: Number(process.env.BENCH_PRESIGNED ?? 12_000 * DURATION),
-        },
-      ],
+      signers: [signer],
     };
-    await runLoad({ ...reads, durationSeconds: 2, signers: [{ ...reads.signers[0], count: 30_000 }] }); // warm-up
-    readReport = await measure(
-      `signed GET /directory/{agentId}, ${CONNECTIONS} connections, ${DURATION} s`,
+    await runLoad({ ...reads, durationSeconds: 2, signers: [{ ...signer, count: 30_000 }] }); // warm-up
+    const report = await measure(
+      `${title} GET /directory/{agentId}, ${CONNECTIONS} connections, ${DURATION} s`,
       reads,
       labels,
     );
     const memory = rssOf(gatewayPid);
-    readReport.gatewayRssMb = { now: Math.round(memory.rssMb), peak: Math.round(memory.peakMb) };
-  }
+    report.gatewayRssMb = { now: Math.round(memory.rssMb), peak: Math.round(memory.peakMb) };
+    return report;
+  };
+  const readReport = ONLY.has('reads') ? await signedReads('service-auth-v1', 'signed') : undefined;
+  const messageReadReport = ONLY.has('reads-rfc9421')
+    ? await signedReads('rfc9421', 'signed (RFC 9421)')
+    : undefined;
 
   const host = new AgentClient({ baseUrl: audience });
 
@@ -669,6 +676,7 @@ try {
   const hotRow = (before.hotRow + after.hotRow) / 2;
   const rows = [
     ['signed read', readReport, verify, 'verify', 0.5],
+    ['signed read (RFC 9421)', messageReadReport, verify, 'verify', 0.5],
     ['paid RSVP', paidReport, hotRow, 'hot row', 0.35],
     ['signed question post', questionReport, verify, 'verify', 0.1],
     ['question post, 20 subscriptions elsewhere', subscribedReport, verify, 'verify', 0.1],
@@ -690,6 +698,7 @@ try {
         scenarios: [
           standaloneReport,
           readReport,
+          messageReadReport,
           paidReport,
           questionReport,
           subscribedReport,

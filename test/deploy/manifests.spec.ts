@@ -30,6 +30,7 @@ const SECRET_KEYS = [
   'redis-url',
   'x402-facilitator-url',
   'webhook-signing-key',
+  'receipt-signing-key',
   ...NATS_PASSWORD_KEYS,
 ];
 const RUNBOOK = 'https://github.com/townhall-agents/townhall/blob/main/k8s/README.md';
@@ -286,6 +287,10 @@ describe.each(Object.keys(OVERLAYS) as Overlay[])('k8s/overlays/%s', (overlay) =
     for (const ref of refs) expect(SECRET_KEYS).toContain(ref.key);
     const byApp = (app: string) => refs.filter((ref) => ref.app === app).map((ref) => ref.key);
     expect(byApp(GATEWAY)).toEqual(['nats-password-auth-gateway', 'redis-url']);
+    // The receipts' private key is ticketing's alone; the gateway serves only the public set.
+    expect(refs.filter((ref) => ref.key === 'receipt-signing-key').map((ref) => ref.app)).toEqual([
+      'ticketing',
+    ]);
     // Each app reaches NATS as its own user, with its own password and no other's.
     for (const app of BUS_APPS)
       expect(
@@ -486,7 +491,8 @@ describe.each(Object.keys(OVERLAYS) as Overlay[])('k8s/overlays/%s, network', (o
     const gateway = policy(GATEWAY);
     expect(gateway.podSelector.matchLabels).toEqual({ 'app.kubernetes.io/name': GATEWAY });
     expect(gateway.ingress).toEqual([{ ports: [{ protocol: 'TCP', port: GATEWAY_PORT }] }, metricsOnly]);
-    expect(ports(gateway.egress)).toEqual([4222, 6379]); // NATS, Redis
+    // NATS, Redis, and https to the key directories Signature-Agents name.
+    expect(new Set(ports(gateway.egress))).toEqual(new Set([443, 4222, 6379]));
     for (const service of SERVICES) {
       const rules = policy(service);
       expect(rules.podSelector.matchLabels).toEqual({ 'app.kubernetes.io/name': service });
@@ -497,13 +503,15 @@ describe.each(Object.keys(OVERLAYS) as Overlay[])('k8s/overlays/%s, network', (o
       );
     }
     // ...on public addresses only: never the cluster's, the node's or the cloud's metadata.
-    const receivers = policy('webhooks').egress!.find((rule) => ports([rule]).includes(443))!;
-    const blocks = (receivers.to ?? []).map((peer) => peer.ipBlock as { cidr: string; except?: string[] });
-    expect(blocks.map((block) => block.cidr)).toEqual(['0.0.0.0/0', '::/0']);
-    for (const range of ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '127.0.0.0/8', '169.254.0.0/16'])
-      expect(blocks[0]!.except).toContain(range);
-    for (const range of ['fc00::/7', 'fe80::/10', '::ffff:0:0/96'])
-      expect(blocks[1]!.except).toContain(range);
+    for (const app of ['webhooks', GATEWAY]) {
+      const outside = policy(app).egress!.find((rule) => ports([rule]).includes(443))!;
+      const blocks = (outside.to ?? []).map((peer) => peer.ipBlock as { cidr: string; except?: string[] });
+      expect(blocks.map((block) => block.cidr)).toEqual(['0.0.0.0/0', '::/0']);
+      for (const range of ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '127.0.0.0/8', '169.254.0.0/16'])
+        expect(blocks[0]!.except).toContain(range);
+      for (const range of ['fc00::/7', 'fe80::/10', '::ffff:0:0/96'])
+        expect(blocks[1]!.except).toContain(range);
+    }
     const migrations = policy('migrations');
     expect(migrations.podSelector.matchLabels).toEqual({ 'app.kubernetes.io/component': 'migration' });
     expect(migrations.ingress ?? []).toEqual([]);

@@ -4,12 +4,17 @@ import { join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /*
- * The documentation lives in this repository (docs/README.md is its index). Two checks keep it so:
- * no file cites the design documents that used to live outside the repository, and every relative
- * Markdown link in a README or under docs/ points at a file that exists.
+ * The documentation lives in this repository (docs/README.md is its index). These checks keep it so:
+ * no file cites the design documents that used to live outside the repository; every relative
+ * Markdown link in a README or under docs/ points at a file that exists and, when it names a heading
+ * of a Markdown file (`#anchor`), at a heading that file has; and the root README stays short enough
+ * to read in a few minutes (the reference lives under docs/).
  */
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The root README orients; past this many lines it has become the reference, which is docs/. */
+const README_MAX_LINES = 250;
 
 /** Spelt in pieces so that this file does not match itself. */
 const OUTSIDE_DOCUMENTS = ['PROTOCOL', 'PRODUCT', 'ARCHITECTURE', 'ENVIRONMENT', 'STYLE', 'BRIEF'].map(
@@ -79,6 +84,48 @@ function linkTargets(markdown: string): Array<{ line: number; target: string }> 
   return targets;
 }
 
+/** The same text with fenced code blocks blanked (newlines kept), so that `# comment` in code is no heading. */
+function withoutFences(markdown: string): string {
+  return markdown.replace(/^( {0,3})(```|~~~)[^\n]*\n[\s\S]*?^ {0,3}\2[^\n]*$/gm, (match) =>
+    match.replace(/[^\n]/g, ' '),
+  );
+}
+
+/**
+ * The anchors of a Markdown text's headings, as GitHub makes them: the heading's text lower-cased,
+ * without punctuation (backticks, colons, apostrophes, ...), each space a hyphen; a repeated one
+ * gets `-1`, `-2`, ... Explicit `<a id="...">` / `name="..."` anchors count too.
+ */
+function headingAnchors(markdown: string): Set<string> {
+  const anchors = new Set<string>();
+  const seen = new Map<string, number>();
+  for (const match of withoutFences(markdown).matchAll(/^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$/gm)) {
+    const text = match[1]!.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1'); // a link in a heading: its text
+    const slug = text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\p{M}\s_-]/gu, '')
+      .replace(/\s/g, '-');
+    const count = seen.get(slug) ?? 0;
+    seen.set(slug, count + 1);
+    anchors.add(count === 0 ? slug : `${slug}-${count}`);
+  }
+  for (const match of markdown.matchAll(/<a\s[^>]*(?:id|name)="([^"]+)"/g)) anchors.add(match[1]!);
+  return anchors;
+}
+
+/** The heading a link names (`#anchor`, decoded), or undefined when it names none. */
+function anchorOf(target: string): string | undefined {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('//')) return undefined;
+  const at = target.indexOf('#');
+  if (at < 0 || at === target.length - 1) return undefined;
+  const anchor = target.slice(at + 1);
+  try {
+    return decodeURIComponent(anchor);
+  } catch {
+    return anchor;
+  }
+}
+
 /** The repository path a relative link points at, or undefined for an absolute URL or an anchor. */
 function resolveLink(file: string, target: string): string | undefined {
   if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('//')) return undefined; // https:, mailto:, ...
@@ -97,9 +144,24 @@ function resolveLink(file: string, target: string): string | undefined {
 
 const files = repositoryFiles();
 
+const markdownFiles = files.filter(
+  (file) => posix.basename(file) === 'README.md' || (file.startsWith('docs/') && file.endsWith('.md')),
+);
+
 describe('the documentation is in the repository', () => {
   it('has the index and the documents it lists', () => {
-    for (const doc of ['README.md', 'product.md', 'architecture.md', 'operations.md', 'development.md']) {
+    for (const doc of [
+      'README.md',
+      'api.md',
+      'tickets-and-payments.md',
+      'running-a-townhall.md',
+      'product.md',
+      'architecture.md',
+      'libraries.md',
+      'operations.md',
+      'performance.md',
+      'development.md',
+    ]) {
       expect(existsSync(join(ROOT, 'docs', doc))).toBe(true);
     }
   });
@@ -114,11 +176,8 @@ describe('the documentation is in the repository', () => {
   });
 
   it('every relative link in a README or under docs/ points at a file that exists', () => {
-    const markdown = files.filter(
-      (file) => posix.basename(file) === 'README.md' || (file.startsWith('docs/') && file.endsWith('.md')),
-    );
-    expect(markdown).toContain('docs/README.md');
-    const broken = markdown.flatMap((file) => {
+    expect(markdownFiles).toContain('docs/README.md');
+    const broken = markdownFiles.flatMap((file) => {
       const text = textOf(file) ?? '';
       return linkTargets(text).flatMap(({ line, target }) => {
         const path = resolveLink(file, target);
@@ -128,6 +187,34 @@ describe('the documentation is in the repository', () => {
       });
     });
     expect(broken).toEqual([]);
+  });
+
+  it('every link to a heading of a Markdown file names a heading that file has', () => {
+    const anchorsByFile = new Map<string, Set<string>>();
+    const anchorsOf = (file: string) => {
+      let anchors = anchorsByFile.get(file);
+      if (anchors === undefined) {
+        anchors = headingAnchors(textOf(file) ?? '');
+        anchorsByFile.set(file, anchors);
+      }
+      return anchors;
+    };
+    const broken = markdownFiles.flatMap((file) =>
+      linkTargets(textOf(file) ?? '').flatMap(({ line, target }) => {
+        const anchor = anchorOf(target);
+        if (anchor === undefined) return [];
+        // `#anchor` alone names a heading of the linking file itself.
+        const path = target.startsWith('#') ? file : resolveLink(file, target);
+        if (path === undefined || !path.endsWith('.md') || !existsSync(join(ROOT, path))) return [];
+        return anchorsOf(path).has(anchor) ? [] : [`${file}:${line}: ${target}`];
+      }),
+    );
+    expect(broken).toEqual([]);
+  });
+
+  it(`the root README is at most ${README_MAX_LINES} lines: what Townhall is, how to start it, where the rest is`, () => {
+    const lines = readFileSync(join(ROOT, 'README.md'), 'utf8').replace(/\n$/, '').split('\n');
+    expect(lines.length).toBeLessThanOrEqual(README_MAX_LINES);
   });
 });
 
@@ -155,5 +242,38 @@ describe('the link reader', () => {
     expect(resolveLink('README.md', '/docs/a%20b.md')).toBe('docs/a b.md');
     expect(resolveLink('README.md', 'https://example.com/x.md')).toBeUndefined();
     expect(resolveLink('README.md', '#configuration')).toBeUndefined();
+  });
+
+  it("makes GitHub's heading anchors, and none from a heading inside code", () => {
+    const text = [
+      '# Townhall',
+      "## The project's machines",
+      '## Rate limits (`rate-limit/`)',
+      "### 7. Solana `exact`: USDC with the agent's own key",
+      '## Tickets, payments (x402) and the ledger',
+      '## Notes',
+      '## Notes',
+      '```sh',
+      '# not a heading',
+      '```',
+      '<a id="kept-anchor"></a>',
+    ].join('\n');
+    expect([...headingAnchors(text)]).toEqual([
+      'townhall',
+      'the-projects-machines',
+      'rate-limits-rate-limit',
+      '7-solana-exact-usdc-with-the-agents-own-key',
+      'tickets-payments-x402-and-the-ledger',
+      'notes',
+      'notes-1',
+      'kept-anchor',
+    ]);
+  });
+
+  it('reads the anchor a link names, and none from a URL or a bare path', () => {
+    expect(anchorOf('docs/operations.md#configuration')).toBe('configuration');
+    expect(anchorOf('#faults-as-tested')).toBe('faults-as-tested');
+    expect(anchorOf('docs/operations.md')).toBeUndefined();
+    expect(anchorOf('https://example.com/a.md#x')).toBeUndefined();
   });
 });

@@ -218,7 +218,7 @@ describe('townhall CLI, end to end against the real topology', () => {
     expect(listed.items.map((event) => event.id)).toEqual([freeEvent.id, paidEvent.id]);
     expect(table.stdout).toMatch(/^ID\s+STATUS\s+STARTS\s+PRICE\s+SOLD\s+TITLE$/m);
     expect(table.stdout).toMatch(
-      new RegExp(`^${paidEvent.id}\\s+scheduled\\s+.*300 USDC\\s+0/10\\s+CLI paid AMA$`, 'm'),
+      new RegExp(`^${paidEvent.id}\\s+scheduled\\s+.*0\\.0003 USDC\\s+0/10\\s+CLI paid AMA$`, 'm'),
     );
     expect(shown.stdout).toMatch(/^CLI free AMA\n\s+id\s+/);
     expect(forbidden).toMatchObject({
@@ -284,7 +284,7 @@ describe('townhall CLI, end to end against the real topology', () => {
         code: 0,
         stdout: expect.stringMatching(/^ticket \S+ {2}active {2}tier general {2}free/),
       });
-    expect(faucet.stdout).toMatch(/^credited 1000 USDC/);
+    expect(faucet.stdout).toMatch(/^credited 0\.001 USDC \(1000\)/);
 
     const [unpaid, tooDear] = await Promise.all([
       bob`rsvp ${paidEvent.id}`,
@@ -293,11 +293,11 @@ describe('townhall CLI, end to end against the real topology', () => {
     expect(unpaid).toMatchObject({
       code: 1,
       stderr:
-        'error payment.required: a ticket (tier general) costs 300 USDC; pass --max-price 300 to pay it\n',
+        'error payment.required: a ticket (tier general) costs 0.0003 USDC (300); pass --max-price 300 to pay it\n',
     });
     expect(tooDear.code).toBe(1);
     expect(tooDear.stderr).toMatch(
-      /^error payment\.above_max_price: .*costs 300 USDC, more than --max-price 299; nothing was paid/,
+      /^error payment\.above_max_price: .*costs 0\.0003 USDC \(300\), more than --max-price 299; nothing was paid/,
     );
     expect(await bob.json`ledger balance`).toMatchObject({ balances: [{ asset: 'USDC', amount: '1000' }] });
 
@@ -324,7 +324,7 @@ describe('townhall CLI, end to end against the real topology', () => {
       new RegExp(`^\\S+\\s+active\\s+general\\s+free\\s+.*UTC\\s+${freeEvent.id}$`, 'm'),
     );
     expect(mine.stdout).toMatch(
-      new RegExp(`^\\S+\\s+active\\s+general\\s+300 USDC\\s+.*UTC\\s+${paidEvent.id}$`, 'm'),
+      new RegExp(`^\\S+\\s+active\\s+general\\s+0\\.0003 USDC\\s+.*UTC\\s+${paidEvent.id}$`, 'm'),
     );
     expect(attendees.items).toEqual([
       expect.objectContaining({
@@ -335,10 +335,10 @@ describe('townhall CLI, end to end against the real topology', () => {
       }),
     ]);
     expect(notHost).toMatchObject({ code: 1, stderr: expect.stringMatching(/^error role\.forbidden: /) });
-    expect(balance.stdout).toBe('700 USDC\n');
-    expect(entries.stdout).toMatch(/FAUCET\s+\+1000 USDC/);
+    expect(balance.stdout).toBe('0.0007 USDC (700)\n');
+    expect(entries.stdout).toMatch(/FAUCET\s+\+0\.001 USDC/);
     expect(entries.stdout).toMatch(
-      new RegExp(`EVENT_TICKET\\s+-300 USDC\\s+event ${paidEvent.id}\\s+${paid.payment.transaction}`),
+      new RegExp(`EVENT_TICKET\\s+-0\\.0003 USDC\\s+event ${paidEvent.id}\\s+${paid.payment.transaction}`),
     );
     expect(again.stdout).toMatch(/^you already hold this ticket; nothing was charged/);
   });
@@ -349,15 +349,15 @@ describe('townhall CLI, end to end against the real topology', () => {
       await alice`ledger faucet 500`;
       const declined = await alice.onTerminal('n')`rsvp ${paidEvent.id}`;
       expect(declined.stdout).toContain(
-        '"CLI paid AMA": a ticket (tier general) costs 300 USDC, paid to the host',
+        '"CLI paid AMA": a ticket (tier general) costs 0.0003 USDC (300), paid to the host',
       );
       expect(declined.stdout).toContain('error payment.declined: nothing was paid');
       expect(declined.code).toBe(1);
 
       const confirmed = await alice.onTerminal('y')`rsvp ${paidEvent.id}`;
-      expect(confirmed.stdout).toMatch(/paid 300 USDC \(ledger entry \S+\)/);
+      expect(confirmed.stdout).toMatch(/paid 0\.0003 USDC \(300\) \(ledger entry \S+\)/);
       expect(confirmed.code).toBe(0);
-      expect((await alice`ledger balance`).stdout).toBe('200 USDC\n');
+      expect((await alice`ledger balance`).stdout).toBe('0.0002 USDC (200)\n');
     },
   );
 
@@ -465,11 +465,12 @@ describe('townhall CLI, end to end against the real topology', () => {
     const lines = demo.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe(`Townhall answers at ${topology.baseUrl}`);
     expect(lines.at(-1)).toMatch(/^done: townhall events get \S+/);
-    expect(demo.stdout).toMatch(/got 402 Payment Required \(2500 USDC\), signed an x402 payment/);
+    expect(demo.stdout).toMatch(/: 0\.0025 USDC a ticket, \d+ seats$/m);
+    expect(demo.stdout).toMatch(/got 402 Payment Required \(0\.0025 USDC\), signed an x402 payment/);
     expect(demo.stdout).toMatch(/promoted the top question \(2 upvotes\)/);
     expect(demo.stdout).toMatch(/closed the poll: Standalone mode 2, More SDKs 1, Better docs 0/);
     expect(demo.stdout).toMatch(/published the recording/);
-    expect(demo.stdout).toMatch(/ledger balance: 7500 USDC/);
+    expect(demo.stdout).toMatch(/ledger balance: 0\.0075 USDC from 3 tickets/);
     expect(demo.stderr).toBe('');
   });
 });

@@ -6,15 +6,17 @@ import { join } from 'node:path';
 import { compileCacheEnv, freePort, REPO_ROOT, StandaloneProcess } from '@townhall/testing';
 
 /**
- * Every command the root README's first-calls block, its curl block and the standalone banner
- * print, run as printed (read from README.md and from the running server's own output at test
- * time, so an edit that breaks one fails here) through bash from the repository root, with a HOME
+ * Every command the root README's first-calls block, the curl block of docs/api.md, the "Getting
+ * paid in USDC" block of docs/tickets-and-payments.md and the standalone banner print, run as
+ * printed (read from those files and from the running server's own output at test time, so an
+ * edit that breaks one fails here) through bash from the repository root, with a HOME
  * of its own. They address http://localhost:3000, so the server takes port 3000 when it is free
  * and the commands run exactly as printed; when 3000 is taken (a developer's own `npm start`),
  * `localhost:3000` in them is replaced by the server's port and TOWNHALL_URL points there: the
  * only change ever made to them. Not run here: `npm install && npm start` and `npm test` (this
  * suite is `npm test`; `npm start` is the server below, built as `npm start` builds it), the SDK
- * snippet (test/e2e/packages.e2e-spec.ts runs it from the published package).
+ * snippet (test/e2e/packages.e2e-spec.ts runs it from the published package), and the MCP
+ * configuration, whose `townhall mcp` test/e2e/mcp.e2e-spec.ts runs as an MCP client does.
  */
 describe('the commands the README and the start banner print, as printed', () => {
   let standalone: StandaloneProcess | undefined;
@@ -127,7 +129,7 @@ describe('the commands the README and the start banner print, as printed', () =>
   });
 
   it('the curl block signs with the SDK and the server accepts it', async () => {
-    const run = await shell(readmeBlock('### With curl', 'sh'), join(work, 'curl'));
+    const run = await shell(docBlock('docs/api.md', '### With curl', 'sh'), join(work, 'curl'));
     expect({ code: run.code, stderr: run.code === 0 ? '' : run.stderr }).toEqual({ code: 0, stderr: '' });
     expect(JSON.parse(run.stdout)).toMatchObject({ handle: 'curl_agent' });
   });
@@ -174,7 +176,7 @@ describe('the commands the README and the start banner print, as printed', () =>
       const home = join(work, 'usdc');
       const env = { TOWNHALL_URL: own.baseUrl.replace('127.0.0.1', 'localhost') };
       expect((await shell('npx townhall keygen', home, 60_000, undefined, env)).code).toBe(0);
-      const commands = readmeBlock('### Getting paid in USDC', 'sh')
+      const commands = docBlock('docs/tickets-and-payments.md', '## Getting paid in USDC', 'sh')
         .split('\n')
         .map((line) => line.replace(/\s+#.*$/, '').trim())
         .filter(Boolean);
@@ -197,11 +199,11 @@ describe('the commands the README and the start banner print, as printed', () =>
           stderr: '',
         });
         if (command.includes('wallet faucet'))
-          expect(run.stdout).toMatch(/^minted 1000000 of \S+ to your token account/m);
-        if (command.includes('wallet --rpc')) expect(run.stdout).toMatch(/^USDC\s+1000000 atomic units/m);
+          expect(run.stdout).toMatch(/^minted 1 USDC \(1000000\) to your token account/m);
+        if (command.includes('wallet --rpc')) expect(run.stdout).toMatch(/^USDC\s+1 USDC \(1000000\)/m);
         if (command.startsWith('npm run demo')) {
           expect(run.stdout).toMatch(/Solana transaction \S+\)$/m);
-          expect(run.stdout).toMatch(/went from 0 to 7500 atomic units/);
+          expect(run.stdout).toMatch(/went from 0 USDC to 0\.0075 USDC/);
           expect(run.stdout).toMatch(/^done: /m);
         }
       }
@@ -221,20 +223,20 @@ interface Run {
 
 /** The README's "Then, in another terminal" block, one command per line, comments dropped. */
 function firstCalls(): string[] {
-  return readmeBlock('Then, in another terminal', 'sh')
+  return docBlock('README.md', 'Then, in another terminal', 'sh')
     .split('\n')
     .map((line) => line.replace(/\s+#.*$/, '').trim())
     .filter(Boolean);
 }
 
-/** The first fenced `lang` block after the line `heading` in README.md. */
-function readmeBlock(heading: string, lang: string): string {
-  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-  const at = readme.indexOf(heading);
-  if (at < 0) throw new Error(`README.md has no "${heading}"`);
-  const start = readme.indexOf('```' + lang + '\n', at);
-  const end = readme.indexOf('\n```', start);
-  return readme.slice(start + lang.length + 4, end + 1);
+/** The first fenced `lang` block after the line `heading` in `file` (a path from the repository's root). */
+function docBlock(file: string, heading: string, lang: string): string {
+  const text = readFileSync(join(REPO_ROOT, file), 'utf8');
+  const at = text.indexOf(heading);
+  if (at < 0) throw new Error(`${file} has no "${heading}"`);
+  const start = text.indexOf('```' + lang + '\n', at);
+  const end = text.indexOf('\n```', start);
+  return text.slice(start + lang.length + 4, end + 1);
 }
 
 function portIsFree(port: number): Promise<boolean> {

@@ -13,6 +13,7 @@ import { saveKeyFile } from '@townhall/sdk/key-file';
 import {
   compileCacheEnv,
   freePort,
+  LostAnswerProxy,
   problemOf,
   REPO_ROOT,
   StandaloneProcess,
@@ -317,10 +318,13 @@ describe('Solana exact through an HTTP facilitator (the official x402Facilitator
   let rpc: LocalRpc;
   let facilitator: SvmFacilitatorServer;
   let topology: Topology;
+  /** Ticketing's way to the chain: a test holds it to decide what reconciliation can have seen. */
+  let ticketingRpc: LostAnswerProxy;
 
   async function start(): Promise<Sale> {
     chain = await LocalChain.open({ blockhashLifetimeMs: 4_000 });
     rpc = await startLocalRpc(chain);
+    ticketingRpc = await LostAnswerProxy.start(rpc.url);
     facilitator = await SvmFacilitatorServer.start(chain);
     topology = await Topology.start({
       env: { LEDGER_FAUCET: 'true' },
@@ -329,7 +333,7 @@ describe('Solana exact through an HTTP facilitator (the official x402Facilitator
           X402_FACILITATOR: 'http',
           X402_FACILITATOR_URL: facilitator.url,
           X402_NETWORK: SOLANA_DEVNET,
-          X402_RPC_URL: rpc.url,
+          X402_RPC_URL: ticketingRpc.url,
           X402_FACILITATOR_TIMEOUT_MS: '800',
           SETTLEMENT_RETRY_INTERVAL_MS: '200',
         },
@@ -349,6 +353,7 @@ describe('Solana exact through an HTTP facilitator (the official x402Facilitator
       stop: async () => {
         await topology?.stop();
         await facilitator?.stop();
+        await ticketingRpc?.stop();
         await rpc?.close();
         await chain?.close();
       },
@@ -516,11 +521,17 @@ describe('Solana exact through an HTTP facilitator (the official x402Facilitator
         buried = pushTransfers(chain, rpc.url, stranger.key, buyer.agentId, { count: 101, memo: 'one unit' });
         await buried;
       };
-      const pending = await buy(buyer, eventId);
-      expect(pending.ticket.status).toBe('pending');
-      await waitFor('the transfers landed', async () => (buried ? await buried : undefined));
-      // Reconciliation looks first after the facilitator timeout and a second: not yet.
-      expect((await held(buyer, eventId))?.status).toBe('pending');
+      // Reconciliation (after the facilitator timeout and a second) reads the chain only once the
+      // transfers have landed, however slow this machine is at sending them.
+      const release = ticketingRpc.hold();
+      try {
+        const pending = await buy(buyer, eventId);
+        expect(pending.ticket.status).toBe('pending');
+        await waitFor('the transfers landed', async () => (buried ? await buried : undefined));
+        expect((await held(buyer, eventId))?.status).toBe('pending');
+      } finally {
+        release();
+      }
 
       const issued = await waitFor(
         'the payment concluded from the chain',
@@ -565,10 +576,15 @@ describe('Solana exact through an HTTP facilitator (the official x402Facilitator
         });
         await buried;
       };
-      const [paying] = await host.refunds.payAll(eventId, { rpcUrl: rpc.url });
-      expect(paying).toMatchObject({ id: owed!.id, status: 'paying' });
-      await waitFor('the transfers landed', async () => (buried ? await buried : undefined));
-      expect((await host.refunds.list(eventId)).items[0]!.status).toBe('paying');
+      const release = ticketingRpc.hold(); // as for the payment above
+      try {
+        const [paying] = await host.refunds.payAll(eventId, { rpcUrl: rpc.url });
+        expect(paying).toMatchObject({ id: owed!.id, status: 'paying' });
+        await waitFor('the transfers landed', async () => (buried ? await buried : undefined));
+        expect((await host.refunds.list(eventId)).items[0]!.status).toBe('paying');
+      } finally {
+        release();
+      }
 
       const concluded = await waitFor(
         'the refund concluded from the chain',
@@ -777,7 +793,8 @@ describe('Solana exact through an HTTP facilitator (the official x402Facilitator
         const eventId = await oneSeat(PRICE, 3);
         const bought = await cli(['rsvp', eventId, '--max-price', PRICE, '--network', SOLANA_DEVNET]);
         expect(bought).toMatchObject({ code: 0 });
-        expect(bought.stdout).toContain(`paid ${PRICE} of ${chain.mint} on ${SOLANA_DEVNET} (transaction `);
+        // The chain's mint is Circle's devnet USDC: a person reads USDC, with the atomic units beside.
+        expect(bought.stdout).toContain(`paid 0.5 USDC (${PRICE}) on ${SOLANA_DEVNET} (transaction `);
         expect(await tokens(rpc.url, buyer.agentId, chain.mint)).toBe(USDC - BigInt(PRICE));
 
         await host.events.cancel(eventId);
@@ -786,7 +803,7 @@ describe('Solana exact through an HTTP facilitator (the official x402Facilitator
         );
         const refunded = await cli(['refunds', 'pay', eventId], hostHome);
         expect(refunded.code).toBe(0);
-        expect(refunded.stdout).toMatch(/paid\s+500000 of \S+ to \S+ \(transaction \S+\)/);
+        expect(refunded.stdout).toMatch(/paid\s+0\.5 USDC \(500000\) to \S+ \(transaction \S+\)/);
         expect(await tokens(rpc.url, buyer.agentId, chain.mint)).toBe(USDC);
         expect((await cli(['refunds', 'pay', eventId], hostHome)).stdout).toContain('no refund is owed');
       } finally {

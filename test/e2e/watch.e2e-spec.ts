@@ -83,14 +83,17 @@ async function openRoom(mode: Mode, label: string): Promise<Room> {
     ],
   };
   const event = await host.events.create(fields);
+  // Paid: its price shows in USDC's own units (2500 atomic units are 0.0025 USDC).
   const upcoming = await host.events.create({
     ...fields,
+    ticketing: { mode: 'single', price: '2500', asset: 'USDC' },
     title: 'Next week: the same, again',
     startsAt: new Date(startsAt.getTime() + 168 * HOUR).toISOString(),
     endsAt: new Date(startsAt.getTime() + 169 * HOUR).toISOString(),
   });
   await Promise.all([asker.tickets.rsvp(event.id), voter.tickets.rsvp(event.id)]);
-  await host.events.start(event.id);
+  // Started an hour before it is scheduled to: the pages say when it did.
+  const started = await host.events.start(event.id);
   await host.stage.post(event.id, 'Welcome, everyone: <b>ask</b> away.');
   await speaker.stage.post(event.id, 'A word from the speaker.');
   const popular = await asker.questions.submit(event.id, 'How do agents keep their keys safe?');
@@ -107,7 +110,7 @@ async function openRoom(mode: Mode, label: string): Promise<Room> {
   await waitFor('the tickets counted', async () =>
     (await host.events.get(event.id)).counts.ticketsSold['general'] === 2 ? true : undefined,
   );
-  return { event, host, asker, handle, speaker, speakerHandle, quiet, upcoming };
+  return { event: started, host, asker, handle, speaker, speakerHandle, quiet, upcoming };
 }
 
 /** A browser context that records what a page asks for, says on its console and tries to open. */
@@ -252,8 +255,17 @@ describeBrowser('the watch page and the index in Chromium', () => {
           expect([words, main.includes(words)]).toEqual([words, true]);
         // Questions by upvotes.
         expect(await page.locator('#question-list > li').first().innerText()).toContain('keys safe');
-        // Start and end in the event's zone (Berlin: CET or CEST, whichever the date has).
-        expect(main).toMatch(/Starts \w{3}, \d{1,2} \w{3} \d{4}, \d{2}:\d{2} CES?T/);
+        // Start and end in the event's zone (Berlin: CET or CEST, whichever the date has): when it
+        // started (an hour before its scheduled start), and when it is scheduled to end.
+        const time = String.raw`\w{3}, \d{1,2} \w{3} \d{4}, \d{2}:\d{2} CES?T`;
+        expect(main).toMatch(new RegExp(`Started ${time} Scheduled end ${time}`));
+        expect(room.event.startedAt).not.toBeNull();
+        expect(await page.locator('#event-summary time').first().getAttribute('datetime')).toBe(
+          room.event.startedAt,
+        );
+        expect(await page.locator('#event-summary time').nth(1).getAttribute('datetime')).toBe(
+          room.event.endsAt,
+        );
 
         const origin = new URL(mode.baseUrl).origin;
         expect(
@@ -344,7 +356,21 @@ describeBrowser('the watch page and the index in Chromium', () => {
           const link = index.locator(`a[href="/events/${room.event.id}/watch"]`);
           expect(await link.innerText()).toBe(TITLE);
           expect(normal(await index.locator('#live').innerText())).toContain(TITLE);
-          expect(normal(await index.locator('#upcoming').innerText())).toContain(room.upcoming.title);
+          const card = index.locator('#live li', { has: link });
+          expect(normal(await card.innerText())).toMatch(/^.+ Started \w{3}, .+ CES?T · Free$/);
+          expect(await card.locator('time').getAttribute('datetime')).toBe(room.event.startedAt);
+          const next = index.locator('#upcoming li', {
+            has: index.locator(`a[href="/events/${room.upcoming.id}/watch"]`),
+          });
+          expect(normal(await next.innerText())).toMatch(
+            /^Next week: the same, again Scheduled start \w{3}, .+ CES?T · 0\.0025 USDC$/,
+          );
+          // Its watch page: the price of a seat, in USDC's units.
+          await index.goto(`${mode.baseUrl}/events/${room.upcoming.id}/watch`, { waitUntil: 'load' });
+          expect(normal(await index.locator('#seats').innerText())).toContain(
+            'Admission (0.0025 USDC): 50 of 50 seats left',
+          );
+          await index.goto(`${mode.baseUrl}/`, { waitUntil: 'load' });
           for (const width of [1280, 360]) {
             await index.setViewportSize({ width, height: 900 });
             await index.screenshot({
@@ -452,6 +478,11 @@ describeBrowser('the watch page and the index in Chromium', () => {
         await within(page.locator('#recording', { hasText: 'Recording not yet published.' }));
         const endMs = Math.round(performance.now() - started);
         expect(await page.locator('#seats').count()).toBe(0);
+        // When it ended, as it did, not as it was scheduled to.
+        const endedAt = (await room.host.events.get(room.event.id)).endedAt;
+        expect(endedAt).not.toBeNull();
+        await within(page.locator('#event-summary dt', { hasText: 'Ended' }));
+        expect(await page.locator('#event-summary time').nth(1).getAttribute('datetime')).toBe(endedAt);
         // Still following (a recording may come), but no longer "live": on this page and a new one.
         await within(page.locator('#live-status', { hasText: 'This event has ended.' }));
         const fresh = await live.context.newPage();
@@ -490,6 +521,11 @@ describeBrowser('the watch page and the index in Chromium', () => {
         try {
           await index.goto(`${mode.baseUrl}/`, { waitUntil: 'load' });
           expect(normal(await index.locator('#past').innerText())).toContain(TITLE);
+          const past = index.locator('#past li', {
+            has: index.locator(`a[href="/events/${room.event.id}/watch"]`),
+          });
+          expect(normal(await past.innerText())).toMatch(/ Started \w{3}, .+ · Ended \w{3}, .+ · Recording$/);
+          expect(await past.locator('time').nth(1).getAttribute('datetime')).toBe(endedAt);
           expect(
             await index.locator(`#past a[href="/events/${room.event.id}/watch#recording"]`).count(),
           ).toBe(1);

@@ -29,13 +29,20 @@ function isHandlerMethod(member: ts.ClassElement): boolean {
   });
 }
 
-/** The names in every `providers: [...]` of `source`: classes, and `useClass` of provider objects. */
+/** Where a module lists what it provides: Nest's `providers`, or domainModule's layout (libs/platform). */
+const PROVIDER_LISTS = new Set(['providers', 'useCases', 'parts', 'provide']);
+
+/**
+ * The names in every provider list of `source` (`providers: [...]`, and the `useCases`, `parts`
+ * and `provide` of domainModule's layout): classes, and `useClass` of provider objects.
+ */
 function providersOf(file: string, source: string): Set<string> {
   const names = new Set<string>();
   const visit = (node: ts.Node): void => {
     if (
-      ts.isPropertyAssignment(node) &&
-      node.name.getText() === 'providers' &&
+      (ts.isPropertyAssignment(node) || ts.isVariableDeclaration(node)) &&
+      PROVIDER_LISTS.has(node.name.getText()) &&
+      node.initializer !== undefined &&
       ts.isArrayLiteralExpression(node.initializer)
     ) {
       for (const element of node.initializer.elements) {

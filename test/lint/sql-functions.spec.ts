@@ -55,14 +55,16 @@ describe('SQL functions', () => {
     expect(migrations.length).toBeGreaterThan(0);
     for (const path of migrations) {
       const text = readFileSync(join(REPO_ROOT, path), 'utf8');
-      // typeorm's types, and the frozen outbox tables (outbox-tables-v1.ts to -v3.ts, and what undoes v3:
-      // pinned byte for byte).
+      // typeorm's types, the frozen outbox tables (outbox-tables-v1.ts to -v3.ts, and what undoes v3)
+      // and claim keys (claim-keys-v1.ts, its undoing and claim_former_key's removal): pinned byte for byte.
       const imports = [...text.matchAll(/^import\s[^;]*?from\s+'[^']+';/gm)].map(([statement]) => statement);
       const allowed = (statement: string) =>
         statement.endsWith(`from 'typeorm';`) ||
         statement === `import { outboxTablesV1 } from '@townhall/platform/service';` ||
         statement === `import { outboxTablesV2 } from '@townhall/platform/service';` ||
-        statement === `import { outboxTablesV3, undoOutboxTablesV3 } from '@townhall/platform/service';`;
+        statement === `import { outboxTablesV3, undoOutboxTablesV3 } from '@townhall/platform/service';` ||
+        statement ===
+          `import { claimKeysV1, dropClaimFormerKey, undoClaimKeysV1 } from '@townhall/platform/service';`;
       expect({ path, imports: imports.filter((statement) => !allowed(statement)) }).toEqual({
         path,
         imports: [],

@@ -76,3 +76,37 @@ describe('gateway configuration: presence snapshots', () => {
     );
   });
 });
+
+describe('gateway configuration: Signature-Agent key directories', () => {
+  const production = { TOWNHALL_ENV: 'production', PUBLIC_BASE_URL: 'https://townhall.example' };
+
+  it('looks directories up by default, on public https origins only', () => {
+    expect(loadConfig(GatewayConfigSchema, {})).toMatchObject({
+      SIGNATURE_AGENT_DIRECTORIES: true,
+      SIGNATURE_AGENT_ALLOW_PRIVATE: false,
+    });
+    expect(
+      loadConfig(GatewayConfigSchema, {
+        SIGNATURE_AGENT_DIRECTORIES: 'false',
+        SIGNATURE_AGENT_ALLOW_PRIVATE: 'true',
+      }),
+    ).toMatchObject({ SIGNATURE_AGENT_DIRECTORIES: false, SIGNATURE_AGENT_ALLOW_PRIVATE: true });
+    expect(() => loadConfig(GatewayConfigSchema, { SIGNATURE_AGENT_DIRECTORIES: 'yes' })).toThrow(
+      /SIGNATURE_AGENT_DIRECTORIES/,
+    );
+  });
+
+  it('refuses private directory addresses in production', () => {
+    expect(loadConfig(GatewayConfigSchema, production).SIGNATURE_AGENT_ALLOW_PRIVATE).toBe(false);
+    expect(() =>
+      loadConfig(GatewayConfigSchema, { ...production, SIGNATURE_AGENT_ALLOW_PRIVATE: 'true' }),
+    ).toThrow(/SIGNATURE_AGENT_ALLOW_PRIVATE: must not be true in production/);
+    expect(
+      loadConfig(GatewayConfigSchema, {
+        ...production,
+        TOWNHALL_ENV: 'staging',
+        SIGNATURE_AGENT_ALLOW_PRIVATE: 'true',
+      }).SIGNATURE_AGENT_ALLOW_PRIVATE,
+    ).toBe(true);
+  });
+});

@@ -8,6 +8,8 @@ import {
 } from '@townhall/platform';
 import { z } from 'zod';
 
+const flag = z.enum(['true', 'false']).transform((value) => value === 'true');
+
 /** Per-second rates: 0 turns that limit off. */
 const perSecond = z.coerce.number().int().min(0).max(1_000_000);
 
@@ -15,7 +17,7 @@ const perSecond = z.coerce.number().int().min(0).max(1_000_000);
 const serverTimeoutMs = z.coerce.number().int().min(100).max(3_600_000);
 
 /**
- * The HTTP server's timeouts (README "Limits of one client"). None of them cuts a live stream:
+ * The HTTP server's timeouts (docs/gateway.md "Limits of one client"). None of them cuts a live stream:
  * the headers and request timeouts end once the request is received, the keep-alive timeout
  * runs only between requests, and a live stream takes itself out of the idle timeout (it has
  * its own check for a client that stopped reading).
@@ -37,7 +39,7 @@ export const SERVER_TIMEOUT_DEFAULTS = {
 
 export type ServerTimeouts = { [name in keyof typeof SERVER_TIMEOUT_DEFAULTS]: number };
 
-/** Live-stream limits per gateway process (README "Limits of one client"). */
+/** Live-stream limits per gateway process (docs/gateway.md "Limits of one client"). */
 export const LIVE_LIMIT_DEFAULTS = {
   /** Open live streams per client address; the next one is 429 live.too_many_streams. */
   streamsPerClient: 20,
@@ -112,6 +114,8 @@ export const GatewayConfigSchema = BaseConfigSchema.extend({
   IDEMPOTENCY_KEYS_PER_AGENT: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
   /** Without REDIS_URL (standalone): the most unexpired nonces this process holds; then 503. */
   MEMORY_NONCES_MAX: z.coerce.number().int().min(1_000).max(100_000_000).default(500_000),
+  /** The agents kept by their key's thumbprint (auth/seen-keys.ts): the most recently seen. */
+  SEEN_KEYS_MAX: z.coerce.number().int().min(100).max(10_000_000).default(100_000),
   BODY_LIMIT_BYTES: z.coerce
     .number()
     .int()
@@ -174,6 +178,16 @@ export const GatewayConfigSchema = BaseConfigSchema.extend({
   /** How long a blocked address is refused every signed request (429 auth.address_blocked). */
   AUTH_FAILURE_BLOCK_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   TRUST_PROXY: TrustProxySchema,
+  /**
+   * true: a signature whose `keyid` is a JWK thumbprint may name its key by the request's
+   * Signature-Agent, whose origin's key directory the gateway fetches (auth/key-directory.ts).
+   */
+  SIGNATURE_AGENT_DIRECTORIES: flag.default(true),
+  /**
+   * true: a Signature-Agent may name an http origin, and one on a private, loopback or link-local
+   * address (development, and the tests' directories on 127.0.0.1). Never in production.
+   */
+  SIGNATURE_AGENT_ALLOW_PRIVATE: flag.default(false),
 })
   .refine(
     (config) =>
@@ -194,11 +208,15 @@ export const GatewayConfigSchema = BaseConfigSchema.extend({
     message:
       'must be longer than SERVICE_TIMEOUT_MS (nothing moves on the connection while a service answers)',
   })
+  .refine((config) => !(config.TOWNHALL_ENV === 'production' && config.SIGNATURE_AGENT_ALLOW_PRIVATE), {
+    path: ['SIGNATURE_AGENT_ALLOW_PRIVATE'],
+    message: 'must not be true in production (it lets any agent make the gateway call private addresses)',
+  })
   .superRefine(deploymentChecks)
   .superRefine(publicBaseUrlRequired);
 export type GatewayConfig = z.output<typeof GatewayConfigSchema>;
 
-/** PUBLIC_BASE_URL defaults to http://localhost:$PORT (the root README's "Configuration"). */
+/** PUBLIC_BASE_URL defaults to http://localhost:$PORT (docs/operations.md "Configuration"). */
 export function audienceOf(config: GatewayConfig): string {
   return publicBaseUrlOf(config, config.PORT);
 }

@@ -9,10 +9,12 @@ import {
   type Logger,
   type ReadinessCheck,
   type ServiceClient,
-} from '@townhall/platform/service';
+} from '@townhall/platform';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { RedisClientType } from 'redis';
 import { MemoryNonceStore, RedisNonceStore, type NonceStore } from './auth/nonce-store.js';
+import { MemorySeenKeys, RedisSeenKeys } from './auth/seen-keys.js';
+import { keyDirectoriesOf } from './auth/key-directory.js';
 import { EvictionPolicyCheck } from './auth/redis-eviction-policy.js';
 import { connectRedis } from './auth/redis.js';
 import { audienceOf, liveStreamSettingsOf, serverTimeoutsOf, type GatewayConfig } from './config.js';
@@ -164,6 +166,11 @@ export async function startGateway(options: {
     services: transport.services,
     nonces: nonces.store,
     verifier: new SignatureVerifier(),
+    // Beside the nonces: every replica resolves the thumbprints any of them has seen.
+    seenKeys: nonces.redis
+      ? new RedisSeenKeys(nonces.redis, config.TOWNHALL_ENV, logger, config.SEEN_KEYS_MAX)
+      : new MemorySeenKeys(config.SEEN_KEYS_MAX),
+    keyDirectories: keyDirectoriesOf(config, logger),
     readiness,
     liveStream: transport.liveStream,
     // Counted in the nonces' Redis: every replica spends one budget per agent and per IP (or in memory).

@@ -9,6 +9,7 @@ import type { CachedReadiness } from './health/cached-readiness.js';
 import { HealthController, PUBLIC_READINESS } from './health/health.controller.js';
 import { LiveController } from './live/live.controller.js';
 import { ReportsController } from './reports/reports.controller.js';
+import { ReceiptKeysController } from './tickets/receipt-keys.controller.js';
 import { TicketsController } from './tickets/tickets.controller.js';
 import { WaitlistController } from './tickets/waitlist.controller.js';
 
@@ -20,7 +21,7 @@ const EXPLICIT_CONTROLLERS: Readonly<Record<string, readonly Type[]>> = {
   Directory: [DirectoryController], // PUT /directory/me answers 201 or 200
   Series: [SeriesController], // calendar files
   Events: [EventsController],
-  Tickets: [TicketsController], // the x402 RSVP, and paying a refund
+  Tickets: [TicketsController, ReceiptKeysController], // the x402 RSVP, paying a refund, the receipt keys
   Waitlist: [WaitlistController], // joining answers 201 or 200
   Moderation: [ReportsController], // the report, JSON and CSV: its own tag, after the recordings
 };

@@ -5,7 +5,9 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { SignatureVerifier } from '@townhall/auth';
 import { NestPinoLogger, type Logger, type ReadinessCheck, type ServiceClient } from '@townhall/platform';
+import type { KeyDirectories } from './auth/key-directory.js';
 import type { NonceStore } from './auth/nonce-store.js';
+import type { SeenKeys } from './auth/seen-keys.js';
 import { SERVER_TIMEOUT_DEFAULTS, type ServerTimeouts } from './config.js';
 import { installSignedRequests } from './auth/signed-requests.js';
 import { AccessLog } from './access-log.js';
@@ -35,6 +37,10 @@ export interface GatewayDependencies {
   services: ServiceClient;
   nonces: NonceStore;
   verifier: SignatureVerifier;
+  /** The agents seen signing, by key thumbprint: an RFC 9421 keyid may be one (auth/seen-keys.ts). */
+  seenKeys?: SeenKeys;
+  /** Signature-Agent key directories (auth/key-directory.ts); without them, seen keys only. */
+  keyDirectories?: KeyDirectories | undefined;
   readiness: Record<string, ReadinessCheck>;
   now?: () => number;
   /** Serves GET /events/{id}/live; without it (no NATS) that route answers 503. */
@@ -155,7 +161,7 @@ export async function createGateway(deps: GatewayDependencies): Promise<NestFast
 }
 
 /**
- * The server's timeouts as Node and Fastify take them (README "Limits of one client"), so that
+ * The server's timeouts as Node and Fastify take them (docs/gateway.md "Limits of one client"), so that
  * a client sending its request slowly is cut (408 request.timeout) and an idle one closed; none
  * applies to a live stream once its request is in (sse-connection.ts leaves the idle one too).
  * Node looks for late requests on a timer, every 30 s by default: four times per headers

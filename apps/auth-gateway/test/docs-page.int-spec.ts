@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -247,6 +248,40 @@ describe('GET /docs in headless Chromium', () => {
       ]);
       for (const request of signed)
         expect(String(request.headers['authorization'])).toMatch(new RegExp(`^service ${key.agentId}:`));
+
+      // The same write signed under RFC 9421, chosen in the panel: the gateway takes it too.
+      await page.locator('#townhall-scheme').selectOption('rfc9421');
+      await page
+        .locator('#townhall-key-status', { hasText: 'RFC 9421' })
+        .waitFor({ state: 'visible', timeout: BROWSER_WAIT_MS });
+      const putMine = page.locator('#operations-Directory-directoryPutMine');
+      // A new write: Swagger UI would send the first one's Idempotency-Key again (422 key_mismatch).
+      await putMine.locator('tr[data-param-name="Idempotency-Key"] input').fill(randomUUID());
+      await putMine
+        .locator('textarea.body-param__text')
+        .fill('{"handle":"docs_alice","displayName":"Alice 9421"}');
+      await putMine.locator('button.execute').click();
+      await putMine
+        .locator('.live-responses-table .response .response-col_description pre', { hasText: 'Alice 9421' })
+        .first()
+        .waitFor({ state: 'visible', timeout: BROWSER_WAIT_MS });
+      expect(
+        (
+          await putMine.locator('.live-responses-table .response .response-col_status').first().innerText()
+        ).trim(),
+      ).toBe('200');
+      const rfc9421 = received.filter((request) => request.headers['signature-input'] !== undefined);
+      expect(rfc9421.map((request) => request.url)).toEqual(['/directory/me']);
+      expect(rfc9421[0]!.headers).toMatchObject({
+        'signature-input': expect.stringMatching(
+          new RegExp(
+            `^sig1=\\("@method" "@authority" "@path" "@query" "content-digest"\\);.*keyid="${key.agentId}"`,
+          ),
+        ),
+        signature: expect.stringMatching(/^sig1=:[A-Za-z0-9+/]+=*:$/),
+        'content-digest': expect.stringMatching(/^sha-256=:/),
+      });
+      expect(rfc9421[0]!.headers['authorization']).toBeUndefined();
 
       // The seed is nowhere the server or anyone else could see it, nor stored in the browser.
       const wire = JSON.stringify(received);

@@ -99,9 +99,12 @@ describe('Idempotency-Key claims on the real Redis: one protocol, two replicas, 
     it('frees the places of expired markers', async () => {
       const [a, b] = replicas();
       const agent = `frank-${randomUUID()}`;
-      for (let i = 0; i < CAP; i += 1) await claimed(a!, agent, `short-${i}`, 100);
+      // Long enough that a loaded machine still asks before they expire; waited out from when the last was made.
+      const markerMs = 2_000;
+      await Promise.all(Array.from({ length: CAP }, (_, i) => claimed(a!, agent, `short-${i}`, markerMs)));
+      const allMadeBy = Date.now();
       expect((await b!.begin(agent, 'late', 'f1', 5_000)).outcome).toBe('too_many_keys');
-      await sleep(150);
+      await sleep(allMadeBy + markerMs + 50 - Date.now());
       expect((await b!.begin(agent, 'late', 'f1', 5_000)).outcome).toBe('claimed');
     });
 

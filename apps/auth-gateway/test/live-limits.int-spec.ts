@@ -18,7 +18,7 @@ import { startInProcessLiveStream } from '../src/live/in-process-live-stream.js'
 import { startLiveStream, type LiveStream, type LiveStreamSettings } from '../src/live/live-stream.js';
 
 /**
- * The limits of one client (README "Limits of one client") on a real gateway over loopback:
+ * The limits of one client (docs/gateway.md "Limits of one client") on a real gateway over loopback:
  * live streams per client address, the replay of one resume, and the server's timeouts. The
  * live stream follows standalone mode's in-process event log, and JetStream for the resume.
  */

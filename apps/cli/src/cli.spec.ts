@@ -1,9 +1,14 @@
+import { createHash, createPublicKey } from 'node:crypto';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createVerifier, httpbis } from 'http-message-signatures';
+import type { AccessRequestView, CodeView } from '@townhall/contracts';
 import { generateAgentKey } from '@townhall/sdk';
+import { loadKeyFile } from '@townhall/sdk/key-file';
+import { aCodeView, aStageMessageView, anAccessRequestView } from '@townhall/testing';
 import { runCli } from './cli.js';
 import type { CliIo } from './io.js';
 
@@ -107,17 +112,7 @@ const QUESTION = {
   state: 'pending',
   createdAt: '2027-03-04T19:00:00.000Z',
 };
-const HIDDEN = {
-  id: 'm1',
-  eventId: 'e1',
-  sequence: 3,
-  authorId: 'speaker',
-  body: null,
-  hidden: true,
-  kind: 'message',
-  questionId: null,
-  createdAt: '2027-03-04T19:05:06.000Z',
-};
+const HIDDEN = aStageMessageView();
 const BLOCK = {
   eventId: 'e1',
   agentId: 'agent-b',
@@ -269,6 +264,101 @@ describe('townhall command line', () => {
       expect.stringMatching(/^-H 'x-nonce: [\w-]+'$/),
     ]);
     expect((await townhall(home, 'sign', 'GET', 'ledger')).code).toBe(2);
+  });
+
+  it('signs a request for curl with RFC 9421 headers instead, in every output form', async () => {
+    const { agentId, keyFile } = JSON.parse((await townhall(home, '--json', 'keygen')).stdout) as {
+      agentId: string;
+      keyFile: string;
+    };
+    const body = '{"handle":"x_y"}';
+    const signed = await townhall(
+      home,
+      ...['--url', 'http://127.0.0.1:1', '--json', 'sign', '--rfc9421', 'put', '/directory/me?x=1', body],
+    );
+    expect(signed.code).toBe(0);
+    const call = JSON.parse(signed.stdout) as {
+      method: string;
+      url: string;
+      headers: Record<string, string>;
+      created: number;
+      expires: number;
+    };
+    expect(call).toEqual({
+      method: 'PUT',
+      url: 'http://127.0.0.1:1/directory/me?x=1',
+      headers: {
+        'signature-input': expect.stringMatching(
+          new RegExp(
+            `^sig1=\\("@method" "@authority" "@path" "@query" "content-digest"\\);created=\\d+;expires=\\d+;nonce="[\\w-]{43}";keyid="${agentId}";alg="ed25519"$`,
+          ),
+        ),
+        signature: expect.stringMatching(/^sig1=:[A-Za-z0-9+/]{86}==:$/),
+        'content-digest': `sha-256=:${createHash('sha256').update(body).digest('base64')}:`,
+        'content-type': 'application/json',
+      },
+      body,
+      created: expect.any(Number),
+      expires: call.created + 60,
+      keyid: agentId,
+      audience: 'http://127.0.0.1:1',
+    });
+    // What it printed verifies, on that request, with the official http-message-signatures.
+    const key = await loadKeyFile(keyFile);
+    const publicKey = createPublicKey({
+      key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(key.publicKey).toString('base64url') },
+      format: 'jwk',
+    });
+    const verified = await httpbis.verifyMessage(
+      {
+        keyLookup: async ({ keyid }) =>
+          keyid === agentId
+            ? { id: agentId, algs: ['ed25519'], verify: createVerifier(publicKey, 'ed25519') }
+            : null,
+      },
+      { method: call.method, url: call.url, headers: call.headers },
+    );
+    expect(verified).toBe(true);
+
+    const lines = await townhall(
+      home,
+      'sign',
+      '--rfc9421',
+      '--keyid',
+      'thumbprint',
+      'GET',
+      '/ledger/balance',
+    );
+    expect(lines.stdout.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(/^-H 'signature-input: sig1=\(.+;keyid="[\w-]{43}";alg="ed25519"' \\$/),
+      expect.stringMatching(/^-H 'signature: sig1=:[A-Za-z0-9+/=]+:'$/),
+    ]);
+    const curl = await townhall(
+      home,
+      ...[
+        '--url',
+        'http://127.0.0.1:1',
+        'sign',
+        '--rfc9421',
+        '--curl',
+        'POST',
+        '/events/e1/stage',
+        `{"body":"it's"}`,
+      ],
+    );
+    expect(curl.stdout.trimEnd().split('\n')).toEqual([
+      "curl -sS -X POST 'http://127.0.0.1:1/events/e1/stage' \\",
+      expect.stringMatching(/^ {2}-H 'signature-input: sig1=\(.+\);created=.+' \\$/),
+      expect.stringMatching(/^ {2}-H 'signature: sig1=:.+:' \\$/),
+      expect.stringMatching(/^ {2}-H 'content-digest: sha-256=:.+:' \\$/),
+      "  -H 'content-type: application/json' \\",
+      `  --data-raw '{"body":"it'\\''s"}'`,
+    ]);
+    // --keyid belongs to --rfc9421, and is one of two.
+    const alone = await townhall(home, 'sign', '--keyid', 'thumbprint', 'GET', '/ledger/balance');
+    expect(alone).toMatchObject({ code: 2, stdout: '' });
+    expect(alone.stderr).toContain('add --rfc9421');
+    expect((await townhall(home, 'sign', '--rfc9421', '--keyid', 'kid', 'GET', '/x')).code).toBe(2);
   });
 
   it('moderates: questions read signed only when they must be, approve, withdraw, report, hide, block', async () => {
@@ -486,17 +576,8 @@ describe('townhall command line', () => {
   });
 
   it('lists, approves and declines requests to come, signed; --access approval in the event', async () => {
-    const request = (agentId: string, changes: Record<string, unknown> = {}) => ({
-      eventId: 'e1',
-      agentId,
-      status: 'requested',
-      tierId: null,
-      holdExpiresAt: null,
-      requestedAt: '2027-03-04T19:05:00.000Z',
-      decidedAt: null,
-      decidedBy: null,
-      ...changes,
-    });
+    const request = (agentId: string, changes: Partial<AccessRequestView> = {}) =>
+      anAccessRequestView({ agentId, ...changes });
     const decided = { decidedAt: '2027-03-04T19:10:00.000Z', decidedBy: 'host' };
     const approved = request('agent-b', {
       status: 'approved',
@@ -588,16 +669,7 @@ describe('townhall command line', () => {
   });
 
   it('rsvp prints the request an event that needs approval answers with, and that nothing was charged', async () => {
-    const request = {
-      eventId: 'e1',
-      agentId: 'agent-a',
-      status: 'requested',
-      tierId: null,
-      holdExpiresAt: null,
-      requestedAt: '2027-03-04T19:05:00.000Z',
-      decidedAt: null,
-      decidedBy: null,
-    };
+    const request = anAccessRequestView({ agentId: 'agent-a' });
     const approved = {
       ...request,
       status: 'approved',
@@ -632,20 +704,8 @@ describe('townhall command line', () => {
   });
 
   it('creates, lists and removes codes, signed; refuses a wrong code before any request; hidden tiers', async () => {
-    const code = (changes: Record<string, unknown> = {}) => ({
-      eventId: 'e1',
-      code: 'SPRING25',
-      percentOff: 25,
-      amountOff: null,
-      free: false,
-      maxUses: 5,
-      uses: 0,
-      tierIds: ['general'],
-      unlocksTierIds: [],
-      expiresAt: '2030-01-01T00:00:00.000Z',
-      createdAt: '2027-03-04T19:05:00.000Z',
-      ...changes,
-    });
+    const code = (changes: Partial<CodeView> = {}) =>
+      aCodeView({ expiresAt: '2030-01-01T00:00:00.000Z', createdAt: '2027-03-04T19:05:00.000Z', ...changes });
     const crew = code({
       code: 'crew',
       percentOff: null,
@@ -784,7 +844,7 @@ describe('townhall command line', () => {
       // 800 is less than the list price, and more than what the code makes it cost.
       expect(await run('rsvp', 'e1', '--code', 'SPRING25', '--max-price', '800')).toEqual({
         code: 0,
-        stdout: 'ticket t1  active  tier general  750 USDC  event e1  code SPRING25\n',
+        stdout: 'ticket t1  active  tier general  0.00075 USDC (750)  event e1  code SPRING25\n',
         stderr: '',
       });
       expect(gateway.seen.map((line) => line.replace(/^POST \/events\/e1\/rsvp signed /, ''))).toEqual([
@@ -796,12 +856,12 @@ describe('townhall command line', () => {
       const above = await run('rsvp', 'e1', '--code', 'SPRING25', '--max-price', '700');
       expect(above.code).toBe(1);
       expect(above.stderr).toContain(
-        'error payment.above_max_price: a ticket in tier general costs 750 USDC, more than --max-price 700',
+        'error payment.above_max_price: a ticket in tier general costs 0.00075 USDC (750), more than --max-price 700',
       );
       answered = 0;
       const unpriced = await run('rsvp', 'e1', '--code', 'SPRING25');
       expect(unpriced.stderr).toContain(
-        'a ticket (tier general) costs 750 USDC with code SPRING25; pass --max-price 750 to pay it',
+        'a ticket (tier general) costs 0.00075 USDC (750) with code SPRING25; pass --max-price 750 to pay it',
       );
       expect(await run('rsvp', 'e1', '--code', 'no')).toMatchObject({ code: 2 });
       expect(gateway.seen).toHaveLength(5);

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { EventView, QuestionView, RecordingView } from '@townhall/contracts';
 import { AgentClient, TownhallError } from '@townhall/sdk';
-import { money } from './render.js';
+import { formatAmount } from '@townhall/x402';
 
 export interface DemoOptions {
   /** The gateway, e.g. http://localhost:3000. */
@@ -119,7 +119,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   );
   const eventId = event.id;
   say(
-    `${handle('host')} scheduled "${event.title}" (${eventId}): ${money(PRICE, ASSET)} a ticket, ${event.capacity} seats`,
+    `${handle('host')} scheduled "${event.title}" (${eventId}): ${formatAmount(PRICE, ASSET)} a ticket, ${event.capacity} seats`,
   );
 
   // A viewer follows the live stream (SSE) from here on; it needs no key and no ticket.
@@ -164,8 +164,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   );
   say(
     onChain
-      ? `each attendee got ${FAUCET} atomic units of test USDC (mint ${offer.asset}) in its own token account on ${offer.network}: its agentId is its Solana address`
-      : `each attendee took ${money(FAUCET, ASSET)} from the ledger faucet (POST /ledger/faucet)`,
+      ? `each attendee got ${formatAmount(FAUCET, offer.asset)} of test USDC (mint ${offer.asset}) in its own token account on ${offer.network}: its agentId is its Solana address`
+      : `each attendee took ${formatAmount(FAUCET, ASSET)} from the ledger faucet (POST /ledger/faucet)`,
   );
   const hostBefore = onChain ? await step("reading the host's token balance", hostTokens) : undefined;
 
@@ -182,14 +182,14 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     });
     say(
       onChain
-        ? `${handle(role)} got 402 Payment Required (${offer.maxAmountRequired} atomic USDC), signed a USDC transfer with its own key and holds ticket ${bought.ticket.id} (Solana transaction ${bought.payment?.transaction ?? '-'})`
-        : `${handle(role)} got 402 Payment Required (${money(offer.maxAmountRequired, ASSET)}), signed an x402 payment and holds ticket ${bought.ticket.id} (ledger entry ${bought.payment?.transaction ?? '-'})`,
+        ? `${handle(role)} got 402 Payment Required (${formatAmount(offer.maxAmountRequired, offer.asset)}), signed a USDC transfer with its own key and holds ticket ${bought.ticket.id} (Solana transaction ${bought.payment?.transaction ?? '-'})`
+        : `${handle(role)} got 402 Payment Required (${formatAmount(offer.maxAmountRequired, ASSET)}), signed an x402 payment and holds ticket ${bought.ticket.id} (ledger entry ${bought.payment?.transaction ?? '-'})`,
     );
   }
   if (onChain) {
     const hostAfter = await step("reading the host's token balance", hostTokens);
     say(
-      `${handle('host')}'s own USDC token account went from ${hostBefore} to ${hostAfter} atomic units: paid on chain, no custody`,
+      `${handle('host')}'s own USDC token account went from ${formatAmount(hostBefore ?? 0n, offer.asset)} to ${formatAmount(hostAfter, offer.asset)}: paid on chain, no custody`,
     );
   }
 
@@ -287,7 +287,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   } else {
     const balance = await step("reading the host's balance", () => cast.host.ledger.balance());
     const earned = balance.balances.find((entry) => entry.asset === ASSET)?.amount ?? '0';
-    say(`${handle('host')}'s ledger balance: ${money(earned, ASSET)} from ${ATTENDEES.length} tickets`);
+    say(
+      `${handle('host')}'s ledger balance: ${formatAmount(earned, ASSET)} from ${ATTENDEES.length} tickets`,
+    );
   }
 
   const { types: liveTypes, failure } = await live.stop();

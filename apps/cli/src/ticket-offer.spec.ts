@@ -27,7 +27,7 @@ describe('paying for a ticket', () => {
     expect(chooseOffer(tiers, 'std').maxAmountRequired).toBe('10');
     expect(() => chooseOffer(tiers, undefined)).toThrow(UsageError);
     expect(() => chooseOffer(tiers, undefined)).toThrow(
-      'choose a tier with --tier: vip (50 USDC), std (10 USDC)',
+      'choose a tier with --tier: vip at 0.00005 USDC (50), std at 0.00001 USDC (10)',
     );
     expect(() => chooseOffer(tiers, 'gold')).toThrow(Refusal);
     expect(() => chooseOffer([], undefined)).toThrow('no seat is left');
@@ -36,7 +36,7 @@ describe('paying for a ticket', () => {
   it('refuses a price above --max-price, comparing big integers exactly', () => {
     expect(() => checkMaxPrice(offer('general', '2500'), '2500')).not.toThrow();
     expect(() => checkMaxPrice(offer('general', '2500'), '2499')).toThrow(
-      'a ticket in tier general costs 2500 USDC, more than --max-price 2499; nothing was paid',
+      'a ticket in tier general costs 0.0025 USDC (2500), more than --max-price 2499; nothing was paid',
     );
     expect(() =>
       checkMaxPrice(offer('general', '100000000000000000000001'), '100000000000000000000000'),

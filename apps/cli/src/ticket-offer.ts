@@ -1,6 +1,5 @@
-import type { PaymentRequirements } from '@townhall/x402';
+import { formatAmount, type PaymentRequirements } from '@townhall/x402';
 import { Refusal, UsageError } from './failure.js';
-import { money } from './render.js';
 
 /** The 402's `accepts` entries (one per tier with a seat left), whatever shape the problem body had. */
 export function offersOf(problem: Record<string, unknown>): PaymentRequirements[] {
@@ -11,7 +10,7 @@ export function offersOf(problem: Record<string, unknown>): PaymentRequirements[
 /** The offer to pay: the named tier's, or the only one. Several tiers and no `--tier` is a usage error. */
 export function chooseOffer(offers: PaymentRequirements[], tierId: string | undefined): PaymentRequirements {
   const describe = (offer: PaymentRequirements) =>
-    `${offer.extra.tierId} (${money(offer.maxAmountRequired, offer.asset)})`;
+    `${offer.extra.tierId} at ${formatAmount(offer.maxAmountRequired, offer.asset, { atomic: true })}`;
   if (tierId !== undefined) {
     const offer = offers.find((entry) => entry.extra.tierId === tierId);
     if (offer) return offer;
@@ -33,6 +32,6 @@ export function checkMaxPrice(offer: PaymentRequirements, maxPrice: string): voi
   if (BigInt(offer.maxAmountRequired) > BigInt(maxPrice))
     throw new Refusal(
       'payment.above_max_price',
-      `a ticket in tier ${offer.extra.tierId} costs ${money(offer.maxAmountRequired, offer.asset)}, more than --max-price ${maxPrice}; nothing was paid`,
+      `a ticket in tier ${offer.extra.tierId} costs ${formatAmount(offer.maxAmountRequired, offer.asset, { atomic: true })}, more than --max-price ${maxPrice}; nothing was paid`,
     );
 }

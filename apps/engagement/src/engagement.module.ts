@@ -1,13 +1,14 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { OutboxWriter, type Logger, type OutboxRelay, type ServiceClient } from '@townhall/platform/service';
-import { DataSource } from 'typeorm';
+import { domainModule, type DomainModuleOptions } from '@townhall/platform/service';
+import { ENGAGEMENT_SCHEMA } from './data-source.js';
+import type { EngagementSettings } from './settings.js';
 import { Participants } from './access/participants.js';
 import { AttendanceBook } from './attendance/attendance-book.js';
 import { AttendanceHandler } from './attendance/attendance.handler.js';
 import { RecordPresence } from './attendance/record-presence.js';
+import { BlockAgent } from './blocks/block-agent.js';
 import { BlocksHandler } from './blocks/blocks.handler.js';
-import { BlocksService } from './blocks/blocks.service.js';
-import { ENGAGEMENT_SCHEMA } from './data-source.js';
+import { ListBlocks } from './blocks/list-blocks.js';
 import { CastBallot } from './polls/cast-ballot.js';
 import { ClosePolls } from './polls/close-polls.js';
 import { ListPolls } from './polls/list-polls.js';
@@ -24,8 +25,11 @@ import { ReportQuestion } from './questions/report-question.js';
 import { SubmitQuestion } from './questions/submit-question.js';
 import { UpvoteQuestion } from './questions/upvote-question.js';
 import { WithdrawQuestion } from './questions/withdraw-question.js';
+import { AssembleRecording } from './recordings/assemble-recording.js';
+import { PublishRecording } from './recordings/publish-recording.js';
+import { ReadRecording } from './recordings/read-recording.js';
+import { RecordingBook } from './recordings/recording-book.js';
 import { RecordingsHandler } from './recordings/recordings.handler.js';
-import { RecordingsService } from './recordings/recordings.service.js';
 import { EngagementReportOf } from './reports/engagement-report.js';
 import { LiveWindows } from './reports/live-window.js';
 import { ReportsHandler } from './reports/reports.handler.js';
@@ -34,74 +38,63 @@ import { ListStage } from './stage/list-stage.js';
 import { PostToStage } from './stage/post-to-stage.js';
 import { StageBook } from './stage/stage-book.js';
 import { StageHandler } from './stage/stage.handler.js';
-import { CLOCK, LOGGER, SERVICES, SETTINGS, type Clock, type EngagementSettings } from './tokens.js';
 
 /** The `source` of every CloudEvent this service publishes. */
 export const SOURCE = 'townhall/engagement';
 
-export interface EngagementModuleOptions {
-  dataSource: DataSource;
-  relay: OutboxRelay;
-  services: ServiceClient;
-  logger: Logger;
-  settings: EngagementSettings;
-  /** "Now" for attendance and the report; the machine's clock unless a test gives another. */
-  clock?: Clock;
-}
+export type EngagementModuleOptions = DomainModuleOptions<EngagementSettings>;
+
+/** What the module is made of (libs/platform domainModule). */
+const LAYOUT = {
+  schema: ENGAGEMENT_SCHEMA,
+  source: SOURCE,
+  handlers: [
+    StageHandler,
+    QuestionsHandler,
+    PollsHandler,
+    RecordingsHandler,
+    BlocksHandler,
+    AttendanceHandler,
+    ReportsHandler,
+  ],
+  useCases: [
+    PostToStage,
+    HideStageMessage,
+    ListStage,
+    SubmitQuestion,
+    UpvoteQuestion,
+    WithdrawQuestion,
+    ReportQuestion,
+    ModerateQuestion,
+    ListQuestions,
+    OpenPoll,
+    CastBallot,
+    ClosePolls,
+    ListPolls,
+    AssembleRecording,
+    ReadRecording,
+    PublishRecording,
+    BlockAgent,
+    ListBlocks,
+    RecordPresence,
+    EngagementReportOf,
+  ],
+  parts: [
+    Participants,
+    StageBook,
+    QuestionBook,
+    PollBook,
+    RecordingBook,
+    EventStandings,
+    TicketAttendance,
+    AttendanceBook,
+    LiveWindows,
+  ],
+};
 
 @Module({})
 export class EngagementModule {
   static register(options: EngagementModuleOptions): DynamicModule {
-    return {
-      module: EngagementModule,
-      controllers: [
-        StageHandler,
-        QuestionsHandler,
-        PollsHandler,
-        RecordingsHandler,
-        BlocksHandler,
-        AttendanceHandler,
-        ReportsHandler,
-      ],
-      providers: [
-        { provide: DataSource, useValue: options.dataSource },
-        {
-          provide: OutboxWriter,
-          useValue: new OutboxWriter(options.dataSource, options.relay, {
-            schema: ENGAGEMENT_SCHEMA,
-            source: SOURCE,
-          }),
-        },
-        { provide: SERVICES, useValue: options.services },
-        { provide: LOGGER, useValue: options.logger },
-        { provide: SETTINGS, useValue: options.settings },
-        { provide: CLOCK, useValue: options.clock ?? (() => new Date()) },
-        Participants,
-        StageBook,
-        PostToStage,
-        HideStageMessage,
-        ListStage,
-        QuestionBook,
-        SubmitQuestion,
-        UpvoteQuestion,
-        WithdrawQuestion,
-        ReportQuestion,
-        ModerateQuestion,
-        ListQuestions,
-        PollBook,
-        OpenPoll,
-        CastBallot,
-        ClosePolls,
-        ListPolls,
-        RecordingsService,
-        BlocksService,
-        EventStandings,
-        TicketAttendance,
-        RecordPresence,
-        AttendanceBook,
-        LiveWindows,
-        EngagementReportOf,
-      ],
-    };
+    return domainModule(EngagementModule, options, LAYOUT);
   }
 }

@@ -1,42 +1,16 @@
-import {
-  domainService,
-  openDataSource,
-  type DomainService,
-  type Logger,
-  type ServiceDefinition,
-} from '@townhall/platform/service';
+import { domainService, type DomainService } from '@townhall/platform/service';
 import { EngagementConfigSchema, type EngagementConfig } from './config.js';
 import { createEngagementDataSource, ENGAGEMENT_SCHEMA } from './data-source.js';
 import { EngagementModule } from './engagement.module.js';
-
-/** The engagement service, whatever runs it (its own process, or standalone mode). */
-async function defineEngagement(
-  config: EngagementConfig,
-  logger: Logger,
-): Promise<Omit<ServiceDefinition, 'name' | 'config'>> {
-  const dataSource = await openDataSource(createEngagementDataSource, config);
-  return {
-    dataSource,
-    outbox: { schema: ENGAGEMENT_SCHEMA, pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS },
-    serviceTimeoutMs: config.SERVICE_TIMEOUT_MS,
-    module: ({ relay, services }) =>
-      EngagementModule.register({
-        dataSource,
-        relay,
-        services,
-        logger,
-        settings: { questionsPerMinute: config.QUESTIONS_PER_MINUTE },
-      }),
-  };
-}
 
 /** The engagement service, as its process, its migrate command, standalone mode and its service tests run it. */
 export const engagement: DomainService<EngagementConfig> = domainService({
   name: 'engagement',
   schema: ENGAGEMENT_SCHEMA,
   configSchema: EngagementConfigSchema,
-  define: defineEngagement,
   dataSource: createEngagementDataSource,
+  module: (parts, config) =>
+    EngagementModule.register({ ...parts, settings: { questionsPerMinute: config.QUESTIONS_PER_MINUTE } }),
 });
 
 export { EngagementConfigSchema, type EngagementConfig } from './config.js';

@@ -4,6 +4,7 @@
 // alone (every timer stays real, so Postgres, the transport and the outbox run as ever) and set it
 // before each step, so minutes are asserted to the millisecond.
 import { jest } from '@jest/globals';
+import { ALL_BUT_DATE } from '@townhall/testing';
 import { generateAgentKey } from '@townhall/auth';
 import {
   EventTopics,
@@ -31,18 +32,7 @@ describe('engagement service: attendance and the report', () => {
   beforeEach(() => {
     jest.useFakeTimers({
       now: T0,
-      doNotFake: [
-        'hrtime',
-        'nextTick',
-        'performance',
-        'queueMicrotask',
-        'setImmediate',
-        'clearImmediate',
-        'setInterval',
-        'clearInterval',
-        'setTimeout',
-        'clearTimeout',
-      ],
+      doNotFake: [...ALL_BUT_DATE],
     });
   });
   afterEach(() => jest.useRealTimers());

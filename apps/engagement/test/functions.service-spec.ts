@@ -171,5 +171,34 @@ describe("engagement's SQL functions, through their wrappers", () => {
         outcome: 'submitted',
       });
     });
+
+    it("still answers the release before's call, without p_raise_refusals, with its refusal as text", async () => {
+      // That release runs beside this one's migrated database during a rollout.
+      const eventId = randomUUID();
+      await block(eventId, 'troll');
+      const asked = (authorId: string) => {
+        const question = aQuestion(eventId, authorId);
+        return schema.query<{ outcome: string }>(
+          `SELECT engagement.submit_question(p_id => $1, p_event => $2, p_author => $3, p_body => $4,
+             p_at => $5, p_per_minute => $6, p_state => $7, p_events => $8::jsonb, p_standing => $9) AS outcome`,
+          [
+            question.id,
+            eventId,
+            authorId,
+            question.body,
+            question.at,
+            question.perMinute,
+            question.state,
+            JSON.stringify(question.events),
+            question.standing,
+          ],
+        );
+      };
+      expect(await asked('troll')).toEqual([{ outcome: 'blocked' }]);
+      expect(await asked('asker')).toEqual([{ outcome: 'submitted' }]);
+      expect(await asked('asker')).toEqual([{ outcome: 'submitted' }]);
+      expect(await asked('asker')).toEqual([{ outcome: 'rate_limited' }]);
+      expect(await questions(eventId)).toHaveLength(2);
+    });
   });
 });

@@ -56,6 +56,8 @@ describe('engagement: a deployed database upgraded to the functions applied by c
     expect(await snapshot()).toEqual(before);
     expect(await functionDrift(dataSource)).toEqual([]);
     expect(await migrateSchema(createEngagementDataSource(database.url, { size: 1 }))).toEqual([]);
+    // The deployed release's call, still served while it runs beside the new one: its refusal as text.
+    expect(await ask('troll')).toEqual([{ outcome: 'blocked' }]);
 
     // Today's functions on the old rows: the block made before (engagement.is_blocked, new), the
     // rate counting the question asked before.

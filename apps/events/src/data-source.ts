@@ -1,4 +1,8 @@
-import { createSchemaDataSource, type PoolSettings } from '@townhall/platform/service';
+import {
+  claimFormerKeyFunction,
+  createSchemaDataSource,
+  type PoolSettings,
+} from '@townhall/platform/service';
 import type { DataSource } from 'typeorm';
 import { CreateEvents1763800000000 } from './migrations/1763800000000-create-events.js';
 import { Moderation1764500000000 } from './migrations/1764500000000-moderation.js';
@@ -12,6 +16,11 @@ import { SeriesEnd1767230000000 } from './migrations/1767230000000-series-end.js
 import { OutboxPublishedDeleted1767500000000 } from './migrations/1767500000000-outbox-published-deleted.js';
 import { EventAccess1767600000000 } from './migrations/1767600000000-event-access.js';
 import { EventApproval1767700000000 } from './migrations/1767700000000-event-approval.js';
+import {
+  CLAIM_KEY_DURABLES,
+  ClaimKeys1768050000000,
+  FORMER_CLAIM_KEY,
+} from './migrations/1768050000000-claim-keys.js';
 
 export const EVENTS_SCHEMA = 'events';
 
@@ -33,7 +42,10 @@ export function createEventsDataSource(url: string, pool: PoolSettings = {}): Da
       OutboxPublishedDeleted1767500000000,
       EventAccess1767600000000,
       EventApproval1767700000000,
+      ClaimKeys1768050000000,
     ],
+    // Until no process of the release before the claim keys' move runs.
+    functions: [claimFormerKeyFunction('"events"', FORMER_CLAIM_KEY, CLAIM_KEY_DURABLES)],
     pool,
   });
 }

@@ -9,13 +9,18 @@ import { events as eventsService } from '../src/service.js';
 const agent = () => generateAgentKey().agentId;
 const HOUR = 3_600_000;
 
-/** engagement's announcement of a published recording (the fields this consumer reads). */
+/** The recording of an event nobody came to, as engagement publishes it. */
+const lists = { agenda: [], stage: [], questions: [], polls: [] };
+const NOBODY_CAME = { published: true, mediaUrl: null, summary: null, nextCursor: null };
+const transcript = { ...lists, attendance: { ticketsIssued: 0, attendees: [] } };
+
+/** engagement's announcement of a published recording. */
 const published = (eventId: string, publishedAt: string) =>
   domainEvent({
     source: 'townhall/engagement',
     type: EngagementTopics.recordingPublished,
     subject: eventId,
-    data: { eventId, published: true, publishedAt } as RecordingView,
+    data: { ...NOBODY_CAME, transcript, eventId, publishedAt } satisfies RecordingView,
   });
 
 describe('events service: the recording an event has', () => {

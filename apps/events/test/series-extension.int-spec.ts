@@ -1,23 +1,26 @@
 import 'reflect-metadata';
 import { queryRows } from '@townhall/platform/service';
 import type { DataSource } from 'typeorm';
-import type { SeriesService } from '../src/series/series.service.js';
 import { DEFAULT_HOST_LIMITS } from '../src/events/host-limits.js';
-import { seriesOnPostgres } from './fixtures.js';
+import { seriesOnPostgres, type SeriesOnPostgres } from './fixtures.js';
 
 const DAY = 86_400_000;
 const HOST = 'HostAgent1111111111111111111111111111111111';
 
-/** Medium test: the series service on a real Postgres, with a clock the test moves. */
+/** Medium test: the series' use cases on a real Postgres, with a clock the test moves. */
 describe('series extension over time', () => {
   let dataSource: DataSource;
   let now: Date;
-  let series: SeriesService;
+  let createSeries: SeriesOnPostgres['createSeries'];
+  let extendSeries: SeriesOnPostgres['extendSeries'];
   let close: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
     now = new Date('2027-01-01T12:00:00Z');
-    ({ dataSource, series, close } = await seriesOnPostgres(() => now, DEFAULT_HOST_LIMITS));
+    ({ dataSource, createSeries, extendSeries, close } = await seriesOnPostgres(
+      () => now,
+      DEFAULT_HOST_LIMITS,
+    ));
   });
   afterAll(() => close?.());
 
@@ -35,7 +38,7 @@ describe('series extension over time', () => {
     );
 
   it('materialises up to the horizon, extends as time passes, and creates each occurrence once', async () => {
-    const created = await series.create(HOST, {
+    const created = await createSeries.create(HOST, {
       title: 'Daily sync',
       description: '',
       recurrence: { startsAt: '2027-01-02T09:00', timezone: 'Europe/Berlin', rrule: 'FREQ=DAILY' },
@@ -53,17 +56,17 @@ describe('series extension over time', () => {
     let rows = await occurrences(created.id);
     expect(rows).toHaveLength(85);
     expect(rows.map((row) => row.occurrence_index)).toEqual(Array.from({ length: 85 }, (_, i) => i));
-    expect(await series.extendAll()).toBe(0);
+    expect(await extendSeries.extendAll()).toBe(0);
 
     // 30 days later the horizon is now + 12 weeks = 2027-04-25T12:00Z: 03-28 to 04-25 are new
     // (29), and a second run finds nothing to do.
     now = new Date(now.getTime() + 30 * DAY);
-    expect(await series.extendAll()).toBe(29);
-    expect(await series.extendAll()).toBe(0);
+    expect(await extendSeries.extendAll()).toBe(29);
+    expect(await extendSeries.extendAll()).toBe(0);
 
     // Two replicas extending at the same moment create every occurrence exactly once.
     now = new Date(now.getTime() + 10 * DAY);
-    const [a, b] = await Promise.all([series.extendAll(), series.extendAll()]);
+    const [a, b] = await Promise.all([extendSeries.extendAll(), extendSeries.extendAll()]);
     expect(a + b).toBe(10);
 
     rows = await occurrences(created.id);
@@ -76,7 +79,7 @@ describe('series extension over time', () => {
   });
 
   it('keeps 10 upcoming occurrences of a monthly series although 12 weeks hold only 3', async () => {
-    const created = await series.create(HOST, {
+    const created = await createSeries.create(HOST, {
       title: 'Monthly review',
       description: '',
       recurrence: { startsAt: '2027-03-01T18:00', timezone: 'America/New_York', rrule: 'FREQ=MONTHLY' },

@@ -37,19 +37,25 @@ export function lockDataDir(dir: string): { path: string; pgdata: string; releas
 }
 
 /**
- * The webhook signing key kept in the data folder (`webhook-signing-key`, readable by its owner
- * only): made by `generate` on the first start, the same at every start after, so that receivers
- * keep verifying with the public key they fetched once.
+ * A signing key kept in the data folder as `file` (readable by its owner only): made by `generate`
+ * on the first start, the same at every start after. The webhook signing key
+ * (`webhook-signing-key`), so that receivers keep verifying with the public key they fetched once;
+ * the receipts' (`receipt-signing-key`), so that a receipt a buyer kept still verifies after a
+ * restart.
  */
-export function webhookSigningKey(dir: string, generate: () => string): string {
-  const file = join(resolve(dir), 'webhook-signing-key');
+export function keptSigningKey(
+  dir: string,
+  file: 'webhook-signing-key' | 'receipt-signing-key',
+  generate: () => string,
+): string {
+  const path = join(resolve(dir), file);
   try {
-    return readFileSync(file, 'utf8').trim();
+    return readFileSync(path, 'utf8').trim();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   const secret = generate();
-  writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+  writeFileSync(path, `${secret}\n`, { mode: 0o600, flag: 'wx' });
   return secret;
 }
 

@@ -14,7 +14,8 @@ import {
   stopGracefullyOnSignal,
 } from '@townhall/platform';
 import { WebhookSigner } from '@townhall/webhooks/service';
-import { DataDirInUse, lockDataDir, webhookSigningKey } from './data-dir.js';
+import { ReceiptSigner } from '@townhall/x402/extensions';
+import { DataDirInUse, keptSigningKey, lockDataDir } from './data-dir.js';
 import { isLoopbackHost, startStandalone } from './standalone.js';
 
 const USAGE = `Usage: npm start -- [options]   (or: node apps/standalone/dist/main.js [options])
@@ -29,8 +30,9 @@ Options:
   --port <port>        the gateway's port (default 3000, or PORT)
   --host <address>     the address the gateway and the probe port listen on (default
                        127.0.0.1: this machine only; or HOST). Another address lets other
-                       machines in, and then webhooks to private addresses are refused
-                       (WEBHOOK_ALLOW_PRIVATE is true only on a loopback address)
+                       machines in, and then webhooks and Signature-Agent key
+                       directories on private addresses are refused (WEBHOOK_ALLOW_PRIVATE
+                       and SIGNATURE_AGENT_ALLOW_PRIVATE are true only on a loopback address)
   --probe-port <port>  also serve /healthz, /readyz and Prometheus /metrics on this
                        port, for operators (default none, or PROBE_PORT)
   --solana-local       tickets are paid in USDC on a real Solana runtime in this
@@ -108,7 +110,18 @@ if (dataDir && env['X402_FACILITATOR'] === 'solana-local')
   env['SOLANA_LOCAL_STATE'] ??= join(dataDir.path, 'solana-local.state');
 // Webhooks are signed with a key of the data folder's, unless WEBHOOK_SIGNING_KEY names one.
 if (dataDir && !env['WEBHOOK_SIGNING_KEY'])
-  env['WEBHOOK_SIGNING_KEY'] = webhookSigningKey(dataDir.path, () => WebhookSigner.generate().secret);
+  env['WEBHOOK_SIGNING_KEY'] = keptSigningKey(
+    dataDir.path,
+    'webhook-signing-key',
+    () => WebhookSigner.generate().secret,
+  );
+// x402 receipts are signed with a key of the data folder's too, unless RECEIPT_SIGNING_KEY names one.
+if (dataDir && !env['RECEIPT_SIGNING_KEY'])
+  env['RECEIPT_SIGNING_KEY'] = keptSigningKey(
+    dataDir.path,
+    'receipt-signing-key',
+    () => ReceiptSigner.generate().seed,
+  );
 
 // The probe port is taken before the slow start so that a busy one fails at once; /readyz says
 // "starting" (503) until every part is up, then runs the same checks as the gateway's /readyz.

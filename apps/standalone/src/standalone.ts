@@ -22,6 +22,7 @@ import {
 } from '@townhall/platform/service';
 import { busAppOf } from '@townhall/contracts';
 import { WebhookSigner } from '@townhall/webhooks/service';
+import { ReceiptSigner } from '@townhall/x402/extensions';
 import { DOMAIN_SERVICES } from './domain-services.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.js';
 
@@ -66,7 +67,7 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
   // without it): a deployment that defaults to localhost would share its audience with every other.
   if ((env['TOWNHALL_ENV'] ?? 'development') === 'development')
     env['PUBLIC_BASE_URL'] ??= `http://localhost:${env['PORT']}`;
-  // Trying it out: the ledger faucet is on unless told otherwise (LEDGER_FAUCET in the root README's
+  // Trying it out: the ledger faucet is on unless told otherwise (LEDGER_FAUCET in docs/operations.md
   // "Configuration"), but never in production, where asking for it fails the start (ticketing's config).
   env['LEDGER_FAUCET'] ??= env['TOWNHALL_ENV'] === 'production' ? 'false' : 'true';
   // Webhooks to receivers on this machine or network (docs/product.md "Webhooks"), signed with
@@ -79,7 +80,17 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
       `Invalid configuration:\n  WEBHOOK_ALLOW_PRIVATE: must not be true while the gateway listens on ${env['HOST']} (--host, HOST): private webhook addresses are allowed only on a loopback address`,
     );
   env['WEBHOOK_ALLOW_PRIVATE'] ??= local && env['TOWNHALL_ENV'] !== 'production' ? 'true' : 'false';
+  // The same for the key directories Signature-Agents name (agents trying it out on this machine
+  // publish theirs on it): on another address, anyone could make the gateway scan the host's network.
+  if (!local && env['SIGNATURE_AGENT_ALLOW_PRIVATE'] === 'true')
+    throw new ConfigError(
+      `Invalid configuration:\n  SIGNATURE_AGENT_ALLOW_PRIVATE: must not be true while the gateway listens on ${env['HOST']} (--host, HOST): key directories on private addresses are allowed only on a loopback address`,
+    );
+  env['SIGNATURE_AGENT_ALLOW_PRIVATE'] ??= local && env['TOWNHALL_ENV'] !== 'production' ? 'true' : 'false';
   env['WEBHOOK_SIGNING_KEY'] ??= WebhookSigner.generate().secret;
+  // x402 receipts: the data folder's key (main.ts), or, like the webhook key, one for this run
+  // when there is no data folder (--ephemeral, tests): its tickets and receipts go with the run.
+  env['RECEIPT_SIGNING_KEY'] ??= ReceiptSigner.generate().seed;
   // One webhooks replica (on PGlite, one session without notices): its own changes are all there are.
   env['WEBHOOK_LISTEN'] ??= 'false';
   const gatewayConfig = loadConfig(GatewayConfigSchema, env);

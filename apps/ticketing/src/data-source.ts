@@ -1,4 +1,5 @@
 import {
+  claimFormerKeyFunction,
   createSchemaDataSource,
   outboxAnnounceFunction,
   sqlFunctionFiles,
@@ -19,6 +20,12 @@ import { Invites1767600000000 } from './migrations/1767600000000-invites.js';
 import { Requests1767700000000 } from './migrations/1767700000000-requests.js';
 import { Codes1767800000000 } from './migrations/1767800000000-codes.js';
 import { ReportIndexes1767900000000 } from './migrations/1767900000000-report-indexes.js';
+import { PaymentExtensions1768000000000 } from './migrations/1768000000000-payment-extensions.js';
+import {
+  CLAIM_KEY_DURABLES,
+  ClaimKeys1768150000000,
+  FORMER_CLAIM_KEY,
+} from './migrations/1768150000000-claim-keys.js';
 
 export const TICKETING_SCHEMA = 'ticketing';
 
@@ -42,11 +49,15 @@ export function createTicketingDataSource(url: string, pool: PoolSettings = {}):
       Requests1767700000000,
       Codes1767800000000,
       ReportIndexes1767900000000,
+      PaymentExtensions1768000000000,
+      ClaimKeys1768150000000,
     ],
     // The functions, one file each (db/functions/<name>.sql), applied after the migrations.
     functions: [
       outboxAnnounceFunction(TICKETING_SCHEMA),
       ...sqlFunctionFiles(new URL('./db/functions/', import.meta.url)),
+      // Until no process of the release before the claim keys' move runs.
+      claimFormerKeyFunction('"ticketing"', FORMER_CLAIM_KEY, CLAIM_KEY_DURABLES),
     ],
     pool,
   });

@@ -1,7 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { SignatureVerifier } from '@townhall/auth';
-import { OutboxWriter, type Logger, type OutboxRelay, type ServiceClient } from '@townhall/platform/service';
-import { DataSource } from 'typeorm';
+import { domainModule, type DomainModuleOptions } from '@townhall/platform/service';
+import { TICKETING_SCHEMA } from './data-source.js';
+import type { TicketingSettings } from './settings.js';
 import { LedgerBook } from './ledger/ledger-book.js';
 import { PayRefund } from './refunds/pay-refund.js';
 import { RefundBook } from './refunds/refund-book.js';
@@ -10,7 +11,7 @@ import { RefundsOwed } from './refunds/refunds-owed.js';
 import { FeePayer } from './payments/fee-payer.js';
 import { PaymentRailsShutdown } from './payments/payment-rails-shutdown.js';
 import type { PaymentRails } from './payments/payment-rails.js';
-import { DomainEventHandler } from './projection/domain-event-handler.js';
+import { EventSales } from './projection/event-sales.js';
 import { EventsProjection } from './projection/events-projection.js';
 import { TicketsHandler } from './tickets/tickets.handler.js';
 import { CancelEventTickets } from './tickets/cancel-event-tickets.js';
@@ -18,7 +19,8 @@ import { ReleaseSeat } from './tickets/release-seat.js';
 import { Rsvp } from './tickets/rsvp.js';
 import { SaleFactsReader } from './tickets/sale-facts.js';
 import { SeatGate } from './tickets/seat-gate.js';
-import { FacilitatorSettlements } from './tickets/facilitator-settlements.js';
+import { FacilitatorSettlements } from './payments/facilitator-settlements.js';
+import { SettlementMoves } from './payments/settlement-moves.js';
 import { PaymentReconciler } from './payments/payment-reconciler.js';
 import { SettleFacilitatorPayment } from './tickets/settle-facilitator-payment.js';
 import { SettleLedgerPayment } from './tickets/settle-ledger-payment.js';
@@ -42,95 +44,85 @@ import { RequestChanges } from './requests/request-changes.js';
 import { RequestsHandler } from './requests/requests.handler.js';
 import { ReportsHandler } from './reports/reports.handler.js';
 import { SalesBook } from './reports/sales-book.js';
-import {
-  CLOCK,
-  FACILITATOR,
-  LOGGER,
-  RAILS,
-  SERVICES,
-  SETTINGS,
-  SIGNATURES,
-  type Clock,
-  type TicketingSettings,
-} from './tokens.js';
+import { FACILITATOR, RAILS, RECEIPT_KEYS, SIGNATURES, type ReceiptKeys } from './tokens.js';
+import { PaymentExtensions } from './payments/payment-extensions.js';
+import { PaymentIds } from './payments/payment-ids.js';
 
 /** The `source` of every CloudEvent this service publishes. */
 export const SOURCE = 'townhall/ticketing';
 
-export interface TicketingModuleOptions {
-  dataSource: DataSource;
-  relay: OutboxRelay;
-  services: ServiceClient;
-  logger: Logger;
-  settings: TicketingSettings;
+/** What ticketing is registered with: the shared options, plus its payment rails and keys. */
+export interface TicketingModuleOptions extends DomainModuleOptions<TicketingSettings> {
   signatures: SignatureVerifier;
   rails: PaymentRails;
-  clock?: Clock;
+  receiptKeys: ReceiptKeys;
 }
+
+/** What the module is made of (libs/platform domainModule). */
+const LAYOUT = {
+  schema: TICKETING_SCHEMA,
+  source: SOURCE,
+  handlers: [
+    TicketsHandler,
+    WaitlistHandler,
+    InvitesHandler,
+    RequestsHandler,
+    CodesHandler,
+    RefundsHandler,
+    ReportsHandler,
+  ],
+  useCases: [
+    Rsvp,
+    TakeSeat,
+    SettleLedgerPayment,
+    SettleFacilitatorPayment,
+    ReleaseSeat,
+    CancelEventTickets,
+    PayRefund,
+    JoinWaitlist,
+    LeaveWaitlist,
+    InviteChanges,
+    RequestChanges,
+    CodeChanges,
+  ],
+  parts: [
+    EventsProjection,
+    EventSales,
+    SeriesFollowers,
+    LedgerBook,
+    TicketBook,
+    SaleFactsReader,
+    SeatGate,
+    FacilitatorSettlements,
+    SettlementMoves,
+    PaymentReconciler,
+    PaymentExtensions,
+    PaymentIds,
+    PaymentRailsShutdown,
+    FeePayer,
+    RefundsOwed,
+    RefundBook,
+    WaitlistSeats,
+    WaitlistBook,
+    OfferExpiry,
+    InviteBook,
+    RequestBook,
+    CodeBook,
+    SalesBook,
+  ],
+};
 
 @Module({})
 export class TicketingModule {
   static register(options: TicketingModuleOptions): DynamicModule {
-    return {
-      module: TicketingModule,
-      controllers: [
-        TicketsHandler,
-        WaitlistHandler,
-        InvitesHandler,
-        RequestsHandler,
-        CodesHandler,
-        RefundsHandler,
-        ReportsHandler,
-      ],
-      providers: [
-        { provide: DataSource, useValue: options.dataSource },
-        {
-          provide: OutboxWriter,
-          useValue: new OutboxWriter(options.dataSource, options.relay, {
-            schema: 'ticketing',
-            source: SOURCE,
-          }),
-        },
-        { provide: SERVICES, useValue: options.services },
-        { provide: LOGGER, useValue: options.logger },
-        { provide: SETTINGS, useValue: options.settings },
+    return domainModule(TicketingModule, options, {
+      ...LAYOUT,
+      provide: [
         { provide: SIGNATURES, useValue: options.signatures },
         { provide: FACILITATOR, useValue: options.rails.facilitator },
         { provide: RAILS, useValue: options.rails },
-        PaymentRailsShutdown,
-        { provide: CLOCK, useValue: options.clock ?? (() => new Date()) },
-        EventsProjection,
-        LedgerBook,
-        TicketBook,
-        TakeSeat,
-        SeriesFollowers,
-        SettleLedgerPayment,
-        FacilitatorSettlements,
-        PaymentReconciler,
-        SettleFacilitatorPayment,
-        Rsvp,
-        SaleFactsReader,
-        InviteBook,
-        InviteChanges,
-        RequestBook,
-        CodeBook,
-        CodeChanges,
-        RequestChanges,
-        SalesBook,
-        FeePayer,
-        SeatGate,
-        ReleaseSeat,
-        CancelEventTickets,
-        RefundsOwed,
-        RefundBook,
-        PayRefund,
-        WaitlistSeats,
-        WaitlistBook,
-        JoinWaitlist,
-        LeaveWaitlist,
-        OfferExpiry,
-        DomainEventHandler,
+        { provide: RECEIPT_KEYS, useValue: options.receiptKeys },
       ],
-    };
+    });
   }
 }

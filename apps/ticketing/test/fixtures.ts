@@ -19,6 +19,7 @@ import {
   type TicketReply,
   type Ticketing,
 } from '@townhall/contracts';
+import { anEventView } from '@townhall/testing';
 import { refusalOf, ServiceHarness } from '@townhall/testing/service';
 import { encodePaymentHeader, signLedgerPayment, type PaymentRequirements } from '@townhall/x402';
 import { ticketing as ticketingService } from '../src/service.js';
@@ -157,9 +158,9 @@ export const announcement = (type: string, subject: string, data: unknown): Clou
   data,
 });
 
-/** The parts of the EventView a domain event carries that ticketing reads, from what the stand-in knows. */
-function viewOf(event: EventAccess): Partial<EventView> {
-  return {
+/** The EventView a domain event carries, with what the stand-in knows of the event. */
+function viewOf(event: EventAccess): EventView {
+  return anEventView({
     id: event.eventId,
     hostId: event.hostId,
     moderators: event.moderators,
@@ -173,5 +174,5 @@ function viewOf(event: EventAccess): Partial<EventView> {
     access: event.access,
     version: event.version,
     updatedAt: event.updatedAt,
-  };
+  });
 }

@@ -152,6 +152,27 @@ describe("ticketing's SQL functions, through their wrappers", () => {
     expect(await announced(ended)).toEqual([]);
   });
 
+  it("take_seat_for: the release before's call, a whole event to fill, announces the same event", async () => {
+    const eventId = await anEvent(2, { general: 2 }, '100');
+    const now = new Date();
+    const offerId = await anOffer(eventId, 'general', 'offered', new Date(now.getTime() + 5 * MINUTE));
+    // That release prepared townhall.waitlist.accepted itself, with its data left null.
+    const [prepared] = schema.outbox.prepare([
+      { type: WaitlistTopics.accepted, subject: eventId, data: null },
+    ]);
+    const [row] = await schema.transaction((manager) =>
+      manager.query(
+        `SELECT ticketing.take_seat_for(p_event => $1, p_tier => $2, p_agent => $3, p_at => $4,
+           p_offer_event => $5::jsonb) AS outcome`,
+        [eventId, 'general', 'offered', now, JSON.stringify(prepared)],
+      ),
+    );
+    expect(row).toEqual({ outcome: 'offer' });
+    expect(await announced(eventId)).toEqual([
+      { ...prepared, data: expect.objectContaining({ id: offerId, status: 'accepted', agentId: 'offered' }) },
+    ]);
+  });
+
   describe('purchase', () => {
     const purchase = (args: PurchaseArgs) => purchaseCall(schema.dataSource, schema.outbox)(args);
     /** A payment of `amount` by `payer` for `eventId`, every id new. */

@@ -81,7 +81,9 @@ describe('ticketing: a deployed database upgraded to the functions applied by ch
     // The migrations written since (the outbox's claim holders, the chain search of open
     // payments, the followers' seating one occurrence at a time, the outbox's published rows
     // deleted: none here, the old rows wait to be published, the invites, the requests, the codes,
-    // the ledger's index by event for the report), then every function by checksum.
+    // the ledger's index by event for the report, the payment ids and receipts of x402's
+    // extensions, the consumers' claims under their durables' names), then every function by
+    // checksum.
     expect(applied).toEqual([
       'OutboxClaims1767000000000',
       'PaymentSearch1767100000000',
@@ -91,11 +93,13 @@ describe('ticketing: a deployed database upgraded to the functions applied by ch
       'Requests1767700000000',
       'Codes1767800000000',
       'ReportIndexes1767900000000',
+      'PaymentExtensions1768000000000',
+      'ClaimKeys1768150000000',
       ...dataSource.functions.map((fn) => `function ticketing.${fn.name}`),
     ]);
     // Every row as it was; the columns added since (when an occurrence's followers were seated,
-    // who may come, the code of a ticket and of its entries) read "not yet", `open` on each event
-    // already there, and no code.
+    // who may come, the code of a ticket and of its entries, a ticket's receipt) read "not yet",
+    // `open` on each event already there, and no code or receipt.
     const upgraded = await snapshot();
     const rows = upgraded[0] as Record<'events' | 'tickets' | 'ledger', Array<Record<string, unknown>>>;
     for (const event of rows.events) {
@@ -107,6 +111,10 @@ describe('ticketing: a deployed database upgraded to the functions applied by ch
     for (const row of [...rows.tickets, ...rows.ledger]) {
       expect(row['code']).toBeNull();
       delete row['code'];
+    }
+    for (const row of rows.tickets) {
+      expect(row['receipt']).toBeNull();
+      delete row['receipt'];
     }
     expect(upgraded).toEqual(before);
     expect(await functionDrift(dataSource)).toEqual([]);

@@ -1,3 +1,4 @@
+import { systemResolver } from '@townhall/platform/outbound';
 import {
   ConfigError,
   domainService,
@@ -8,7 +9,6 @@ import {
 } from '@townhall/platform/service';
 import { WebhooksConfigSchema, type WebhooksConfig } from './config.js';
 import { createWebhooksDataSource, WEBHOOKS_SCHEMA } from './data-source.js';
-import { systemResolver } from './delivery/destination.js';
 import { WebhookKeyError, WebhookSigner } from './signing/webhook-signer.js';
 import { WebhooksModule } from './webhooks.module.js';
 
@@ -26,9 +26,10 @@ async function defineWebhooks(
   return {
     dataSource,
     serviceTimeoutMs: config.SERVICE_TIMEOUT_MS,
-    module: () =>
+    module: ({ services }) =>
       WebhooksModule.register({
         dataSource,
+        services,
         signer,
         resolver: systemResolver,
         logger,

@@ -1,41 +1,41 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import type { Resolver } from '@townhall/platform/outbound';
+import { domainModuleWithoutOutbox, type DomainModuleWithoutOutboxOptions } from '@townhall/platform/service';
 import { DeliveryRetention } from './delivery/delivery-retention.js';
 import { DeliveryWorker } from './delivery/delivery-worker.js';
-import type { Resolver } from './delivery/destination.js';
+import { RESOLVER } from './destination-resolver.js';
 import { WebhookFanOut } from './fan-out/webhook-fan-out.js';
+import type { WebhooksSettings } from './settings.js';
 import { WebhookSigner } from './signing/webhook-signer.js';
-import { WebhooksHandler } from './subscriptions/webhooks.handler.js';
+import { CreateWebhook } from './subscriptions/create-webhook.js';
+import { DeleteWebhook } from './subscriptions/delete-webhook.js';
+import { ListDeliveries } from './subscriptions/list-deliveries.js';
+import { ListWebhooks } from './subscriptions/list-webhooks.js';
 import { SubscriptionIndex } from './subscriptions/subscription-index.js';
-import { WebhookSubscriptions } from './subscriptions/webhook-subscriptions.js';
-import { LOGGER, RESOLVER, SETTINGS, type Logger, type WebhooksSettings } from './tokens.js';
+import { WebhooksHandler } from './subscriptions/webhooks.handler.js';
 
-export interface WebhooksModuleOptions {
-  dataSource: DataSource;
+export interface WebhooksModuleOptions extends DomainModuleWithoutOutboxOptions<WebhooksSettings> {
   signer: WebhookSigner;
   resolver: Resolver;
-  logger: Logger;
-  settings: WebhooksSettings;
 }
 
+/** What the module is made of (libs/platform domainModule). */
+const LAYOUT = {
+  handlers: [WebhooksHandler],
+  useCases: [CreateWebhook, ListWebhooks, DeleteWebhook, ListDeliveries],
+  parts: [SubscriptionIndex, WebhookFanOut, DeliveryWorker, DeliveryRetention],
+};
+
+/** It publishes no domain events (it consumes them all: its own would loop), so it has no outbox. */
 @Module({})
 export class WebhooksModule {
   static register(options: WebhooksModuleOptions): DynamicModule {
-    return {
-      module: WebhooksModule,
-      controllers: [WebhooksHandler],
-      providers: [
-        { provide: DataSource, useValue: options.dataSource },
+    return domainModuleWithoutOutbox(WebhooksModule, options, {
+      ...LAYOUT,
+      provide: [
         { provide: WebhookSigner, useValue: options.signer },
         { provide: RESOLVER, useValue: options.resolver },
-        { provide: LOGGER, useValue: options.logger },
-        { provide: SETTINGS, useValue: options.settings },
-        SubscriptionIndex,
-        WebhookSubscriptions,
-        DeliveryWorker,
-        DeliveryRetention,
-        WebhookFanOut,
       ],
-    };
+    });
   }
 }

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { generateAgentKey } from '@townhall/auth';
 import { Webhooks, type CloudEvent } from '@townhall/contracts';
 import { domainEvent as announced } from '@townhall/platform/service';
-import { waitFor, WebhookReceiver } from '@townhall/testing';
+import { anEventView, anIssuedTicketView, waitFor, WebhookReceiver } from '@townhall/testing';
 import { ServiceHarness } from '@townhall/testing/service';
 import { SUBSCRIPTIONS_CHANNEL } from '../src/subscriptions/subscription-index.js';
 import { webhooks as webhooksService, WebhookSigner } from '../src/service.js';
@@ -54,7 +54,9 @@ describe('webhooks service: the fan-out when nobody listens', () => {
     ]);
     replica = await service.startReplica();
     // The host of the event (a projection the audience needs later), on both replicas' database.
-    await service.deliver(domainEvent('townhall.event.scheduled', eventId, { id: eventId, hostId: host }));
+    await service.deliver(
+      domainEvent('townhall.event.scheduled', eventId, anEventView({ id: eventId, hostId: host })),
+    );
   });
   afterAll(async () => {
     await service?.stop();
@@ -63,7 +65,7 @@ describe('webhooks service: the fan-out when nobody listens', () => {
 
   it('passes over a domain event no subscription takes without a statement; a projection is one upsert', async () => {
     expect(await statementsOf(() => service.deliver(question()))).toEqual([]);
-    const ticket = { id: randomUUID(), eventId, holderId: agent(), status: 'active' };
+    const ticket = anIssuedTicketView(eventId, agent());
     const projected = await statementsOf(() =>
       service.deliver(domainEvent('townhall.ticket.issued', eventId, ticket)),
     );

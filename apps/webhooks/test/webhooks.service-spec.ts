@@ -7,7 +7,15 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { generateAgentKey } from '@townhall/auth';
 import { Webhooks, type CloudEvent, type WebhookKey } from '@townhall/contracts';
 import { ConfigError, createLogger } from '@townhall/platform/service';
-import { waitFor, WebhookReceiver, type ReceivedWebhook } from '@townhall/testing';
+import {
+  aLedgerEntryView,
+  anEventView,
+  anIssuedTicketView,
+  aQuestionView,
+  waitFor,
+  WebhookReceiver,
+  type ReceivedWebhook,
+} from '@townhall/testing';
 import { refusalOf, ServiceHarness } from '@townhall/testing/service';
 import { createWebhooksDataSource } from '../src/data-source.js';
 import { DeliveryRetention } from '../src/delivery/delivery-retention.js';
@@ -50,7 +58,8 @@ function domainEvent(type: string, subject: string, data: unknown, visibility?: 
   };
 }
 
-const eventView = (id: string, hostId: string) => ({ id, hostId, title: 'AMA', status: 'scheduled' });
+const eventView = (id: string, hostId: string) =>
+  anEventView({ id, hostId, title: 'AMA', status: 'scheduled' });
 const typesOf = (requests: ReceivedWebhook[]) =>
   requests.map((request) => (JSON.parse(request.body.toString('utf8')) as CloudEvent).type);
 
@@ -183,31 +192,24 @@ describe('webhooks service', () => {
     await create(holder, { url: receiver.url('/holder'), types: everything });
     await create(stranger, { url: receiver.url('/stranger'), types: everything });
 
-    const question = { id: randomUUID(), eventId: event, authorId: holder, state: 'pending' };
+    const question = aQuestionView({ eventId: event, authorId: holder, state: 'pending' });
     const stream = [
       domainEvent('townhall.event.scheduled', event, eventView(event, host)),
       domainEvent('townhall.event.scheduled', otherEvent, eventView(otherEvent, otherHost)),
       domainEvent('townhall.event.scheduled', hostsSecond, eventView(hostsSecond, host)),
-      domainEvent('townhall.ticket.issued', event, {
-        id: randomUUID(),
-        eventId: event,
-        holderId: holder,
-        status: 'active',
-      }),
+      domainEvent('townhall.ticket.issued', event, anIssuedTicketView(event, holder)),
       domainEvent('townhall.event.started', event, { ...eventView(event, host), status: 'live' }),
       domainEvent('townhall.question.submitted', event, question, 'staff'),
-      domainEvent('townhall.ledger.entry_recorded', holder, {
-        id: randomUUID(),
-        agentId: holder,
-        eventId: event,
-        amount: '-100',
-      }),
-      domainEvent('townhall.ledger.entry_recorded', host, {
-        id: randomUUID(),
-        agentId: host,
-        eventId: event,
-        amount: '100',
-      }),
+      domainEvent(
+        'townhall.ledger.entry_recorded',
+        holder,
+        aLedgerEntryView({ agentId: holder, eventId: event, amount: '-100' }),
+      ),
+      domainEvent(
+        'townhall.ledger.entry_recorded',
+        host,
+        aLedgerEntryView({ agentId: host, eventId: event, amount: '100' }),
+      ),
     ];
     for (const each of stream) await service.deliver(each);
     // Redelivered (an acknowledgement lost): fanned out once all the same.

@@ -5,6 +5,9 @@ import { AuthError } from './errors.js';
 
 const PUBLIC_KEY_LENGTH = 32;
 
+/** The shape of an agentId: base58 (Bitcoin alphabet) of 32 bytes is 32 to 44 characters. */
+export const AGENT_ID_PATTERN = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+
 export function decodeAgentId(agentId: string): Uint8Array {
   let bytes: Uint8Array;
   try {

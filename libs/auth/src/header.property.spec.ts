@@ -4,7 +4,7 @@ import { parseCredentials, parseTimestamp, splitRequestTarget } from './header.j
 import { formatTimestamp, generateAgentKey, newNonce, signRequest, type AgentKey } from './signer.js';
 import { SignatureVerifier } from './verifier.js';
 
-// Properties of the signed-request parser and verifier (README "Calling it"; vectors in libs/auth/test-vectors), over inputs
+// Properties of the signed-request parser and verifier (docs/api.md "Calling it"; vectors in libs/auth/test-vectors), over inputs
 // fast-check makes up: a hostile header never throws anything but AuthError with a known code, a
 // signed request always verifies, and no single changed character of a signed field verifies.
 

@@ -47,8 +47,12 @@ function privateKeyObject(crypto: NodeEd25519, seed: Uint8Array): NodeKeyObject 
   }
 }
 
-/** The Ed25519 signature of `message`: OpenSSL's where node:crypto is, noble's elsewhere. */
-function ed25519Sign(message: Uint8Array, key: AgentKey): Uint8Array {
+/**
+ * The pure Ed25519 signature (RFC 8032, 64 bytes) of `message`: OpenSSL's where node:crypto is,
+ * noble's elsewhere. Every signature the library makes goes through here (service-auth-v1 and
+ * RFC 9421 alike), so each gets the fast path.
+ */
+export function ed25519Sign(message: Uint8Array, key: AgentKey): Uint8Array {
   if (!nodeCrypto) return ed.sign(message, key.secretKey);
   let keyObject = keyObjects.get(key);
   if (!keyObject) {

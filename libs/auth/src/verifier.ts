@@ -8,6 +8,15 @@ import { isPointEncodingCanonical, isScalarCanonical } from './ed25519-encoding.
 import { AuthError } from './errors.js';
 import { assertFresh, parseCredentials, splitRequestTarget } from './header.js';
 import type { Credentials } from './header.js';
+import { checkContentDigest } from './message-signatures/content-digest.js';
+import { BODY_COMPONENT, type DerivedComponent } from './message-signatures/profile.js';
+import { derivedComponentValue, signatureBase } from './message-signatures/signature-base.js';
+import {
+  joinFieldLines,
+  readMessageSignature,
+  type FieldLines,
+  type MessageSignature,
+} from './message-signatures/signature-input.js';
 import { buildSigningString } from './signing-string.js';
 
 export interface VerifiedRequest {
@@ -18,7 +27,19 @@ export interface VerifiedRequest {
 }
 
 export interface PendingRequest {
+  scheme: 'service-auth-v1';
   credentials: Credentials;
+  path: string;
+  query: string;
+  method: string;
+}
+
+/** An RFC 9421 signed request after its precheck: its signature, and the fields it covers. */
+export interface PendingMessageSignature {
+  scheme: 'rfc9421';
+  signature: MessageSignature;
+  /** Each covered header field's value, as the signature base takes it. */
+  fields: Map<string, string>;
   path: string;
   query: string;
   method: string;
@@ -75,7 +96,91 @@ export class SignatureVerifier {
     if (this.keyFor(credentials.agentId) === 'invalid') {
       throw new AuthError('auth.agent_invalid', 'agentId is not an acceptable Ed25519 public key');
     }
-    return { credentials, path, query, method: input.method.toUpperCase() };
+    return { scheme: 'service-auth-v1', credentials, path, query, method: input.method.toUpperCase() };
+  }
+
+  /**
+   * docs/protocol/signing.md "RFC 9421 signatures", before the body is read: the target, the
+   * signature's framing, coverage and window, and (for an agentId keyid) the key. A thumbprint
+   * keyid is left to the caller to resolve to an agentId.
+   */
+  precheckMessageSignature(input: {
+    signatureInput: FieldLines;
+    signature: FieldLines;
+    /** Every line of a header field, lower-case name (Node's `headersDistinct`). */
+    header: (name: string) => FieldLines;
+    hasBody: boolean;
+    method: string;
+    rawUrl: string;
+    nowMs: number;
+  }): PendingMessageSignature {
+    const { path, query } = splitRequestTarget(input.rawUrl);
+    if (input.method === '' || CR_OR_LF.test(input.method)) {
+      throw new AuthError('auth.malformed', 'method is empty or contains CR or LF');
+    }
+    const header = (name: string) => joinFieldLines(input.header(name), name)?.trim();
+    const signature = readMessageSignature({ ...input, headers: header });
+    assertFresh(signature.createdMs, input.nowMs);
+    const fields = new Map<string, string>();
+    for (const name of signature.components) {
+      if (name.startsWith('@')) continue;
+      const value = header(name);
+      if (value === undefined) throw new AuthError('auth.malformed', `the covered field ${name} is absent`);
+      fields.set(name, value);
+    }
+    if (
+      signature.keyidIsAgentId &&
+      !signature.keyidIsThumbprint &&
+      this.keyFor(signature.keyid) === 'invalid'
+    ) {
+      throw new AuthError('auth.agent_invalid', 'keyid is not an acceptable Ed25519 public key');
+    }
+    return { scheme: 'rfc9421', signature, fields, path, query, method: input.method.toUpperCase() };
+  }
+
+  /**
+   * Verifies an RFC 9421 signature as `agentId` (the keyid, or what its thumbprint resolved to):
+   * the Content-Digest against the body, then the signature over the signature base.
+   */
+  verifyMessageSignature(
+    pending: PendingMessageSignature,
+    body: Uint8Array,
+    audience: string,
+    agentId: string,
+  ): VerifiedRequest {
+    const { signature, fields } = pending;
+    const key = this.keyFor(agentId);
+    if (key === 'invalid')
+      throw new AuthError('auth.agent_invalid', 'the key is not an acceptable Ed25519 public key');
+    const problem = signatureProblem(signature.signature);
+    if (problem !== null) throw signatureInvalid(problem);
+    const digest = fields.get(BODY_COMPONENT);
+    if (body.length > 0 && digest === undefined)
+      throw new AuthError('auth.components_missing', `the signature must also cover ${BODY_COMPONENT}`);
+    if (digest !== undefined) checkContentDigest(digest, body);
+    const request = { method: pending.method, origin: audience, path: pending.path, query: pending.query };
+    const base = (emptyQuery: string) =>
+      signatureBase(signature.input, (name) =>
+        name === '@query' && pending.query === ''
+          ? emptyQuery
+          : name.startsWith('@')
+            ? derivedComponentValue(name as DerivedComponent, request)
+            : (fields.get(name) ?? ''),
+      );
+    const bytes = Buffer.from(signature.signature.buffer, signature.signature.byteOffset, 64);
+    const verifies = (text: string) => cryptoVerify(null, Buffer.from(text, 'utf8'), key, bytes);
+    // An absent query is `?` (RFC 9421 section 2.2.7); http-message-sig 0.2, under web-bot-auth,
+    // signs it as the empty string, so that value is accepted as well.
+    const valid =
+      verifies(base('?')) ||
+      (pending.query === '' && signature.components.includes('@query') && verifies(base('')));
+    if (!valid) throw signatureInvalid('signature does not match the signature base');
+    return {
+      agentId,
+      nonce: signature.nonce,
+      timestamp: new Date(signature.createdMs).toISOString(),
+      timestampMs: signature.createdMs,
+    };
   }
 
   verify(pending: PendingRequest, body: Uint8Array, audience: string): VerifiedRequest {

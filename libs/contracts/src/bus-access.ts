@@ -19,7 +19,6 @@ export const BUS_APPS = [
   'webhooks',
 ] as const;
 export type BusApp = (typeof BUS_APPS)[number];
-export type BusService = Exclude<BusApp, 'auth-gateway'>;
 
 /** What one app may do on NATS besides serving its own patterns and announcing its own events. */
 export interface BusAccess {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { contract } from './contract.js';
-import { EventIdSchema, EventPath, PriceSchema } from './events.js';
+import { EventIdSchema, EventPath, PriceSchema } from './event-fields.js';
 import { httpRoute, routeGroup } from './http.js';
 import { PagingSchema, type Page } from './page.js';
 import { AmountReply, InstantReply, pageOf, reply } from './replies.js';

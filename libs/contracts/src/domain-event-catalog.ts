@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { CloudEvent } from './domain-events.js';
 import {
   BlockViewSchema,
   EngagementTopics,
@@ -9,13 +10,8 @@ import {
   StageMessageViewSchema,
 } from './engagement.js';
 import { DirectoryCardSchema, DirectoryTopics } from './directory.js';
-import {
-  EventTopics,
-  EventViewSchema,
-  SeriesFollowChangeSchema,
-  SeriesTopics,
-  SeriesViewSchema,
-} from './events.js';
+import { EventTopics, EventViewSchema } from './events.js';
+import { SeriesFollowChangeSchema, SeriesTopics, SeriesViewSchema } from './series.js';
 import { RefundTopics, RefundViewSchema } from './refunds.js';
 import { LedgerEntryViewSchema, LedgerTopics, TicketTopics, TicketViewSchema } from './ticketing.js';
 import { InviteTopics, InviteViewSchema } from './invites.js';
@@ -271,7 +267,7 @@ const inviteEvents = {
  * moderators and the agent who asked (webhooks, and its signed live stream); the public live
  * stream sees only the count change.
  */
-const request = (summary: string): DomainEventSpec => ({
+const request = (summary: string): DomainEventSpec & { data: typeof AccessRequestViewSchema } => ({
   data: AccessRequestViewSchema,
   source: 'townhall/ticketing',
   subject: EVENT_ID,
@@ -306,6 +302,15 @@ export type DomainEventType = keyof typeof domainEventCatalog;
 
 /** The `data` of a domain event type, as its service announces it. */
 export type DomainEventData<T extends DomainEventType> = z.output<(typeof domainEventCatalog)[T]['data']>;
+
+/**
+ * A domain event of type `T` as a consumer is handed it, its `data` parsed by the catalog's schema
+ * of that type. For a union of types, the union of their events: a `switch (event.type)` narrows
+ * `data`.
+ */
+export type DomainEvent<T extends DomainEventType = DomainEventType> = {
+  [K in T]: CloudEvent<DomainEventData<K>> & { type: K };
+}[T];
 
 export function isDomainEventType(type: string): type is DomainEventType {
   return Object.hasOwn(domainEventCatalog, type);

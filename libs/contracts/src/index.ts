@@ -11,7 +11,10 @@ export * from './page.js';
 export * from './replies.js';
 export * from './bus-schemas.js';
 export * from './directory.js';
+export * from './event-fields.js';
 export * from './events.js';
+export * from './series.js';
+export * from './calendar.js';
 export * from './ticketing.js';
 export * from './waitlist.js';
 export * from './invites.js';
@@ -22,6 +25,7 @@ export * from './refunds.js';
 export * from './engagement.js';
 export * from './domain-events.js';
 export * from './domain-event-catalog.js';
+export * from './domain-event-topics.js';
 export * from './webhooks.js';
 export * from './bus-access.js';
 // Last: it imports every domain's routes, whose schemas register in the order above.

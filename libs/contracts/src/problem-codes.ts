@@ -27,6 +27,11 @@ export const PROBLEM_CODES = {
   'auth.agent_invalid': { status: 401, title: 'The agentId is not an acceptable Ed25519 public key' },
   'auth.signature_invalid': { status: 401, title: 'The signature does not verify' },
   'auth.nonce_replayed': { status: 401, title: 'The nonce was already used' },
+  'auth.components_missing': {
+    status: 401,
+    title: 'The RFC 9421 signature does not cover what it must (see Accept-Signature)',
+  },
+  'auth.key_unknown': { status: 401, title: 'The signature names a key this service cannot find' },
   'auth.address_blocked': {
     status: 429,
     title: 'Too many signed requests from this address failed: it is refused signed requests for a while',
@@ -45,6 +50,10 @@ export const PROBLEM_CODES = {
   'payment.invalid': { status: 402, title: 'The payment was refused' },
   'payment.insufficient_funds': { status: 402, title: 'The payer cannot cover this payment' },
   'payment.nonce_reused': { status: 409, title: 'This payment nonce was already used for another payment' },
+  'payment.id_reused': {
+    status: 409,
+    title: 'This payment identifier was already used for another payment',
+  },
   'payment.settlement_failed': { status: 502, title: 'The payment facilitator did not settle the payment' },
   'capacity.sold_out': { status: 409, title: 'No seat is left' },
   'ticket.not_on_sale': { status: 409, title: 'This event does not sell tickets now' },

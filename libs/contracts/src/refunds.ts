@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AgentIdSchema } from './agent-id.js';
 import { contract } from './contract.js';
-import { EventIdSchema, EventPath } from './events.js';
+import { EventIdSchema, EventPath } from './event-fields.js';
 import { httpRoute, routeGroup } from './http.js';
 import { PagingSchema, type Page } from './page.js';
 import { AmountReply, InstantReply, pageOf, reply } from './replies.js';

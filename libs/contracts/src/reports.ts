@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AgentIdSchema } from './agent-id.js';
 import { contract } from './contract.js';
-import { EventIdSchema } from './events.js';
+import { EventIdSchema } from './event-fields.js';
 import { AmountReply, InstantReply, reply } from './replies.js';
 
 /**

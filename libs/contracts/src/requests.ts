@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AgentIdSchema } from './agent-id.js';
 import { contract } from './contract.js';
-import { EventIdSchema, EventPath, ParticipantPath } from './events.js';
+import { EventIdSchema, EventPath, ParticipantPath } from './event-fields.js';
 import { httpRoute, routeGroup } from './http.js';
 import { PagingSchema, type Page } from './page.js';
 import { InstantReply, pageOf, reply } from './replies.js';

@@ -1,6 +1,7 @@
 import { DirectoryRoutes } from './directory.js';
 import { ModerationRoutes, PollRoutes, QuestionRoutes, RecordingRoutes, StageRoutes } from './engagement.js';
-import { EventRoutes, SeriesRoutes } from './events.js';
+import { EventRoutes } from './events.js';
+import { SeriesRoutes } from './series.js';
 import type { HttpRoute } from './http.js';
 import { RefundRoutes } from './refunds.js';
 import { LedgerRoutes, TicketRoutes } from './ticketing.js';

@@ -1,12 +1,26 @@
 import { z } from 'zod';
 import type { AccessRequestView } from './requests.js';
 import { CodeSchema } from './codes.js';
-import { AssetSchema, CapacitySchema, EventIdSchema, EventPath, TicketingSchema } from './events.js';
+import { AssetSchema, CapacitySchema, EventIdSchema, EventPath, TicketingSchema } from './event-fields.js';
 import { AgentIdSchema } from './agent-id.js';
 import { contract } from './contract.js';
 import { httpRoute, routeGroup } from './http.js';
 import { AmountReply, InstantReply, pageOf, reply } from './replies.js';
 import { PagingSchema, type Page } from './page.js';
+
+/**
+ * An x402 `offer-receipt` receipt in its JWS form (docs/protocol/payments.md "The receipt"): the
+ * service's signature over the resource, the payer, the amount, the network and the transaction.
+ */
+export const SignedReceiptSchema = z
+  .object({
+    format: z.literal('jws'),
+    signature: z
+      .string()
+      .describe('JWS compact serialization (EdDSA); its `kid` names a key of `GET /.well-known/jwks.json`'),
+  })
+  .describe('The signed receipt of the payment (x402 `offer-receipt`, JWS)');
+export type SignedReceiptView = z.output<typeof SignedReceiptSchema>;
 
 export const TicketViewSchema = reply(
   z.object({
@@ -33,6 +47,9 @@ export const TicketViewSchema = reply(
       ),
     createdAt: InstantReply,
     cancelledAt: InstantReply.nullable(),
+    receipt: SignedReceiptSchema.optional().describe(
+      'A paid ticket once its payment settled: the receipt the service signed when it issued it',
+    ),
   }),
   'Ticket',
 );
@@ -84,12 +101,40 @@ export interface SettlementView {
   payer: string;
 }
 
+/** One public key receipts are signed with: an Ed25519 JWK (RFC 8037). */
+export const ReceiptKeySchema = z.object({
+  kty: z.literal('OKP'),
+  crv: z.literal('Ed25519'),
+  x: z.string().describe('The raw 32-byte public key, base64url'),
+  kid: z.string().describe('The `kid` of the receipts it verifies'),
+  alg: z.literal('EdDSA'),
+  use: z.literal('sig'),
+});
+
+export const ReceiptKeySetSchema = reply(
+  z.object({
+    keys: z
+      .array(ReceiptKeySchema)
+      .describe(
+        'The current key first, then the older ones still published (receipts they signed still verify)',
+      ),
+  }),
+  'ReceiptKeySet',
+  'The JWK set (RFC 7517) the service signs x402 offers and receipts with',
+);
+export type ReceiptKeySet = z.output<typeof ReceiptKeySetSchema>;
+
 /** A ticket an RSVP answers with. */
 export interface TicketReply {
   ticket: TicketView;
   /** false when the caller already held a ticket: nothing was charged. */
   created: boolean;
   settlement: SettlementView | null;
+  /**
+   * The x402 v2 extensions of the settlement answer (PAYMENT-RESPONSE `extensions`): the
+   * `offer-receipt` receipt of a paid ticket (docs/protocol/payments.md "The receipt").
+   */
+  paymentExtensions?: Record<string, unknown>;
 }
 
 /** An RSVP to an event that needs approval, by an agent not approved yet: its request (202). */
@@ -136,6 +181,8 @@ export const Tickets = {
     'ticketing.tickets.attendees',
     PagingSchema.extend(EventRef.shape).strict(),
   ),
+  /** The public keys of x402 offers and receipts (GET /.well-known/jwks.json). */
+  receiptKeys: contract<ReceiptKeySet>()('ticketing.receipts.keys', z.strictObject({})),
 } as const;
 
 /**

@@ -31,11 +31,6 @@ export function webhookWildcardOf(type: string): string {
   return `${prefix}.${aggregate}.*`;
 }
 
-/** Whether a subscription's `types` (exact types and wildcards) take a domain event of `type`. */
-export function webhookTypesMatch(types: readonly string[], type: string): boolean {
-  return types.includes(type) || types.includes(webhookWildcardOf(type));
-}
-
 const WebhookTypeSchema = z
   .string()
   .max(100)

@@ -2,7 +2,7 @@ import { jest } from '@jest/globals';
 import { BUS_ACCESS, Events, Inventory } from '@townhall/contracts';
 import { assertDurablesGranted, BusAccessClient } from './bus-access.js';
 import { HandlerDeclarationError } from './discovery/handler-declarations.js';
-import type { Subscription } from './outbox/consumer.js';
+import type { Subscription } from './outbox/subscription.js';
 import type { ServiceClient } from './service-client.js';
 
 const meta = { requestId: 'r', caller: null };

@@ -10,7 +10,7 @@ import {
 } from '@townhall/contracts';
 import type { z } from 'zod';
 import { HandlerDeclarationError } from './discovery/handler-declarations.js';
-import type { Subscription } from './outbox/consumer.js';
+import type { Subscription } from './outbox/subscription.js';
 import type { ServiceClient } from './service-client.js';
 
 /** What a service may do on the bus: its own `access` (a test's service), else BUS_ACCESS's entry for its name. */

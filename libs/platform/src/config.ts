@@ -3,7 +3,7 @@ import { z } from 'zod';
 /** DATABASE_POOL_WAIT_MS's default: well within the gateway's 5 s deadline (SERVICE_TIMEOUT_MS). */
 export const DEFAULT_POOL_WAIT_MS = 2_000;
 
-/** Configuration every app reads (the root README's "Configuration" table). */
+/** Configuration every app reads (docs/operations.md "Configuration"). */
 export const BaseConfigSchema = z.object({
   TOWNHALL_ENV: z.enum(['production', 'staging', 'development']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -131,6 +131,20 @@ export const DatabaseConfigSchema = z.object({
   /** How long a statement waits for a pooled connection before the request is shed (503 service.overloaded). */
   DATABASE_POOL_WAIT_MS: z.coerce.number().int().min(100).max(60_000).default(DEFAULT_POOL_WAIT_MS),
 });
+
+/**
+ * What every domain service reads: BaseConfigSchema, DatabaseConfigSchema, its probe port and its
+ * outbox relay. A service extends it with its own settings.
+ */
+export const DomainServiceConfigSchema = BaseConfigSchema.extend(DatabaseConfigSchema.shape).extend({
+  /** Port of the probe server (/healthz, /readyz); unset: none. */
+  PROBE_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** How often the outbox relay looks for unpublished domain events (it is also woken after each commit). */
+  OUTBOX_POLL_INTERVAL_MS: z.coerce.number().int().min(10).default(500),
+  /** Off only to test recovery: domain events then wait in the outbox. */
+  OUTBOX_RELAY: z.enum(['on', 'off']).default('on'),
+});
+export type DomainServiceConfig = z.output<typeof DomainServiceConfigSchema>;
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';

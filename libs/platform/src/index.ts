@@ -11,3 +11,6 @@ export * from './bus-access.js';
 export * from './probes.js';
 export * from './graceful-stop.js';
 export * from './observability/index.js';
+// Standalone mode hands the gateway its broker and event log: their types only, which load nothing.
+export type { InProcessBroker } from './transport/in-process-broker.js';
+export type { InProcessEventLog } from './transport/in-process-event-log.js';

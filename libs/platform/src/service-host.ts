@@ -3,7 +3,7 @@ import { DiscoveryModule, NestFactory } from '@nestjs/core';
 import type { MicroserviceOptions } from '@nestjs/microservices';
 import type { Server } from 'node:http';
 import type { DataSource } from 'typeorm';
-import type { Subscription } from './outbox/consumer.js';
+import type { Subscription } from './outbox/subscription.js';
 import { busAppOf, type BusAccess } from '@townhall/contracts';
 import { assertEveryHandlerProvided } from './discovery/handler-declarations.js';
 import { assertDurablesGranted, busAccessOf, BusAccessClient } from './bus-access.js';
@@ -12,8 +12,9 @@ import { discoverHandlers, type ServiceHandlers } from './discovery/service-hand
 import { OutboxRelay } from './outbox/relay.js';
 import { stopGracefullyOnSignal } from './graceful-stop.js';
 import { createLogger, NestPinoLogger, type Logger } from './logger.js';
-import { exitOnConfigError, loadConfig } from './config.js';
-import { migrateSchema, type PoolSettings } from './database.js';
+import { exitOnConfigError, loadConfig, type DomainServiceConfig } from './config.js';
+import type { DomainModuleOptions } from './domain-module.js';
+import { migrateSchema, openDataSource, type PoolSettings } from './database.js';
 import type { LevelWithSilent } from 'pino';
 import type { z } from 'zod';
 import { openNatsTransport } from './transport/nats-transport.js';
@@ -230,24 +231,68 @@ export interface DomainService<Config extends ServiceConfig> extends AnyDomainSe
   define(config: Config, logger: Logger): Promise<ServiceDefinition>;
 }
 
-/** What a service states; the rest (its definition's name, the migrate command) follows from it. */
-export interface DomainServiceParts<Config extends ServiceConfig> {
+/** What every domain service's module is given by the host (DomainModuleOptions but its settings). */
+export type ModuleParts = Omit<DomainModuleOptions<never>, 'settings' | 'clock'>;
+
+/**
+ * What a service states; the rest (its definition's name, the migrate command) follows from it.
+ * - `module`: its module from the parts every service has and its configuration. The host opens
+ *   its database and runs its outbox as DomainServiceConfigSchema's settings say.
+ * - `define`: its whole definition, for a service that opens more than its database (payment
+ *   rails, signing keys), usually ending with `withOutbox`.
+ */
+export type DomainServiceParts<Config extends ServiceConfig> = {
   name: string;
   schema: string;
   configSchema: z.ZodType<Config, unknown>;
   /** Its schema's DataSource factory (`data-source.ts`); migrations run on a pool of one. */
   dataSource(url: string, pool: PoolSettings): DataSource;
-  define(config: Config, logger: Logger): Promise<Omit<ServiceDefinition, 'name' | 'config'>>;
+} & (
+  | (Config extends DomainServiceConfig
+      ? { module(parts: ModuleParts, config: Config): DynamicModule }
+      : never)
+  | { define(config: Config, logger: Logger): Promise<Omit<ServiceDefinition, 'name' | 'config'>> }
+);
+
+/** A domain service's definition around its open database: its outbox, its timeout and its module. */
+export function withOutbox(
+  config: DomainServiceConfig,
+  schema: string,
+  dataSource: DataSource,
+  module: (link: ServiceLink) => DynamicModule,
+): Omit<ServiceDefinition, 'name' | 'config'> {
+  return {
+    dataSource,
+    outbox: {
+      schema,
+      pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
+      held: config.OUTBOX_RELAY === 'off',
+    },
+    serviceTimeoutMs: config.SERVICE_TIMEOUT_MS,
+    module,
+  };
 }
 
 /** A domain service from its parts. */
 export function domainService<Config extends ServiceConfig>(
   parts: DomainServiceParts<Config>,
 ): DomainService<Config> {
+  const definitionOf = async (
+    config: Config,
+    logger: Logger,
+  ): Promise<Omit<ServiceDefinition, 'name' | 'config'>> => {
+    if ('define' in parts) return parts.define(config, logger);
+    // `module` is there only when Config extends DomainServiceConfig (DomainServiceParts).
+    const withSettings = config as Config & DomainServiceConfig;
+    const dataSource = await openDataSource(parts.dataSource, withSettings);
+    return withOutbox(withSettings, parts.schema, dataSource, (link) =>
+      parts.module({ dataSource, logger, ...link }, withSettings),
+    );
+  };
   const define = async (config: Config, logger: Logger): Promise<ServiceDefinition> => ({
     name: parts.name,
     config: config as unknown as Readonly<Record<string, unknown>>,
-    ...(await parts.define(config, logger)),
+    ...(await definitionOf(config, logger)),
   });
   return {
     name: parts.name,

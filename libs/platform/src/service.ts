@@ -8,6 +8,9 @@ export * from './sql-functions.js';
 export * from './database-faults.js';
 export * from './prepared-statement.js';
 export * from './service-host.js';
+export * from './domain-module.js';
 export * from './discovery/index.js';
 export * from './outbox/index.js';
 export * from './transport/index.js';
+// The classes themselves, over the types alone that '@townhall/platform' names for the gateway.
+export { InProcessBroker, InProcessEventLog } from './transport/index.js';

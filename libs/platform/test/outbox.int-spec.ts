@@ -24,6 +24,7 @@ import {
   outboxMigrationSql,
   type ConsumerGate,
   type DomainEventPublisher,
+  type DomainEventReading,
   type OutboxRelayOptions,
   OutboxWriter,
 } from '../src/outbox/index.js';
@@ -444,6 +445,49 @@ describe('transactional outbox and JetStream relay', () => {
     expect(consumer.deliveries.map((event) => event.id)).toEqual(wanted.map((event) => event.id));
   });
 
+  it('drops an event its reader refuses (logged, never redelivered), passes over an unknown type, and goes on', async () => {
+    const schema = await newOutbox('poison');
+    const durable = `outboxtest_${RUN}_poison`;
+    const base = `${SUBJECT_ROOT}.poison`;
+    const { logger, lines } = capturingLogger();
+    const handled: number[] = [];
+    const consumer = await consumeDomainEvents({
+      nc,
+      durable,
+      subjects: [`${base}.>`],
+      logger,
+      read: readTestEvent,
+      retryDelayMs: 100,
+      handle: async (event) => void handled.push(event.data.n),
+    });
+    cleanups.push(() => deleteDurable(nc, durable));
+    cleanups.push(() => consumer.stop());
+    const malformed = domainEvent({
+      source: 'townhall/test',
+      type: `${base}.created`,
+      subject: 'x',
+      data: {},
+    });
+    const unknown = domainEvent({ source: 'townhall/test', type: `${base}.renamed`, subject: 'x', data: {} });
+    await commit(schema, [malformed, unknown, testEvent('poison', 1)]);
+    expect(await newRelay(schema).relayOnce()).toBe(3);
+    await waitFor('the event after them', async () => handled.length === 1);
+    // Well past the retry delay: neither comes again.
+    await sleep(500);
+    expect(handled).toEqual([1]);
+    const info = await jsm.consumers.info(TOWNHALL_STREAM, durable);
+    expect([info.num_pending, info.num_ack_pending, info.num_redelivered]).toEqual([0, 0, 0]);
+    expect(lines.filter((line) => line['msg'] === 'dropping a malformed domain event')).toEqual([
+      expect.objectContaining({ level: 50, durable, problem: 'no number n' }),
+    ]);
+    expect(lines.filter((line) => line['type'] === unknown.type)).toEqual([
+      expect.objectContaining({
+        level: 20,
+        msg: 'passing over a domain event of a type this release does not know',
+      }),
+    ]);
+  });
+
   it('hands a batch handler what has arrived, in order, each effect once; a failing batch is retried one by one', async () => {
     const schema = await newOutbox('h');
     const durable = `outboxtest_${RUN}_h`;
@@ -453,6 +497,7 @@ describe('transactional outbox and JetStream relay', () => {
       durable,
       subjects: [`${SUBJECT_ROOT}.h.>`],
       logger: silent,
+      read: readTestEvent,
       handle: async () => undefined,
       handleBatch: async () => undefined,
     });
@@ -474,6 +519,7 @@ describe('transactional outbox and JetStream relay', () => {
       durable,
       subjects: [`${SUBJECT_ROOT}.h.>`],
       logger: silent,
+      read: readTestEvent,
       retryDelayMs: 200,
       async handleBatch(batch) {
         batches.push(batch.length);
@@ -520,9 +566,10 @@ describe('transactional outbox and JetStream relay', () => {
       durable,
       subjects: [`${SUBJECT_ROOT}.gather.>`],
       logger: silent,
+      read: readTestEvent,
       gatherMs: 300,
-      handle: async (event) => void batches.push([(event.data as { n: number }).n]),
-      handleBatch: async (batch) => void batches.push(batch.map((event) => (event.data as { n: number }).n)),
+      handle: async (event) => void batches.push([event.data.n]),
+      handleBatch: async (batch) => void batches.push(batch.map((event) => event.data.n)),
     });
     cleanups.push(() => deleteDurable(nc, durable));
     cleanups.push(() => consumer.stop());
@@ -553,10 +600,10 @@ describe('transactional outbox and JetStream relay', () => {
       durable,
       subjects: [`${SUBJECT_ROOT}.gate.>`],
       logger: silent,
+      read: readTestEvent,
       gate,
-      handle: async (event) => void handled.push((event.data as { n: number }).n),
-      handleBatch: async (batch) =>
-        void handled.push(...batch.map((event) => (event.data as { n: number }).n)),
+      handle: async (event) => void handled.push(event.data.n),
+      handleBatch: async (batch) => void handled.push(...batch.map((event) => event.data.n)),
     });
     cleanups.push(() => deleteDurable(nc, durable));
     cleanups.push(() => consumer.stop());
@@ -740,7 +787,24 @@ async function newOutbox(name: string): Promise<string> {
   return schema;
 }
 
-function testEvent(test: string, n: number): CloudEvent<{ n: number }> {
+/** What these tests publish: an event of this run's own subjects, carrying `{ n }`. */
+type TestEvent = CloudEvent<{ n: number }>;
+
+/**
+ * How these tests' consumers read what they are delivered: this run's subjects are no types of
+ * domainEventCatalog (the stream is shared with other tests), so data with a number `n` is read,
+ * a type ending in `.renamed` is one this release does not know, and anything else is malformed.
+ */
+function readTestEvent(event: CloudEvent): DomainEventReading<TestEvent> {
+  if (event.type.endsWith('.renamed')) return { outcome: 'unknown' };
+  const { data } = event;
+  const n = typeof data === 'object' && data !== null && 'n' in data ? data.n : undefined;
+  return typeof n === 'number'
+    ? { outcome: 'read', event: { ...event, data: { n } } }
+    : { outcome: 'malformed', problem: 'no number n' };
+}
+
+function testEvent(test: string, n: number): TestEvent {
   return domainEvent({
     source: 'townhall/outbox-test',
     type: `${SUBJECT_ROOT}.${test}.created`,
@@ -766,7 +830,7 @@ function newRelay(schema: string, overrides: Partial<OutboxRelayOptions> = {}): 
 }
 
 interface TestConsumer {
-  deliveries: CloudEvent[];
+  deliveries: TestEvent[];
   stop(): Promise<void>;
 }
 
@@ -777,13 +841,14 @@ async function startConsumer(
 ): Promise<TestConsumer> {
   const durable = `outboxtest_${RUN}_${test}`;
   const connection = options.connection ?? nc;
-  const deliveries: CloudEvent[] = [];
+  const deliveries: TestEvent[] = [];
   let failed = false;
   const consumer = await consumeDomainEvents({
     nc: connection,
     durable,
     subjects: options.subjects ?? [`${SUBJECT_ROOT}.${test}.>`],
     logger: silent,
+    read: readTestEvent,
     retryDelayMs: 200,
     async handle(event) {
       deliveries.push(event);

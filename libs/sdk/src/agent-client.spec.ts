@@ -1,6 +1,15 @@
+import { createHash, createPublicKey } from 'node:crypto';
 import * as ed from '@noble/ed25519';
 import bs58 from 'bs58';
-import { AUTHORIZATION_PATTERN, buildSigningString, sha256Hex } from '@townhall/auth/portable';
+import { createVerifier, httpbis } from 'http-message-signatures';
+import {
+  agentJwk,
+  agentKeyThumbprint,
+  AUTHORIZATION_PATTERN,
+  buildSigningString,
+  MESSAGE_NONCE_PATTERN,
+  sha256Hex,
+} from '@townhall/auth/portable';
 import { LedgerRoutes, QuestionRoutes, StageRoutes } from '@townhall/contracts';
 import { AgentClient } from './agent-client.js';
 import { TownhallError } from './townhall-error.js';
@@ -48,6 +57,114 @@ describe('AgentClient.sign', () => {
     expect(request!.headers.get('authorization')).toMatch(AUTHORIZATION_PATTERN);
     expect(request!.headers.get('x-nonce')).toMatch(/^[A-Za-z0-9_-]{22,64}$/);
     expect(request!.body).toBe('{"amount":"5"}');
+  });
+});
+
+describe('AgentClient with signatureScheme rfc9421', () => {
+  /** http-message-signatures' (httpbis) verdict on a request the client sent, for the agent's key. */
+  function verifiedByHttpbis(agent: AgentClient, request: { method: string; url: string; headers: Headers }) {
+    const publicKey = createPublicKey({ key: { ...agentJwk(agent.agentId) }, format: 'jwk' });
+    const headers: Record<string, string> = {};
+    request.headers.forEach((value, name) => (headers[name] = value));
+    return httpbis.verifyMessage(
+      {
+        keyLookup: async ({ keyid }) =>
+          keyid === agent.agentId || keyid === agentKeyThumbprint(agent.agentId)
+            ? { id: keyid, algs: ['ed25519'], verify: createVerifier(publicKey, 'ed25519') }
+            : null,
+        requiredFields: ['@method', '@authority', '@path', '@query'],
+        requiredParams: ['created', 'expires', 'nonce', 'keyid', 'alg'],
+      },
+      { method: request.method, url: request.url, headers },
+    );
+  }
+
+  it('signs every signed request with Signature-Input, Signature and Content-Digest instead', async () => {
+    const sent: Array<{ method: string; url: string; headers: Headers; body: string | undefined }> = [];
+    const agent = new AgentClient({
+      baseUrl: 'http://example.test',
+      signatureScheme: 'rfc9421',
+      fetch: async (url, init) => {
+        const body = init?.body instanceof Uint8Array ? new TextDecoder().decode(init.body) : init?.body;
+        sent.push({
+          method: init?.method ?? 'GET',
+          url: String(url),
+          headers: new Headers(init?.headers),
+          body: body as string | undefined,
+        });
+        return new Response('{"ok":true}', { status: 200, headers: { 'content-type': 'application/json' } });
+      },
+    });
+    await agent.call('POST', '/ledger/faucet', { body: { amount: '5' } });
+    await agent.call('GET', '/me/tickets', { query: { limit: 5, cursor: 'a b' } });
+    await agent.call('GET', '/events', { signed: false });
+    // Its copies sign alike, and the Idempotency-Key still goes with a signed write.
+    await agent.withIdempotencyKey('k1').call('PUT', '/directory/me', { body: { handle: 'alice' } });
+    await agent.fetch('http://example.test/events/e1/stage', { method: 'POST', body: '{"body":"hi ✓"}' });
+
+    expect(sent.map(({ method, url }) => `${method} ${url}`)).toEqual([
+      'POST http://example.test/ledger/faucet',
+      'GET http://example.test/me/tickets?limit=5&cursor=a+b',
+      'GET http://example.test/events',
+      'PUT http://example.test/directory/me',
+      'POST http://example.test/events/e1/stage',
+    ]);
+    const unsigned = sent[2]!;
+    expect(unsigned.headers.has('signature-input')).toBe(false);
+    const signed = sent.filter((request) => request !== unsigned);
+    for (const request of signed) {
+      expect(request.headers.has('authorization')).toBe(false);
+      expect(request.headers.has('x-nonce')).toBe(false);
+      expect(request.headers.get('signature-input')).toMatch(
+        new RegExp(
+          `^sig1=\\("@method" "@authority" "@path" "@query"( "content-digest")?\\);created=\\d+;expires=\\d+;nonce="[\\w-]+";keyid="${agent.agentId}";alg="ed25519"$`,
+        ),
+      );
+      expect(request.headers.get('signature-input')!.match(/nonce="([^"]+)"/)![1]).toMatch(
+        MESSAGE_NONCE_PATTERN,
+      );
+      expect(request.headers.get('content-digest')).toBe(
+        request.body === undefined
+          ? null
+          : `sha-256=:${createHash('sha256').update(request.body).digest('base64')}:`,
+      );
+      expect(await verifiedByHttpbis(agent, request)).toBe(true);
+    }
+    expect(signed.map((request) => request.headers.get('idempotency-key'))).toEqual([null, null, 'k1', null]);
+  });
+
+  it('keeps service-auth-v1 the default, and signs for curl either way', async () => {
+    const agent = new AgentClient({ baseUrl: 'http://127.0.0.1:3000' });
+    expect(agent.signatureScheme).toBe('service-auth-v1');
+    expect(agent.withIdempotencyKey('k').signatureScheme).toBe('service-auth-v1');
+    const rfc9421 = new AgentClient({
+      baseUrl: 'http://127.0.0.1:3000',
+      key: agent.key,
+      signatureScheme: 'rfc9421',
+    });
+    expect(rfc9421.withAssets(['USDC']).signatureScheme).toBe('rfc9421');
+    // sign() is service-auth-v1 whatever the scheme; signRfc9421() is RFC 9421 whatever the scheme.
+    expect(rfc9421.sign('GET', '/ledger/balance').authorization).toMatch(AUTHORIZATION_PATTERN);
+    const signed = agent.signRfc9421('PUT', '/directory/me?x=1', '{"handle":"curl"}', {
+      keyid: 'thumbprint',
+    });
+    expect(signed.keyid).toBe(agentKeyThumbprint(agent.agentId));
+    expect(signed.expires - signed.created).toBe(60);
+    expect(signed.signatureBase.split('\n').slice(0, 4)).toEqual([
+      '"@method": PUT',
+      '"@authority": 127.0.0.1:3000',
+      '"@path": /directory/me',
+      '"@query": ?x=1',
+    ]);
+    expect(Object.keys(signed.headers)).toEqual(['Signature-Input', 'Signature', 'Content-Digest']);
+    const headers = new Headers({ ...signed.headers });
+    expect(
+      await verifiedByHttpbis(agent, {
+        method: 'PUT',
+        url: 'http://127.0.0.1:3000/directory/me?x=1',
+        headers,
+      }),
+    ).toBe(true);
   });
 });
 

@@ -1,4 +1,15 @@
-import { generateAgentKey, signRequest, type AgentKey, type SignedHeaders } from '@townhall/auth/portable';
+import {
+  ed25519Sign,
+  generateAgentKey,
+  messageSignatureHeaders,
+  messageToSign,
+  signMessageRequest,
+  signRequest,
+  type AgentKey,
+  type MessageKeyid,
+  type MessageSignatureHeaders,
+  type SignedHeaders,
+} from '@townhall/auth/portable';
 import {
   CodeRoutes,
   DirectoryRoutes,
@@ -55,6 +66,13 @@ export interface AgentClientOptions {
   key?: AgentKey;
   /** The audience line to sign for: the server's PUBLIC_BASE_URL. Defaults to the origin of baseUrl. */
   audience?: string;
+  /**
+   * How every signed request is signed (docs/protocol/signing.md): `service-auth-v1` (the default:
+   * `Authorization: service ...` and `X-Nonce`) or `rfc9421` (HTTP Message Signatures with the
+   * same key: `Signature-Input`, `Signature` and, with a body, `Content-Digest`; keyid the agentId).
+   * The server takes either; nothing else changes.
+   */
+  signatureScheme?: SignatureScheme;
   fetch?: typeof fetch;
   /**
    * The assets this agent pays in: ledger asset names and SPL mint addresses. Default: USDC, as
@@ -66,6 +84,27 @@ export interface AgentClientOptions {
 }
 
 export type Query = Record<string, string | number | boolean | undefined | null>;
+
+/** The two ways a request is signed with the agent's key (docs/protocol/signing.md). */
+export type SignatureScheme = 'service-auth-v1' | 'rfc9421';
+
+export interface SignRfc9421Options {
+  /** `agentId` (default: every server verifies it at once) or the key's JWK `thumbprint`. */
+  keyid?: MessageKeyid;
+}
+
+/** One request signed under RFC 9421 without sending it (`AgentClient.signRfc9421`). */
+export interface SignedMessageRequest {
+  /** `Signature-Input`, `Signature` and, with a body, `Content-Digest`, to send as they are. */
+  headers: MessageSignatureHeaders;
+  /** Unix seconds: the signature is good from `created` until `expires` (60 s later), once. */
+  created: number;
+  expires: number;
+  nonce: string;
+  keyid: string;
+  /** What was signed (RFC 9421 section 2.5), to compare with a server's when one disagrees. */
+  signatureBase: string;
+}
 
 export interface RsvpOptions {
   tierId?: string;
@@ -203,6 +242,7 @@ export class AgentClient {
   readonly key: AgentKey;
   readonly baseUrl: string;
   readonly audience: string;
+  readonly signatureScheme: SignatureScheme;
   /** The assets it pays in; undefined: USDC, as each network names it. */
   readonly assets: readonly string[] | undefined;
   private readonly fetchImpl: typeof fetch;
@@ -213,6 +253,7 @@ export class AgentClient {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.key = options.key ?? generateAgentKey();
     this.audience = (options.audience ?? new URL(this.baseUrl).origin).replace(/\/+$/, '');
+    this.signatureScheme = options.signatureScheme ?? 'service-auth-v1';
     this.fetchImpl = options.fetch ?? fetch;
     this.assets = options.assets === undefined ? undefined : [...options.assets];
   }
@@ -245,6 +286,7 @@ export class AgentClient {
       baseUrl: this.baseUrl,
       key: this.key,
       audience: this.audience,
+      signatureScheme: this.signatureScheme,
       fetch: this.fetchImpl,
       ...(this.assets === undefined ? {} : { assets: this.assets }),
       ...changes,
@@ -705,16 +747,11 @@ export class AgentClient {
       request.method === 'GET' || request.method === 'HEAD'
         ? undefined
         : new Uint8Array(await request.arrayBuffer());
-    const signed = signRequest({
-      key: this.key,
-      audience: this.audience,
-      method: request.method,
-      target: url.pathname + url.search,
-      ...(body === undefined ? {} : { body }),
-    });
     const headers = new Headers(request.headers);
-    headers.set('authorization', signed.authorization);
-    headers.set('x-nonce', signed.nonce);
+    for (const [name, value] of Object.entries(
+      this.signatureFields(request.method, url.pathname + url.search, body),
+    ))
+      headers.set(name, value);
     return this.fetchImpl(url, {
       method: request.method,
       headers,
@@ -766,12 +803,13 @@ export class AgentClient {
         readLiveEvents(
           {
             open: (lastEventId, signal) => {
-              const signed = options.signed === true ? this.sign('GET', path) : undefined;
+              // Each connection signed afresh: a signature is good for one request.
+              const signed = options.signed === true ? this.signatureFields('GET', path) : {};
               return this.fetchImpl(this.baseUrl + path, {
                 headers: {
                   accept: 'text/event-stream',
                   ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }),
-                  ...(signed ? { authorization: signed.authorization, 'x-nonce': signed.nonce } : {}),
+                  ...signed,
                 },
                 signal,
               });
@@ -805,6 +843,56 @@ export class AgentClient {
   }
 
   /**
+   * `sign` under RFC 9421 (whatever `signatureScheme` is): the `Signature-Input`, `Signature` and,
+   * with a body, `Content-Digest` of exactly this request, for the client's audience. Good once,
+   * until `expires`.
+   */
+  signRfc9421(
+    method: string,
+    target: string,
+    body?: string,
+    options: SignRfc9421Options = {},
+  ): SignedMessageRequest {
+    const message = messageToSign(this.key.agentId, {
+      method,
+      origin: this.audience,
+      target,
+      ...(body === undefined ? {} : { body }),
+      ...(options.keyid === undefined ? {} : { keyid: options.keyid }),
+    });
+    const signature = ed25519Sign(new TextEncoder().encode(message.signatureBase), this.key);
+    return {
+      headers: messageSignatureHeaders(message, signature),
+      created: message.created,
+      expires: message.expires,
+      nonce: message.nonce,
+      keyid: message.keyid,
+      signatureBase: message.signatureBase,
+    };
+  }
+
+  /** The header fields that sign one request under the client's scheme (lower-case names). */
+  private signatureFields(
+    method: string,
+    target: string,
+    body?: string | Uint8Array,
+  ): Record<string, string> {
+    const withBody = body === undefined ? {} : { body };
+    if (this.signatureScheme === 'rfc9421') {
+      const signed = signMessageRequest({
+        key: this.key,
+        method,
+        origin: this.audience,
+        target,
+        ...withBody,
+      });
+      return Object.fromEntries(Object.entries(signed).map(([name, value]) => [name.toLowerCase(), value]));
+    }
+    const signed = signRequest({ key: this.key, audience: this.audience, method, target, ...withBody });
+    return { authorization: signed.authorization, 'x-nonce': signed.nonce };
+  }
+
+  /**
    * Calls a route bound in the contracts (`HttpRoute`): its path, query or body from `input`.
    * Signed as the route says; a public read that also takes a signature (`acceptsSignature`) is
    * signed only when `options.signed` asks for it.
@@ -835,9 +923,7 @@ export class AgentClient {
     const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (options.signed !== false) {
-      const signed = this.sign(method, target, body);
-      headers['authorization'] = signed.authorization;
-      headers['x-nonce'] = signed.nonce;
+      Object.assign(headers, this.signatureFields(method, target, body));
       const key =
         options.idempotencyKey === undefined
           ? this.scopedIdempotencyKey

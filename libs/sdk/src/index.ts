@@ -21,8 +21,12 @@ export {
   generateAgentKey,
   agentKeyFromSecret,
   signRequest,
+  signMessageRequest,
   type AgentKey,
+  type MessageKeyid,
+  type MessageSignatureHeaders,
   type SignedHeaders,
+  type SignMessageRequestInput,
   type SignRequestInput,
 } from '@townhall/auth/portable';
 // The shapes AgentClient takes and returns, so a caller can name them (one source: libs/contracts).

@@ -2,7 +2,7 @@
 // the amount and the asset; a compromised server, or anyone between an http base URL and the agent,
 // could name others. So a payment is signed only when it is the one the agent means to make.
 import type { RefundView } from '@townhall/contracts';
-import { USDC_MINTS } from './solana-clusters.js';
+import { USDC_MINTS } from '@townhall/x402';
 
 /** USDC's asset ids: the ledger's `USDC` and Circle's mint on each Solana cluster. */
 export const USDC_ASSETS: readonly string[] = ['USDC', ...new Set(Object.values(USDC_MINTS))];

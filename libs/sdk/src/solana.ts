@@ -4,9 +4,9 @@ import { x402Client, x402HTTPClient, type PaymentPolicy } from '@x402/core/clien
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { acceptsAsset, assetRefusal, type PaymentRefusedError } from './payment-checks.js';
-import { SOLANA_CLUSTERS } from './solana-clusters.js';
+import { SOLANA_CLUSTERS } from '@townhall/x402';
 
-export { SOLANA_DEVNET, SOLANA_MAINNET, SOLANA_TESTNET, USDC_MINTS } from './solana-clusters.js';
+export { SOLANA_DEVNET, SOLANA_MAINNET, SOLANA_TESTNET, USDC_MINTS } from '@townhall/x402';
 export { PaymentRefusedError, USDC_ASSETS, type PaymentCheck, type PaymentField } from './payment-checks.js';
 
 /**

@@ -1,4 +1,5 @@
 export * from './ports.js';
+export * from './fake-date.js';
 export * from './app-process.js';
 export * from './postgres.js';
 export * from './schema-upgrade.js';

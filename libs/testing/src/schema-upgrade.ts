@@ -110,6 +110,8 @@ export interface SchemaUnderTest {
   built: string[];
   query<Row>(sql: string, params?: unknown[]): Promise<Row[]>;
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T>;
+  /** Runs one migration's `up` or `down` on the schema again, as the migrate command runs it. */
+  migrate(migration: MigrationInterface, step: 'up' | 'down'): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -140,6 +142,14 @@ export async function schemaUnderTest(
       built,
       query: (sql, params = []) => dataSource.query(sql, params),
       transaction: (work) => dataSource.transaction(work),
+      migrate: async (migration, step) => {
+        const runner = dataSource.createQueryRunner();
+        try {
+          await migration[step](runner);
+        } finally {
+          await runner.release();
+        }
+      },
       close: async () => {
         await dataSource.destroy();
         await database.drop();

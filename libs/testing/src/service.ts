@@ -17,6 +17,7 @@ import {
   InProcessBroker,
   InProcessEventLog,
   inProcessTransport,
+  readDomainEvent,
   startService,
   subjectMatches,
   type AnyDomainService,
@@ -155,9 +156,12 @@ export class ServiceHarness {
    * was lost (the stream itself would not store the same id twice: `deliver` cannot do this).
    */
   async redeliver(event: CloudEvent): Promise<void> {
+    const reading = readDomainEvent(event);
+    if (reading.outcome !== 'read')
+      throw new Error(`${event.type} ${event.id} is no domain event a consumer takes (${reading.outcome})`);
     for (const subscription of this.service.subscriptions)
       if (subscription.subjects.some((subject) => subjectMatches(subject, event.type)))
-        await subscription.handle(event);
+        await subscription.handle(reading.event);
   }
 
   /**

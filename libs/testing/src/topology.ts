@@ -28,13 +28,15 @@ export const APPS = (
 /**
  * Rate limits are off in a topology's gateways unless its `env` sets them (as
  * rate-limits.e2e-spec.ts does): other suites race dozens of writes by one agent, or hundreds of
- * reads from 127.0.0.1, on purpose.
+ * reads from 127.0.0.1, on purpose. Signature-Agent key directories may be on 127.0.0.1 (over
+ * http): the tests' agents publish theirs there.
  */
 const GATEWAY_DEFAULTS = {
   RATE_LIMIT_WRITES_PER_SECOND: '0',
   RATE_LIMIT_READS_PER_SECOND: '0',
   RATE_LIMIT_SIGNED_PER_ADDRESS_PER_SECOND: '0',
   AUTH_FAILURES_PER_ADDRESS: '0',
+  SIGNATURE_AGENT_ALLOW_PRIVATE: 'true',
 };
 
 export interface TopologyOptions {

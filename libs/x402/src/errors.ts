@@ -1,5 +1,3 @@
-import type { ProblemCode } from '@townhall/contracts';
-
 export type PaymentFailure =
   | 'malformed'
   | 'invalid_scheme'
@@ -18,8 +16,8 @@ export type PaymentFailure =
   | 'settlement_failed';
 
 /**
- * Every refused payment says which check refused it: the ticketing service turns `reason` into the problem
- * code of its answer (see `paymentProblemCode`) and the client learns what to fix without parsing prose.
+ * Every refused payment says which check refused it: the ticketing service's 402 carries `reason`
+ * in its x402 body, and the client learns what to fix without parsing prose.
  */
 export class PaymentError extends Error {
   constructor(
@@ -28,25 +26,5 @@ export class PaymentError extends Error {
   ) {
     super(detail);
     this.name = 'PaymentError';
-  }
-}
-
-/** The `@townhall/contracts` problem code for each refusal, so every service answers a given failure alike. */
-// Extract, not a literal union: a code renamed in contracts becomes `never` here and fails the build.
-export type PaymentProblemCode = Extract<
-  ProblemCode,
-  'payment.invalid' | 'payment.insufficient_funds' | 'payment.nonce_reused' | 'payment.settlement_failed'
->;
-
-export function paymentProblemCode(reason: PaymentFailure): PaymentProblemCode {
-  switch (reason) {
-    case 'insufficient_funds':
-      return 'payment.insufficient_funds';
-    case 'nonce_reused':
-      return 'payment.nonce_reused';
-    case 'settlement_failed':
-      return 'payment.settlement_failed';
-    default:
-      return 'payment.invalid';
   }
 }

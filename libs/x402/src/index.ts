@@ -4,3 +4,5 @@ export * from './requirements.js';
 export * from './payload.js';
 export * from './ledger-check.js';
 export * from './facilitator.js';
+export * from './amounts.js';
+export * from './solana-clusters.js';

@@ -57,6 +57,8 @@ export interface PaymentResponse {
   network: string;
   payer: string;
   errorReason?: string;
+  /** x402 v2 extensions of the answer, e.g. the `offer-receipt` receipt. */
+  extensions?: Record<string, unknown>;
 }
 
 export const LEDGER_SIGNING_VERSION = 'x402-ledger-v1';
@@ -210,23 +212,29 @@ const PaymentResponseSchema = z.object({
   network: z.string().min(1),
   payer: z.string(),
   errorReason: z.string().optional(),
+  extensions: z.record(z.string(), z.unknown()).optional(),
 });
 
 /** The `X-PAYMENT-RESPONSE` / `PAYMENT-RESPONSE` header value. */
 export function encodePaymentResponse(response: PaymentResponse): string {
-  const { success, transaction, network, payer, errorReason } = response;
+  const { success, transaction, network, payer, errorReason, extensions } = response;
   return encodeBase64Json({
     success,
     transaction,
     network,
     payer,
     ...(errorReason === undefined ? {} : { errorReason }),
+    ...(extensions === undefined ? {} : { extensions }),
   });
 }
 
 export function decodePaymentResponse(value: string): PaymentResponse {
   const parsed = PaymentResponseSchema.safeParse(decodeBase64Json(value, 'payment response header'));
   if (!parsed.success) throw new PaymentError('malformed', describeIssue(parsed.error, 'payment response'));
-  const { errorReason, ...rest } = parsed.data;
-  return errorReason === undefined ? rest : { ...rest, errorReason };
+  const { errorReason, extensions, ...rest } = parsed.data;
+  return {
+    ...rest,
+    ...(errorReason === undefined ? {} : { errorReason }),
+    ...(extensions === undefined ? {} : { extensions }),
+  };
 }

@@ -14,7 +14,7 @@ import {
 } from './payload.js';
 import { toPaymentRequirementsV2, type PaymentRequirements } from './requirements.js';
 
-// Properties of the ledger payment checks (README "Tickets, payments (x402) and the ledger") over payments fast-check makes
+// Properties of the ledger payment checks (docs/tickets-and-payments.md) over payments fast-check makes
 // up: whatever a client puts in X-PAYMENT / PAYMENT-SIGNATURE is either a payment or a
 // PaymentError (never another exception, which the service would answer with a 500); a payment
 // signed for the requirements passes; and no changed field of it passes.

@@ -92,7 +92,11 @@ function shared(values: string[]): string | undefined {
   return distinct.size === 1 ? values[0] : undefined;
 }
 
-export function toPaymentRequiredV2(body: PaymentRequiredBody, resource?: ResourceInfo): PaymentRequiredV2 {
+export function toPaymentRequiredV2(
+  body: PaymentRequiredBody,
+  resource?: ResourceInfo,
+  extensions?: Record<string, unknown>,
+): PaymentRequiredV2 {
   // A 402 that offers no way to pay is a dead end (sold out is 409), and v2 parsers reject it anyway.
   if (body.accepts.length === 0) throw new RangeError('a 402 must offer at least one way to pay');
   const description = shared(body.accepts.map((a) => a.description));
@@ -106,6 +110,7 @@ export function toPaymentRequiredV2(body: PaymentRequiredBody, resource?: Resour
       ...(mimeType === undefined ? {} : { mimeType }),
     },
     accepts: body.accepts.map(toPaymentRequirementsV2),
+    ...(extensions === undefined ? {} : { extensions }),
   };
 }
 
@@ -113,8 +118,12 @@ export function toPaymentRequiredV2(body: PaymentRequiredBody, resource?: Resour
  * Standard base64 of the x402 v2 PaymentRequired for the `PAYMENT-REQUIRED` header. Checked against
  * @x402/core's own v2 schema first: a header that v2 clients cannot parse is a bug here, not there.
  */
-export function encodePaymentRequiredHeader(body: PaymentRequiredBody, resource?: ResourceInfo): string {
-  const v2 = toPaymentRequiredV2(body, resource);
+export function encodePaymentRequiredHeader(
+  body: PaymentRequiredBody,
+  resource?: ResourceInfo,
+  extensions?: Record<string, unknown>,
+): string {
+  const v2 = toPaymentRequiredV2(body, resource, extensions);
   const checked = PaymentRequiredV2Schema.safeParse(v2);
   if (!checked.success) {
     throw new RangeError(`not a valid x402 v2 PaymentRequired: ${checked.error.issues[0]?.message ?? ''}`);

@@ -1,4 +1,13 @@
-import { AuthError, type SignatureVerifier, type PendingRequest } from '@townhall/auth';
+import {
+  AuthError,
+  acceptSignatureValue,
+  agentIdFromPublicKey,
+  SIGNATURE_AGENT_HEADER,
+  type PendingMessageSignature,
+  type PendingRequest,
+  type SignatureVerifier,
+  type VerifiedRequest,
+} from '@townhall/auth';
 import { DomainError } from '@townhall/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { buildProblem, PROBLEM_CONTENT_TYPE, sendProblem, toDomainError } from '../problem/problem.js';
@@ -7,14 +16,18 @@ import { assertTextFields, parseJsonBody } from '../input/input-policy.js';
 import type { AddressLimits, AddressRefusal } from '../rate-limit/address-limits.js';
 import { clientAddressKey } from '../rate-limit/client-address.js';
 import type { InstalledRateLimits } from '../rate-limit/rate-limited-requests.js';
+import type { KeyDirectories } from './key-directory.js';
 import type { Claim, NonceStore } from './nonce-store.js';
+import type { SeenKeys } from './seen-keys.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The body bytes exactly as received: what the signature covers. */
     rawBody?: Buffer;
     /** Set after phase one of verification on a signed route. */
-    pendingAuth?: PendingRequest;
+    pendingAuth?: PendingRequest | PendingMessageSignature;
+    /** An RFC 9421 signature's agent, once its keyid is resolved (a thumbprint's may change on retry). */
+    keyAgentId?: string;
     /** The verified agentId of a signed request. */
     caller?: string;
   }
@@ -37,6 +50,10 @@ export interface SignedRequestOptions {
    * and the block its failed verifications earn it (rate-limit/address-limits.ts).
    */
   addressLimits?: AddressLimits | undefined;
+  /** The agents seen signing, by key thumbprint (an RFC 9421 keyid); without it a thumbprint is unknown. */
+  seenKeys?: SeenKeys | undefined;
+  /** Signature-Agent key directories; without them a thumbprint resolves through seenKeys only. */
+  keyDirectories?: KeyDirectories | undefined;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -46,7 +63,23 @@ const EMPTY = Buffer.alloc(0);
  * verified exactly as on a signed route, and a signature that does not verify is refused.
  */
 export function carriesAcceptedSignature(request: FastifyRequest): boolean {
-  return request.routeOptions.config.acceptsSignature === true && request.headers.authorization !== undefined;
+  return request.routeOptions.config.acceptsSignature === true && carriesSignature(request);
+}
+
+/** Signed by either scheme: `Authorization: service ...`, or RFC 9421's Signature-Input. */
+export function carriesSignature(request: FastifyRequest): boolean {
+  return request.headers.authorization !== undefined || request.headers['signature-input'] !== undefined;
+}
+
+/** An RFC 9421 request: Signature-Input without an Authorization header (which wins when both come). */
+function signsByMessageSignature(request: FastifyRequest): boolean {
+  return request.headers.authorization === undefined && request.headers['signature-input'] !== undefined;
+}
+
+/** Whether the request has a body to cover (a declared length above 0, or a chunked one). */
+function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined;
 }
 
 /**
@@ -80,14 +113,31 @@ export function installSignedRequests(fastify: FastifyInstance, options: SignedR
       if (refusal) return refuseAddress(request, reply, refusal);
     }
     try {
-      request.pendingAuth = verifier.precheck({
-        authorization: request.raw.headersDistinct['authorization'],
-        // headersDistinct keeps every value: Node's `headers` silently drops a second Authorization.
-        nonce: request.raw.headersDistinct['x-nonce'],
-        method: request.method,
-        rawUrl: request.raw.url ?? '',
-        nowMs: now(),
-      });
+      const headers = request.raw.headersDistinct;
+      if (signsByMessageSignature(request)) {
+        const pending = verifier.precheckMessageSignature({
+          signatureInput: headers['signature-input'],
+          signature: headers['signature'],
+          header: (name) => headers[name],
+          hasBody: hasBody(request),
+          method: request.method,
+          rawUrl: request.raw.url ?? '',
+          nowMs: now(),
+        });
+        request.pendingAuth = pending;
+        const { signature } = pending;
+        // An agentId keyid is verified as such; a thumbprint is resolved to its agent first.
+        if (!signature.keyidIsAgentId) request.keyAgentId = await resolveThumbprint(request, pending);
+      } else {
+        request.pendingAuth = verifier.precheck({
+          authorization: headers['authorization'],
+          // headersDistinct keeps every value: Node's `headers` silently drops a second Authorization.
+          nonce: headers['x-nonce'],
+          method: request.method,
+          rawUrl: request.raw.url ?? '',
+          nowMs: now(),
+        });
+      }
     } catch (error) {
       return fail(request, reply, error);
     }
@@ -99,9 +149,12 @@ export function installSignedRequests(fastify: FastifyInstance, options: SignedR
     const pending = request.pendingAuth;
     if (pending) {
       try {
-        let verified;
+        let verified: VerifiedRequest | undefined;
         try {
-          verified = verifier.verify(pending, raw, audience);
+          verified =
+            pending.scheme === 'rfc9421'
+              ? await verifyMessageSignature(request, pending, raw)
+              : verifier.verify(pending, raw, audience);
         } finally {
           signatureVerifications.inc({ outcome: verified ? 'verified' : 'refused' });
         }
@@ -118,6 +171,7 @@ export function installSignedRequests(fastify: FastifyInstance, options: SignedR
         if (!claim.claimed)
           throw new AuthError('auth.nonce_replayed', 'This nonce was already used by this agent');
         request.caller = verified.agentId;
+        options.seenKeys?.seen(verified.agentId);
         if (rateLimits?.answer(request, reply, claim.counts)) return reply;
       } catch (error) {
         return fail(request, reply, error);
@@ -136,15 +190,83 @@ export function installSignedRequests(fastify: FastifyInstance, options: SignedR
   // signature, and never keep a signed reply.
   fastify.addHook('onSend', async (request, reply, payload) => {
     if (request.routeOptions.config.acceptsSignature) {
-      void reply.header('vary', 'Authorization');
+      void reply.header('vary', 'Authorization, Signature-Input');
       if (request.caller !== undefined) void reply.header('cache-control', 'private, no-store');
     }
     return payload;
   });
 
+  /** The agent whose key has the signature's thumbprint keyid: seen before, or in its Signature-Agent's directory. */
+  async function resolveThumbprint(
+    request: FastifyRequest,
+    pending: PendingMessageSignature,
+  ): Promise<string> {
+    const { keyid } = pending.signature;
+    let agentId: string | undefined;
+    try {
+      agentId = await options.seenKeys?.agentOf(keyid);
+    } catch (error) {
+      request.log.error({ err: error }, 'seen keys unavailable');
+      throw new DomainError('dependency.unavailable', 'The key store is unavailable; retry shortly');
+    }
+    if (agentId === undefined) {
+      const signatureAgent = pending.fields.get(SIGNATURE_AGENT_HEADER);
+      const publicKey =
+        signatureAgent === undefined
+          ? undefined
+          : await options.keyDirectories?.keyFor(signatureAgent, keyid);
+      if (publicKey !== undefined) agentId = agentIdFromPublicKey(publicKey);
+    }
+    if (agentId === undefined)
+      throw new AuthError(
+        'auth.key_unknown',
+        `keyid ${keyid} is the thumbprint of a key this service has not seen sign and no Signature-Agent directory holds; send the agentId (the base58 public key) as keyid, or sign once with it so that the thumbprint is known`,
+      );
+    return agentId;
+  }
+
+  /**
+   * An RFC 9421 signature, as its keyid's agent. A 43-character agentId reads as a thumbprint too
+   * (one thumbprint in 70 reads as an agentId): a keyid that does not verify as an agentId is tried
+   * as a thumbprint, seen or in its Signature-Agent's directory; found neither way, the refusal says
+   * both.
+   */
+  async function verifyMessageSignature(
+    request: FastifyRequest,
+    pending: PendingMessageSignature,
+    body: Buffer,
+  ): Promise<VerifiedRequest> {
+    const { signature } = pending;
+    const agentId = request.keyAgentId ?? signature.keyid;
+    try {
+      return verifier.verifyMessageSignature(pending, body, audience, agentId);
+    } catch (error) {
+      if (request.keyAgentId !== undefined || !signature.keyidIsThumbprint) throw error;
+      if (
+        !(error instanceof AuthError) ||
+        !['auth.signature_invalid', 'auth.agent_invalid'].includes(error.code)
+      )
+        throw error;
+      let owner: string;
+      try {
+        owner = await resolveThumbprint(request, pending);
+      } catch (unknown) {
+        if (!(unknown instanceof AuthError)) throw unknown;
+        throw new AuthError(
+          error.code,
+          `${error.message}; as a key thumbprint, keyid ${signature.keyid} is of no key this service has seen sign or a Signature-Agent directory holds`,
+        );
+      }
+      return verifier.verifyMessageSignature(pending, body, audience, owner);
+    }
+  }
+
   async function fail(request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<FastifyReply> {
     const known = toDomainError(error);
     if (!known) throw error;
+    // What an RFC 9421 signature must cover, on every refusal of one (RFC 9421 section 5.1).
+    if (error instanceof AuthError && signsByMessageSignature(request))
+      void reply.header('accept-signature', acceptSignatureValue(hasBody(request)));
     // Not authentic (forged, malformed, stale, replayed): counted against the address.
     if (addressLimits && error instanceof AuthError) await addressLimits.failed(clientAddressKey(request.ip));
     return sendProblem(request, reply, known, audience);

@@ -21,6 +21,7 @@ export class HealthController {
     method: 'GET',
     path: '/healthz',
     tag: 'Health',
+    unlimited: true,
     summary: 'Liveness',
     description: 'No dependencies: a Redis or NATS outage must not restart the gateway.',
     reply: HealthSchema,
@@ -34,6 +35,7 @@ export class HealthController {
     method: 'GET',
     path: '/readyz',
     tag: 'Health',
+    unlimited: true,
     summary: 'Readiness',
     description:
       "Whether Redis (nonces) and NATS (services) answer, from a check run at most once a second. Which dependency failed, and why, is served on the operators' port (`PROBE_PORT`) only.",

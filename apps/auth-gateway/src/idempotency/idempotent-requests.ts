@@ -1,7 +1,6 @@
 import { DomainError } from '@townhall/contracts';
-import { metricsRegistry } from '@townhall/platform';
+import { counter } from '@townhall/platform';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { Counter } from 'prom-client';
 import { sendProblem, toDomainError } from '../problem/problem.js';
 import { IDEMPOTENT_METHODS, idempotencyKeyOf, isKeptStatus, requestFingerprint } from './idempotency-key.js';
 import {
@@ -54,12 +53,11 @@ const ATTEMPT_HEADERS: ReadonlySet<string> = new Set([
 
 export const REPLAYED_HEADER = 'idempotent-replayed';
 
-const idempotentRequests = new Counter({
-  name: 'townhall_idempotent_requests_total',
-  help: 'Signed writes with an Idempotency-Key, by outcome: claimed (ran), replayed, in_flight (409), mismatch (422), too_many_keys (429), store_full (503)',
-  labelNames: ['outcome'] as const,
-  registers: [metricsRegistry],
-});
+const idempotentRequests = counter(
+  'townhall_idempotent_requests_total',
+  'Signed writes with an Idempotency-Key, by outcome: claimed (ran), replayed, in_flight (409), mismatch (422), too_many_keys (429), store_full (503)',
+  ['outcome'],
+);
 
 /**
  * Idempotency-Key on signed POST, PUT, PATCH and DELETE (docs/protocol/idempotency.md), as hooks

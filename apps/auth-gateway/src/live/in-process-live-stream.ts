@@ -1,4 +1,4 @@
-import type { InProcessEventLog } from '@townhall/platform/service';
+import type { InProcessEventLog } from '@townhall/platform';
 import { decodeLiveMessage, type LiveMessage } from './live-message.js';
 import { LiveHub } from './live-hub.js';
 import { liveStreamOf, type LiveStream, type LiveStreamSettings } from './live-stream.js';

@@ -91,6 +91,17 @@ function paymentRequiredOf(error: DomainError): PaymentRequiredBody | undefined 
     : undefined;
 }
 
+/**
+ * The x402 v2 extensions the service declared for its 402 (payment-identifier, its signed offers,
+ * bazaar): they go in the v2 `PAYMENT-REQUIRED` header only, whose accepts the offers sign.
+ */
+function x402ExtensionsOf(error: DomainError): Record<string, unknown> | undefined {
+  const extensions = error.extensions?.['x402Extensions'];
+  return typeof extensions === 'object' && extensions !== null && !Array.isArray(extensions)
+    ? (extensions as Record<string, unknown>)
+    : undefined;
+}
+
 /** Writes a problem response with the headers its status calls for. */
 export function sendProblem(
   request: FastifyRequest,
@@ -104,6 +115,7 @@ export function sendProblem(
   if (RETRY_AFTER_STATUSES.has(problem.status))
     reply.header('retry-after', String(retryAfterSecondsOf(error) ?? RETRY_AFTER_SECONDS));
   const x402 = paymentRequiredOf(error);
-  if (x402) reply.header('payment-required', encodePaymentRequiredHeader(x402));
+  if (x402)
+    reply.header('payment-required', encodePaymentRequiredHeader(x402, undefined, x402ExtensionsOf(error)));
   return reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
 }

@@ -11,26 +11,15 @@ import {
 } from './rate-limits.js';
 import { rateLimited } from '../http-metrics.js';
 
-/**
- * Never limited: the probes, the metrics scrape, the API's own documentation (with the AsyncAPI
- * document of the NATS subjects) and the pages' static files (site/pages/watch-assets.ts: from
- * memory, mostly 304s).
- */
-const UNLIMITED_ROUTES = new Set([
-  '/healthz',
-  '/readyz',
-  '/metrics',
-  '/openapi.json',
-  '/asyncapi.json',
-  '/docs',
-  '/docs/',
-]);
-
-export function isUnlimitedRoute(route: string | undefined): boolean {
-  return (
-    route !== undefined &&
-    (UNLIMITED_ROUTES.has(route) || route.startsWith('/docs/') || route.startsWith('/assets/'))
-  );
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * Never counted against a rate limit, said where the route is declared (`unlimited` in its
+     * route data, or its Fastify config): what costs nothing to serve and must answer whoever
+     * asks, such as the probes, the API's documents and the static files of the site's pages.
+     */
+    unlimited?: boolean;
+  }
 }
 
 /** The RateLimit-* fields (draft-ietf-httpapi-ratelimit-headers) of a decision, and Retry-After on a 429. */
@@ -67,8 +56,8 @@ export interface InstalledRateLimits {
  * - a signed request counts against its agent's quota once verified: GET/HEAD against the read
  *   quota, every other method against the write quota (with its burst). Whatever the request
  *   then meets (400, 404, 409...) it was a request, and it stays counted.
- * Probes, /metrics, /docs, /openapi.json and /asyncapi.json are never limited. Every limited response, 2xx or
- * not, carries the RateLimit-* headers; a 429 is `rate.limited` with Retry-After.
+ * A route declared `unlimited` is never limited. Every limited response, 2xx or not, carries the
+ * RateLimit-* headers; a 429 is `rate.limited` with Retry-After.
  */
 export function installRateLimits(
   fastify: FastifyInstance,
@@ -108,7 +97,8 @@ export function installRateLimits(
 
   if (limits.limits('read')) {
     fastify.addHook('onRequest', async (request, reply) => {
-      if (request.routeOptions.config.signed || isUnlimitedRoute(request.routeOptions.url)) return;
+      const { signed, unlimited } = request.routeOptions.config;
+      if (signed || unlimited) return;
       const decision = await limits.consumeRead(clientAddressKey(request.ip));
       if (answer(request, reply, decision, 'requests from this address')) return reply;
     });

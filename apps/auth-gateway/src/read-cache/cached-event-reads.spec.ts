@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { generateAgentKey, signRequest, SignatureVerifier } from '@townhall/auth';
+import { generateAgentKey, signMessageRequest, signRequest, SignatureVerifier } from '@townhall/auth';
 import { DomainError, Events, Questions, type Contract, type MessageMeta } from '@townhall/contracts';
 import { createLogger, type ServiceClient } from '@townhall/platform';
 import type { z } from 'zod';
@@ -153,6 +153,20 @@ describe('public event reads from the gateway cache (in process)', () => {
     expect(await bodies(publicRead)).toEqual(['public?']);
     expect(publicRead.headers.get('vary')).toMatch(/authorization/i);
     expect(listCalls()).toBe(2);
+    // Signed by RFC 9421 instead: verified, asked of the service, never answered from the cache.
+    const message = signMessageRequest({ key, method: 'GET', origin: AUDIENCE, target });
+    const byMessage = await fetch(`${base}${target}`, {
+      headers: { 'signature-input': message['Signature-Input'], signature: message.Signature },
+    });
+    expect(byMessage.status).toBe(200);
+    expect(byMessage.headers.get('cache-control')).toBe('private, no-store');
+    expect(byMessage.headers.get('vary')).toMatch(/signature-input/i);
+    expect(listCalls()).toBe(3);
+    const forged = await list(EVENT, {
+      'signature-input': message['Signature-Input'],
+      signature: message.Signature,
+    });
+    expect(forged.status).toBe(401);
   });
 
   it('reads a domain event of the event at once: the next read asks the service again', async () => {

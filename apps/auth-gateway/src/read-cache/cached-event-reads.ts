@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Counter } from 'prom-client';
-import { metricsRegistry } from '@townhall/platform';
+import { counter } from '@townhall/platform';
+import { carriesSignature } from '../auth/signed-requests.js';
 import { matchesEntityTag } from '../entity-tag.js';
 import { readKeyOf } from '../input/query-policy.js';
 import type { LiveHub } from '../live/live-hub.js';
@@ -23,12 +23,11 @@ declare module 'fastify' {
  */
 export const EVENT_READ_CACHE_CONTROL = 'public, max-age=0, s-maxage=1, must-revalidate';
 
-const readCacheRequests = new Counter({
-  name: 'townhall_read_cache_requests_total',
-  help: 'Public event reads by what the gateway cache did: hit (served from memory), miss (asked the service)',
-  labelNames: ['outcome'] as const,
-  registers: [metricsRegistry],
-});
+const readCacheRequests = counter(
+  'townhall_read_cache_requests_total',
+  'Public event reads by what the gateway cache did: hit (served from memory), miss (asked the service)',
+  ['outcome'],
+);
 
 /** Whether a route pattern is `/events/:id` or under it: about the one event its `:id` names. */
 export function isAboutOneEvent(routePath: string | undefined): boolean {
@@ -62,7 +61,7 @@ export function installCachedEventReads(
   fastify.addHook('onRequest', async (request, reply) => {
     if (request.method !== 'GET' || !request.routeOptions.config.eventRead) return;
     // A signed read (an `acceptsSignature` route) may show what the public must not see: never cached.
-    if (request.headers.authorization !== undefined) return;
+    if (carriesSignature(request)) return;
     const eventId = eventIdOf(request);
     if (eventId === undefined) return;
     const cached = cache.get(eventId, readKeyOf(request));

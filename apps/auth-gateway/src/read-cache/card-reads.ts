@@ -1,7 +1,6 @@
 import { Directory, type HttpRoute } from '@townhall/contracts';
-import { metricsRegistry } from '@townhall/platform';
+import { counter } from '@townhall/platform';
 import { LRUCache } from 'lru-cache';
-import { Counter } from 'prom-client';
 import { ChangeClock } from './change-clock.js';
 
 /** The injection token of the gateway's CardReads (absent without a live stream: nothing would invalidate it). */
@@ -10,12 +9,11 @@ export const CARD_READS = Symbol('CardReads');
 /** What announces a card's change on the stream (the directory's `townhall.card.*`). */
 export const CARD_TOPICS = 'townhall.card.';
 
-const cardReadRequests = new Counter({
-  name: 'townhall_card_cache_requests_total',
-  help: 'Signed directory card reads by what the gateway cache did: hit (served from memory), miss (asked the directory)',
-  labelNames: ['outcome'] as const,
-  registers: [metricsRegistry],
-});
+const cardReadRequests = counter(
+  'townhall_card_cache_requests_total',
+  'Signed directory card reads by what the gateway cache did: hit (served from memory), miss (asked the directory)',
+  ['outcome'],
+);
 
 export interface CardReadsOptions {
   /** The longest a card is served, whatever happened (READ_CACHE_MAX_AGE_MS). */

@@ -53,6 +53,8 @@ export interface GatewayRoute {
   tag: string;
   /** The caller signs (docs/protocol/signing.md). */
   signed: boolean;
+  /** Never rate limited (rate-limit/rate-limited-requests.ts): it costs nothing and answers anyone. */
+  unlimited?: boolean;
   /** The success status the route answers when its handler sets none: 201 for POST, else 200. */
   status: number;
   /** The reply's media type when it is not JSON (`text/calendar; charset=utf-8`). */

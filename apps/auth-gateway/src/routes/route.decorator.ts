@@ -23,6 +23,8 @@ export interface RouteSpec<Reply extends z.ZodType = z.ZodType> extends RouteDoc
   signed?: true;
   /** A public read that also takes a signature, verified when one is sent (`request.caller`). */
   acceptsSignature?: true;
+  /** Never rate limited: a probe, or a document for tools (rate-limit/rate-limited-requests.ts). */
+  unlimited?: true;
   /** The success status, when not the method's default (201 for POST, 200 otherwise). */
   status?: number;
   /** The reply's media type when it is not JSON: sent as the route's `content-type`. */
@@ -51,6 +53,7 @@ export function mountRoute(
   METHODS[route.method](route.path)(prototype, name, descriptor);
   RouteConfig({
     ...(route.signed ? { signed: true } : {}),
+    ...(route.unlimited ? { unlimited: true } : {}),
     // A read takes the query it documents and nothing else (input/query-policy.ts).
     ...(route.method === 'GET' ? { query: route.doc.query ?? NO_QUERY } : {}),
     ...config,
@@ -75,13 +78,14 @@ export function Route<S extends z.ZodType = z.ZodVoid>(spec: RouteSpec<S>) {
     key: string | symbol,
     descriptor: TypedPropertyDescriptor<M>,
   ): void => {
-    const { method, path, tag, signed, acceptsSignature, status, contentType, ...doc } = spec;
+    const { method, path, tag, signed, acceptsSignature, unlimited, status, contentType, ...doc } = spec;
     const route: GatewayRoute = {
       method,
       path,
       name: String(key),
       tag,
       signed: signed === true,
+      ...(unlimited ? { unlimited } : {}),
       status: status ?? defaultStatus(method),
       ...(contentType ? { contentType } : {}),
       doc,

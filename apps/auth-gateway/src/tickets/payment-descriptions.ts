@@ -31,6 +31,13 @@ payment must be for that price; a code that makes the price 0 issues the ticket 
 payment). A code that does not exist is 404 \`code.not_found\`; one expired, used up or not for
 the tier named, 409 \`code.expired\`, \`code.exhausted\` or \`code.not_for_tier\`.
 
+x402's official extensions (docs/protocol/payments.md "Extensions") ride in the v2 forms: the
+\`PAYMENT-REQUIRED\` header's \`extensions\` declare \`payment-identifier\` (a payment may carry an
+id; the same id with the same payment answers with the same ticket, with another payment 409
+\`payment.id_reused\`), carry \`offer-receipt\` offers (each accept signed by the service's key,
+\`GET /.well-known/jwks.json\`) and describe the route for discovery (\`bazaar\`); a payment's
+\`PAYMENT-RESPONSE\` carries the ticket's signed receipt in \`extensions["offer-receipt"]\`.
+
 With an \`Idempotency-Key\`, a retry of the paying request (even with a newly signed payment:
 payment headers are not part of the request's fingerprint) replays its 201 or 202, with its
 \`X-PAYMENT-RESPONSE\`, and charges nothing. A 402 is not kept, so the key may already be on the

@@ -94,6 +94,7 @@ export class TicketsController {
       'payment.invalid',
       'payment.insufficient_funds',
       'payment.nonce_reused',
+      'payment.id_reused',
       'payment.settlement_failed',
     ],
   })
@@ -124,7 +125,9 @@ export class TicketsController {
       return result.request;
     }
     if (result.settlement) {
-      const encoded = encodePaymentResponse(result.settlement);
+      // With the receipt of the ticket (x402 offer-receipt), when the payment issued one.
+      const extensions = result.paymentExtensions;
+      const encoded = encodePaymentResponse({ ...result.settlement, ...(extensions ? { extensions } : {}) });
       reply.header('x-payment-response', encoded).header('payment-response', encoded);
     }
     // A pending ticket: the facilitator has not said whether this call's payment settled. The

@@ -1,10 +1,12 @@
-import type { CodeFields } from '@townhall/sdk';
+import type { CodeFields, CodeView } from '@townhall/sdk';
 import type { Command } from 'commander';
-import { contextOf } from '../context.js';
+import { contextOf, type CommandContext } from '../context.js';
 import { UsageError } from '../failure.js';
 import type { CliIo } from '../io.js';
+import { pageOptions, type PageOptions } from '../list-options.js';
 import { amount, code, instant, integer, tierIds } from '../option-parsers.js';
-import { codeLine, codeTable, pageLines } from '../render.js';
+import { pageLines } from '../render/table.js';
+import { codeLine, codeTable } from '../render/ticket-lines.js';
 
 interface CreateOptions {
   percentOff?: number;
@@ -37,6 +39,20 @@ export function codeFields(value: string, options: CreateOptions): CodeFields {
     ...(options.unlocks === undefined ? {} : { unlocksTierIds: options.unlocks }),
     ...(options.expires === undefined ? {} : { expiresAt: options.expires }),
   };
+}
+
+/**
+ * The asset a code's `amountOff` counts in: the event's. Read (a public read) only when a person is
+ * shown such a code, so that `500` reads as `0.0005 USDC`.
+ */
+async function amountAsset(
+  context: CommandContext,
+  eventId: string,
+  codes: readonly CodeView[],
+): Promise<string | undefined> {
+  if (context.settings.json || !codes.some((one) => one.amountOff !== null)) return undefined;
+  const { ticketing } = await context.visitor().events.get(eventId);
+  return ticketing.mode === 'free' ? undefined : ticketing.asset;
 }
 
 /** `codes create|list|remove`: discount and access codes of an event (host). */
@@ -77,21 +93,23 @@ export function registerCodes(program: Command, io: CliIo): void {
       const fields = codeFields(value, options);
       const context = contextOf(command, io);
       const agent = await context.agent();
-      context.print(await agent.codes.create(eventId, fields), (created) => `created: ${codeLine(created)}`);
+      const created = await agent.codes.create(eventId, fields);
+      const asset = await amountAsset(context, eventId, [created]);
+      context.print(created, (shown) => `created: ${codeLine(shown, asset)}`);
     });
 
-  codes
-    .command('list')
-    .description("the event's codes, oldest first, with how many tickets carry each")
-    .argument('<eventId>')
-    .option('--limit <n>', 'how many (1-100)', integer(1, 100))
-    .option('--cursor <cursor>', 'the next page, from a previous list')
-    .action(async (eventId: string, options: { limit?: number; cursor?: string }, command: Command) => {
-      const context = contextOf(command, io);
-      const agent = await context.agent();
-      const page = await agent.codes.list(eventId, options);
-      context.print(page, (result) => pageLines(result, codeTable));
-    });
+  pageOptions(
+    codes
+      .command('list')
+      .description("the event's codes, oldest first, with how many tickets carry each")
+      .argument('<eventId>'),
+  ).action(async (eventId: string, options: PageOptions, command: Command) => {
+    const context = contextOf(command, io);
+    const agent = await context.agent();
+    const page = await agent.codes.list(eventId, options);
+    const asset = await amountAsset(context, eventId, page.items);
+    context.print(page, (result) => pageLines(result, (items) => codeTable(items, asset)));
+  });
 
   codes
     .command('remove')
@@ -101,6 +119,8 @@ export function registerCodes(program: Command, io: CliIo): void {
     .action(async (eventId: string, value: string, _options: unknown, command: Command) => {
       const context = contextOf(command, io);
       const agent = await context.agent();
-      context.print(await agent.codes.remove(eventId, value), (removed) => `removed: ${codeLine(removed)}`);
+      const removed = await agent.codes.remove(eventId, value);
+      const asset = await amountAsset(context, eventId, [removed]);
+      context.print(removed, (shown) => `removed: ${codeLine(shown, asset)}`);
     });
 }

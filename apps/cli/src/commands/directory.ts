@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { contextOf } from '../context.js';
 import type { CliIo } from '../io.js';
 import { link } from '../option-parsers.js';
-import { cardLines } from '../render.js';
+import { cardLines } from '../render/event-lines.js';
 
 interface SetOptions {
   handle: string;

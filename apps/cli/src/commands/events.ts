@@ -13,6 +13,7 @@ import { Option, type Command } from 'commander';
 import { contextOf } from '../context.js';
 import { UsageError } from '../failure.js';
 import type { CliIo } from '../io.js';
+import { searchOptions, searchQuery, type SearchOptions } from '../list-options.js';
 import {
   amount,
   collect,
@@ -23,7 +24,8 @@ import {
   tier,
   type TierOption,
 } from '../option-parsers.js';
-import { eventDetail, eventLine, eventTable, pageLines } from '../render.js';
+import { eventDetail, eventLine, eventTable } from '../render/event-lines.js';
+import { pageLines } from '../render/table.js';
 import { findCard, looksLikeAgentId } from './directory.js';
 
 /** The options of `events create` and `events update`: the event's fields. */
@@ -57,15 +59,11 @@ interface CreateOptions extends FieldOptions {
   capacity: number;
 }
 
-interface ListOptions {
+interface ListOptions extends SearchOptions {
   status?: EventStatus;
-  host?: string;
   series?: string;
   from?: string;
   to?: string;
-  query?: string;
-  limit?: number;
-  cursor?: string;
 }
 
 const localTimeZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
@@ -287,35 +285,34 @@ export function registerEvents(program: Command, io: CliIo): void {
     context.print(await agent.events.update(eventId, changes), eventDetail);
   });
 
-  events
-    .command('list')
-    .description('find events, sorted by start time')
-    .addOption(
-      new Option('--status <status>', 'only this status').choices(['scheduled', 'live', 'past', 'cancelled']),
-    )
-    .option('--host <agent>', "only this host's events: an agentId or 'me'")
-    .option('--series <seriesId>', 'only occurrences of this series')
-    .option('--from <when>', 'starting at or after', instant)
-    .option('--to <when>', 'starting before', instant)
-    .option('-q, --query <words>', 'words in the title or description')
-    .option('--limit <n>', 'how many (1-100)', integer(1, 100))
-    .option('--cursor <cursor>', 'the next page, from a previous list')
-    .action(async (options: ListOptions, command: Command) => {
-      const context = contextOf(command, io);
-      const host = options.host === 'me' ? (await context.agent()).agentId : options.host;
-      const query: EventListQueryInput = {
-        ...(options.status ? { status: options.status } : {}),
-        ...(host ? { hostId: host } : {}),
-        ...(options.series ? { seriesId: options.series } : {}),
-        ...(options.from ? { from: options.from } : {}),
-        ...(options.to ? { to: options.to } : {}),
-        ...(options.query ? { q: options.query } : {}),
-        ...(options.limit ? { limit: options.limit } : {}),
-        ...(options.cursor ? { cursor: options.cursor } : {}),
-      };
-      const page = await context.visitor().events.list(query);
-      context.print(page, (result) => pageLines(result, eventTable));
-    });
+  searchOptions(
+    events
+      .command('list')
+      .description('find events, sorted by start time')
+      .addOption(
+        new Option('--status <status>', 'only this status').choices([
+          'scheduled',
+          'live',
+          'past',
+          'cancelled',
+        ]),
+      )
+      .option('--series <seriesId>', 'only occurrences of this series')
+      .option('--from <when>', 'starting at or after', instant)
+      .option('--to <when>', 'starting before', instant),
+    'events',
+  ).action(async (options: ListOptions, command: Command) => {
+    const context = contextOf(command, io);
+    const query: EventListQueryInput = {
+      ...(options.status ? { status: options.status } : {}),
+      ...(options.series ? { seriesId: options.series } : {}),
+      ...(options.from ? { from: options.from } : {}),
+      ...(options.to ? { to: options.to } : {}),
+      ...(await searchQuery(context, options)),
+    };
+    const page = await context.visitor().events.list(query);
+    context.print(page, (result) => pageLines(result, eventTable));
+  });
 
   events
     .command('get')

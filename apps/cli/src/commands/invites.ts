@@ -3,8 +3,8 @@ import type { Command } from 'commander';
 import { contextOf } from '../context.js';
 import { UsageError } from '../failure.js';
 import type { CliIo } from '../io.js';
-import { integer } from '../option-parsers.js';
-import { inviteLine, invitesAddedLines, inviteTable, pageLines } from '../render.js';
+import { pageOptions, printSignedPage, type PageOptions } from '../list-options.js';
+import { inviteLine, invitesAddedLines, inviteTable } from '../render/ticket-lines.js';
 import { agentIdOf } from './moderation.js';
 
 /** `invites add|list|remove`: who may come to an invite-only event (host). */
@@ -31,18 +31,14 @@ export function registerInvites(program: Command, io: CliIo): void {
       context.print(await agent.invites.add(eventId, agentIds), invitesAddedLines);
     });
 
-  invites
-    .command('list')
-    .description('the agents invited to the event, oldest invite first')
-    .argument('<eventId>')
-    .option('--limit <n>', 'how many (1-100)', integer(1, 100))
-    .option('--cursor <cursor>', 'the next page, from a previous list')
-    .action(async (eventId: string, options: { limit?: number; cursor?: string }, command: Command) => {
-      const context = contextOf(command, io);
-      const agent = await context.agent();
-      const page = await agent.invites.list(eventId, options);
-      context.print(page, (result) => pageLines(result, inviteTable));
-    });
+  pageOptions(
+    invites
+      .command('list')
+      .description('the agents invited to the event, oldest invite first')
+      .argument('<eventId>'),
+  ).action((eventId: string, options: PageOptions, command: Command) =>
+    printSignedPage(command, io, (agent) => agent.invites.list(eventId, options), inviteTable),
+  );
 
   invites
     .command('remove')

@@ -1,8 +1,10 @@
 import type { Command } from 'commander';
 import { contextOf } from '../context.js';
 import type { CliIo } from '../io.js';
-import { amount, integer } from '../option-parsers.js';
-import { balanceLines, ledgerTable, money, pageLines } from '../render.js';
+import { pageOptions, printSignedPage, type PageOptions } from '../list-options.js';
+import { amount } from '../option-parsers.js';
+import { formatAmount } from '@townhall/x402';
+import { balanceLines, ledgerTable } from '../render/ticket-lines.js';
 
 /** `ledger balance|list|faucet`: the agent's money, as immutable entries. */
 export function registerLedger(program: Command, io: CliIo): void {
@@ -19,17 +21,11 @@ export function registerLedger(program: Command, io: CliIo): void {
       context.print(await agent.ledger.balance(), balanceLines);
     });
 
-  ledger
-    .command('list')
-    .description('your ledger entries (negative amounts are money out)')
-    .option('--limit <n>', 'how many (1-100)', integer(1, 100))
-    .option('--cursor <cursor>', 'the next page, from a previous list')
-    .action(async (options: { limit?: number; cursor?: string }, command: Command) => {
-      const context = contextOf(command, io);
-      const agent = await context.agent();
-      const page = await agent.ledger.entries(options);
-      context.print(page, (result) => pageLines(result, ledgerTable));
-    });
+  pageOptions(
+    ledger.command('list').description('your ledger entries (negative amounts are money out)'),
+  ).action((options: PageOptions, command: Command) =>
+    printSignedPage(command, io, (agent) => agent.ledger.entries(options), ledgerTable),
+  );
 
   ledger
     .command('faucet')
@@ -44,7 +40,8 @@ export function registerLedger(program: Command, io: CliIo): void {
       const entry = await agent.ledger.faucet(value, options.asset);
       context.print(
         entry,
-        (credited) => `credited ${money(credited.amount, credited.asset)} (entry ${credited.id})`,
+        (credited) =>
+          `credited ${formatAmount(credited.amount, credited.asset, { atomic: true })} (entry ${credited.id})`,
       );
     });
 }

@@ -2,8 +2,8 @@ import type { AgentClient } from '@townhall/sdk';
 import type { Command } from 'commander';
 import { contextOf } from '../context.js';
 import type { CliIo } from '../io.js';
-import { integer } from '../option-parsers.js';
-import { blockLine, blockTable, pageLines } from '../render.js';
+import { pageOptions, printSignedPage, type PageOptions } from '../list-options.js';
+import { blockLine, blockTable } from '../render/live-lines.js';
 
 /** An agentId as given, or the agent of an `@handle` (through the directory). */
 export async function agentIdOf(agent: AgentClient, who: string): Promise<string> {
@@ -40,16 +40,12 @@ export function registerModeration(program: Command, io: CliIo): void {
       context.print(await agent.moderation.unblock(eventId, await agentIdOf(agent, who)), blockLine);
     });
 
-  moderation
-    .command('blocks')
-    .description('the agents blocked in the event, most recent first')
-    .argument('<eventId>')
-    .option('--limit <n>', 'how many (1-100)', integer(1, 100))
-    .option('--cursor <cursor>', 'the next page, from a previous list')
-    .action(async (eventId: string, options: { limit?: number; cursor?: string }, command: Command) => {
-      const context = contextOf(command, io);
-      const agent = await context.agent();
-      const page = await agent.moderation.blocks(eventId, options);
-      context.print(page, (result) => pageLines(result, blockTable));
-    });
+  pageOptions(
+    moderation
+      .command('blocks')
+      .description('the agents blocked in the event, most recent first')
+      .argument('<eventId>'),
+  ).action((eventId: string, options: PageOptions, command: Command) =>
+    printSignedPage(command, io, (agent) => agent.moderation.blocks(eventId, options), blockTable),
+  );
 }

@@ -6,7 +6,7 @@ import { Refusal } from '../failure.js';
 import type { CliIo } from '../io.js';
 import { instant } from '../option-parsers.js';
 import { optionIdsFor } from '../poll-choice.js';
-import { pollLines } from '../render.js';
+import { pollLines } from '../render/live-lines.js';
 
 interface OpenOptions {
   multiple?: boolean;

@@ -2,14 +2,13 @@ import { isPublicQuestionState, QUESTION_STATES, type QuestionState } from '@tow
 import { Option, type Command } from 'commander';
 import { contextOf } from '../context.js';
 import type { CliIo } from '../io.js';
-import { integer } from '../option-parsers.js';
-import { pageLines, questionLine, questionTable } from '../render.js';
+import { pageOptions, type PageOptions } from '../list-options.js';
+import { questionLine, questionTable } from '../render/live-lines.js';
+import { pageLines } from '../render/table.js';
 
-interface ListOptions {
+interface ListOptions extends PageOptions {
   sort?: 'top' | 'new';
   state?: QuestionState;
-  limit?: number;
-  cursor?: string;
   signed?: boolean;
 }
 
@@ -37,27 +36,27 @@ export function registerQuestions(program: Command, io: CliIo): void {
       context.print(await agent.questions.submit(eventId, words.join(' ')), questionLine);
     });
 
-  questions
-    .command('list')
-    .description('the questions, most upvoted first (or newest first)')
-    .argument('<eventId>')
-    .addOption(new Option('--sort <order>', 'top or new').choices(['top', 'new']).default('top'))
-    .addOption(
-      new Option('--state <state>', 'only this state (pending and withdrawn: signed with your key)').choices(
-        QUESTION_STATES,
-      ),
-    )
-    .option('--signed', 'sign the read with your key: moderators and the host also see report counts')
-    .option('--limit <n>', 'how many (1-100)', integer(1, 100))
-    .option('--cursor <cursor>', 'the next page, from a previous list')
-    .action(async (eventId: string, options: ListOptions, command: Command) => {
-      const context = contextOf(command, io);
-      // The SDK signs pending and withdrawn reads itself: they need the key file, not a visitor's key.
-      const reader =
-        options.signed || needsSignature(options.state) ? await context.agent() : context.visitor();
-      const page = await reader.questions.list(eventId, options);
-      context.print(page, (result) => pageLines(result, questionTable));
-    });
+  pageOptions(
+    questions
+      .command('list')
+      .description('the questions, most upvoted first (or newest first)')
+      .argument('<eventId>')
+      .addOption(new Option('--sort <order>', 'top or new').choices(['top', 'new']).default('top'))
+      .addOption(
+        new Option(
+          '--state <state>',
+          'only this state (pending and withdrawn: signed with your key)',
+        ).choices(QUESTION_STATES),
+      )
+      .option('--signed', 'sign the read with your key: moderators and the host also see report counts'),
+  ).action(async (eventId: string, options: ListOptions, command: Command) => {
+    const context = contextOf(command, io);
+    // The SDK signs pending and withdrawn reads itself: they need the key file, not a visitor's key.
+    const reader =
+      options.signed || needsSignature(options.state) ? await context.agent() : context.visitor();
+    const page = await reader.questions.list(eventId, options);
+    context.print(page, (result) => pageLines(result, questionTable));
+  });
 
   questions
     .command('upvote')

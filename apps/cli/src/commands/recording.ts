@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { contextOf } from '../context.js';
 import type { CliIo } from '../io.js';
-import { integer } from '../option-parsers.js';
-import { recordingLines } from '../render.js';
+import { pageOf, pageOptions, type PageOptions } from '../list-options.js';
+import { recordingLines } from '../render/live-lines.js';
 
 /** `recording publish|get`: what the event left behind. */
 export function registerRecording(program: Command, io: CliIo): void {
@@ -26,28 +26,20 @@ export function registerRecording(program: Command, io: CliIo): void {
       context.print(published, recordingLines);
     });
 
-  recording
-    .command('get')
-    .description('read the published recording (anyone), or with --draft the unpublished one (host)')
-    .argument('<eventId>')
-    .option('--draft', "the host's read before publishing (signed)")
-    .option('--limit <n>', 'stage messages, questions, polls and attendees per page (1-500)', integer(1, 500))
-    .option('--cursor <cursor>', 'the next page, from a previous read')
-    .action(
-      async (
-        eventId: string,
-        options: { draft?: boolean; limit?: number; cursor?: string },
-        command: Command,
-      ) => {
-        const context = contextOf(command, io);
-        const page = {
-          ...(options.limit === undefined ? {} : { limit: options.limit }),
-          ...(options.cursor === undefined ? {} : { cursor: options.cursor }),
-        };
-        const result = options.draft
-          ? await (await context.agent()).recordings.draft(eventId, page)
-          : await context.visitor().recordings.get(eventId, page);
-        context.print(result, recordingLines);
-      },
-    );
+  pageOptions(
+    recording
+      .command('get')
+      .description('read the published recording (anyone), or with --draft the unpublished one (host)')
+      .argument('<eventId>')
+      .option('--draft', "the host's read before publishing (signed)"),
+    500,
+    'stage messages, questions, polls and attendees per page',
+  ).action(async (eventId: string, options: PageOptions & { draft?: boolean }, command: Command) => {
+    const context = contextOf(command, io);
+    const page = pageOf(options);
+    const result = options.draft
+      ? await (await context.agent()).recordings.draft(eventId, page)
+      : await context.visitor().recordings.get(eventId, page);
+    context.print(result, recordingLines);
+  });
 }

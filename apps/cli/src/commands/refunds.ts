@@ -1,15 +1,15 @@
+import { formatAmount } from '@townhall/x402';
 import type { Command } from 'commander';
 import { PaymentRefusedError, USDC_ASSETS, type RefundView } from '@townhall/sdk';
 import { contextOf } from '../context.js';
 import type { CliIo } from '../io.js';
-import { integer } from '../option-parsers.js';
-import { pageLines } from '../render.js';
+import { pageOptions, printSignedPage, type PageOptions } from '../list-options.js';
 import { refusalOf } from './rsvp.js';
 import { solanaSettings } from './wallet.js';
 
 function refundLine(refund: RefundView): string {
   const paid = refund.transaction ? ` (transaction ${refund.transaction})` : '';
-  return `${refund.id}  ${refund.status.padEnd(6)}  ${refund.amount} of ${refund.asset} to ${refund.holderId}${paid}`;
+  return `${refund.id}  ${refund.status.padEnd(6)}  ${formatAmount(refund.amount, refund.asset, { atomic: true })} to ${refund.holderId}${paid}`;
 }
 
 /** `refunds list|pay`: refunds a cancelled event owes for tickets paid on chain; the host pays them. */
@@ -20,18 +20,19 @@ export function registerRefunds(program: Command, io: CliIo): void {
       'refunds of tickets paid on chain, owed by a cancelled event; the host pays them with its key',
     );
 
-  refunds
-    .command('list')
-    .description('the refunds of an event: all of them for its host, your own otherwise')
-    .argument('<eventId>')
-    .option('--limit <n>', 'how many (1-100)', integer(1, 100))
-    .option('--cursor <cursor>', 'the next page, from a previous list')
-    .action(async (eventId: string, options: { limit?: number; cursor?: string }, command: Command) => {
-      const context = contextOf(command, io);
-      const agent = await context.agent();
-      const page = await agent.refunds.list(eventId, options);
-      context.print(page, (result) => pageLines(result, (items) => items.map(refundLine)));
-    });
+  pageOptions(
+    refunds
+      .command('list')
+      .description('the refunds of an event: all of them for its host, your own otherwise')
+      .argument('<eventId>'),
+  ).action((eventId: string, options: PageOptions, command: Command) =>
+    printSignedPage(
+      command,
+      io,
+      (agent) => agent.refunds.list(eventId, options),
+      (items) => items.map(refundLine),
+    ),
+  );
 
   refunds
     .command('pay')

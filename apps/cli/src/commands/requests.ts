@@ -2,8 +2,9 @@ import { REQUEST_STATUSES, type RequestStatus } from '@townhall/contracts';
 import { Option, type Command } from 'commander';
 import { contextOf } from '../context.js';
 import type { CliIo } from '../io.js';
-import { integer } from '../option-parsers.js';
-import { pageLines, requestLine, requestTable } from '../render.js';
+import { pageOptions, type PageOptions } from '../list-options.js';
+import { pageLines } from '../render/table.js';
+import { requestLine, requestTable } from '../render/ticket-lines.js';
 import { agentIdOf } from './moderation.js';
 
 /** `requests list|approve|decline`: who may come to an event that needs approval (host, moderators). */
@@ -14,25 +15,20 @@ export function registerRequests(program: Command, io: CliIo): void {
       "decide who comes to an event you host or moderate whose access is approval (events create|update --access approval): each agent's RSVP asks, you approve or decline",
     );
 
-  requests
-    .command('list')
-    .description('the requests to come, oldest first')
-    .argument('<eventId>')
-    .addOption(new Option('--status <status>', 'only the requests in this status').choices(REQUEST_STATUSES))
-    .option('--limit <n>', 'how many (1-100)', integer(1, 100))
-    .option('--cursor <cursor>', 'the next page, from a previous list')
-    .action(
-      async (
-        eventId: string,
-        options: { status?: RequestStatus; limit?: number; cursor?: string },
-        command: Command,
-      ) => {
-        const context = contextOf(command, io);
-        const agent = await context.agent();
-        const page = await agent.requests.list(eventId, options);
-        context.print(page, (result) => pageLines(result, requestTable));
-      },
-    );
+  pageOptions(
+    requests
+      .command('list')
+      .description('the requests to come, oldest first')
+      .argument('<eventId>')
+      .addOption(
+        new Option('--status <status>', 'only the requests in this status').choices(REQUEST_STATUSES),
+      ),
+  ).action(async (eventId: string, options: PageOptions & { status?: RequestStatus }, command: Command) => {
+    const context = contextOf(command, io);
+    const agent = await context.agent();
+    const page = await agent.requests.list(eventId, options);
+    context.print(page, (result) => pageLines(result, requestTable));
+  });
 
   requests
     .command('approve')

@@ -5,7 +5,8 @@ import { contextOf, type CommandContext } from '../context.js';
 import { Refusal } from '../failure.js';
 import type { CliIo } from '../io.js';
 import { amount, code } from '../option-parsers.js';
-import { money, rsvpRequestLines, ticketLine } from '../render.js';
+import { formatAmount } from '@townhall/x402';
+import { rsvpRequestLines, ticketLine, ticketPrice } from '../render/ticket-lines.js';
 import { checkMaxPrice, chooseOffer, offersOf } from '../ticket-offer.js';
 
 interface RsvpOptions {
@@ -31,8 +32,8 @@ function describe(result: RsvpResult): string[] {
   if (result.payment)
     return [
       result.payment.network.startsWith('ledger:')
-        ? `paid ${money(result.ticket.price, result.ticket.asset)} (ledger entry ${result.payment.transaction})`
-        : `paid ${result.ticket.price} of ${result.ticket.asset} on ${result.payment.network} (transaction ${result.payment.transaction})`,
+        ? `paid ${ticketPrice(result.ticket, { atomic: true })} (ledger entry ${result.payment.transaction})`
+        : `paid ${ticketPrice(result.ticket, { atomic: true })} on ${result.payment.network} (transaction ${result.payment.transaction})`,
       ticketLine(result.ticket),
     ];
   return [ticketLine(result.ticket)];
@@ -68,7 +69,7 @@ async function rsvp(context: CommandContext, eventId: string, options: RsvpOptio
     );
     const offer = chooseOffer(offers, options.tier);
     // With a code the offer is at the price it gives, and --max-price is checked against that.
-    const price = money(offer.maxAmountRequired, offer.asset);
+    const price = formatAmount(offer.maxAmountRequired, offer.asset, { atomic: true });
     const withCode = options.code ? ` with code ${options.code}` : '';
     // USDC unless --asset names another: the server names the asset, so the buyer must agree to it.
     const assets = options.asset === undefined ? undefined : [...USDC_ASSETS, options.asset];

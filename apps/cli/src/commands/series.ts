@@ -3,8 +3,10 @@ import { Option, type Command } from 'commander';
 import { contextOf } from '../context.js';
 import { UsageError } from '../failure.js';
 import type { CliIo } from '../io.js';
+import { searchOptions, searchQuery, type SearchOptions } from '../list-options.js';
 import { amount, duration, integer, jsonObject, localDateTime, tier } from '../option-parsers.js';
-import { pageLines, seriesLines, seriesTable } from '../render.js';
+import { seriesLines, seriesTable } from '../render/event-lines.js';
+import { pageLines } from '../render/table.js';
 
 interface CreateOptions {
   title: string;
@@ -45,13 +47,6 @@ export function seriesBody(options: CreateOptions): CreateSeriesInput {
   };
 }
 
-interface ListOptions {
-  host?: string;
-  query?: string;
-  limit?: number;
-  cursor?: string;
-}
-
 /** `series create|list|get|follow|end`: recurring events. */
 export function registerSeries(program: Command, io: CliIo): void {
   const series = program
@@ -88,25 +83,14 @@ export function registerSeries(program: Command, io: CliIo): void {
       context.print(await agent.series.create(seriesBody(options)), seriesLines);
     });
 
-  series
-    .command('list')
-    .description('find series, newest first')
-    .option('--host <agent>', "only this host's series: an agentId or 'me'")
-    .option('-q, --query <words>', 'words in the title or description')
-    .option('--limit <n>', 'how many (1-100)', integer(1, 100))
-    .option('--cursor <cursor>', 'the next page, from a previous list')
-    .action(async (options: ListOptions, command: Command) => {
+  searchOptions(series.command('list').description('find series, newest first'), 'series').action(
+    async (options: SearchOptions, command: Command) => {
       const context = contextOf(command, io);
-      const host = options.host === 'me' ? (await context.agent()).agentId : options.host;
-      const query: SeriesListQueryInput = {
-        ...(host ? { hostId: host } : {}),
-        ...(options.query ? { q: options.query } : {}),
-        ...(options.limit ? { limit: options.limit } : {}),
-        ...(options.cursor ? { cursor: options.cursor } : {}),
-      };
+      const query: SeriesListQueryInput = await searchQuery(context, options);
       const page = await context.visitor().series.list(query);
       context.print(page, (result) => pageLines(result, seriesTable));
-    });
+    },
+  );
 
   series
     .command('get')

@@ -4,7 +4,7 @@ import { contextOf } from '../context.js';
 import { Refusal } from '../failure.js';
 import type { CliIo } from '../io.js';
 import { integer } from '../option-parsers.js';
-import { liveLine, stageLine } from '../render.js';
+import { liveLine, stageLine } from '../render/live-lines.js';
 
 interface TailOptions {
   replay?: boolean;

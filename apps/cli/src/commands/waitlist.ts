@@ -2,8 +2,8 @@ import type { WaitlistJoinResult } from '@townhall/sdk';
 import type { Command } from 'commander';
 import { contextOf } from '../context.js';
 import type { CliIo } from '../io.js';
-import { integer } from '../option-parsers.js';
-import { pageLines, waitlistLine, waitlistTable } from '../render.js';
+import { pageOptions, printSignedPage, type PageOptions } from '../list-options.js';
+import { waitlistLine, waitlistTable } from '../render/ticket-lines.js';
 
 function describeJoin(result: WaitlistJoinResult): string[] {
   const entry = result.entry;
@@ -42,15 +42,8 @@ export function registerWaitlist(program: Command, io: CliIo): void {
       context.print(await agent.waitlist.leave(eventId), (entry) => `left: ${waitlistLine(entry)}`);
     });
 
-  waitlist
-    .command('list')
-    .description('your waitlist entries, oldest first')
-    .option('--limit <n>', 'how many (1-100)', integer(1, 100))
-    .option('--cursor <cursor>', 'the next page, from a previous list')
-    .action(async (options: { limit?: number; cursor?: string }, command: Command) => {
-      const context = contextOf(command, io);
-      const agent = await context.agent();
-      const page = await agent.waitlist.mine(options);
-      context.print(page, (result) => pageLines(result, waitlistTable));
-    });
+  pageOptions(waitlist.command('list').description('your waitlist entries, oldest first')).action(
+    (options: PageOptions, command: Command) =>
+      printSignedPage(command, io, (agent) => agent.waitlist.mine(options), waitlistTable),
+  );
 }

@@ -1,3 +1,4 @@
+import { decimalAmount, formatAmount } from '@townhall/x402';
 import type { Command } from 'commander';
 import { SOLANA_DEVNET, USDC_MINTS, walletBalances } from '@townhall/sdk/solana';
 import { contextOf, type CommandContext } from '../context.js';
@@ -33,12 +34,6 @@ export function solanaSettings(
   return { network, rpcUrl, mint };
 }
 
-function lamportsToSol(lamports: bigint): string {
-  const whole = lamports / 1_000_000_000n;
-  const fraction = (lamports % 1_000_000_000n).toString().padStart(9, '0').replace(/0+$/, '');
-  return fraction ? `${whole}.${fraction}` : `${whole}`;
-}
-
 /** `wallet`: the agent's Solana wallet (its agentId is the address), and test USDC on a local chain. */
 export function registerWallet(program: Command, io: CliIo): void {
   const wallet = program
@@ -58,10 +53,10 @@ export function registerWallet(program: Command, io: CliIo): void {
         { ...balances, sol: balances.sol.toString(), tokens: balances.tokens.toString() },
         (shown) => [
           `address  ${shown.address}   (your agentId)`,
-          `USDC     ${shown.tokens} atomic units (6 decimals) in ${shown.tokenAccount}${
+          `USDC     ${formatAmount(shown.tokens, mint, { atomic: true })} in ${shown.tokenAccount}${
             balances.tokenAccountExists ? '' : ' (no token account yet)'
           }`,
-          `SOL      ${lamportsToSol(balances.sol)}`,
+          `SOL      ${decimalAmount(balances.sol, 9)}`,
         ],
       );
     });
@@ -81,7 +76,7 @@ export function registerWallet(program: Command, io: CliIo): void {
       context.print(
         entry,
         (minted) =>
-          `minted ${minted.amount} of ${minted.asset} to your token account (transaction ${minted.transaction})`,
+          `minted ${formatAmount(minted.amount, minted.asset, { atomic: true })} to your token account (transaction ${minted.transaction})`,
       );
     });
 }

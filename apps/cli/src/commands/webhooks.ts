@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { contextOf } from '../context.js';
 import type { CliIo } from '../io.js';
 import { collect } from '../option-parsers.js';
-import { table } from '../render.js';
+import { table } from '../render/table.js';
 
 function webhookLine(webhook: WebhookView): string {
   const scope = webhook.eventId ? ` (event ${webhook.eventId})` : '';

@@ -8,6 +8,7 @@ import {
   type RsvpResult,
   type TicketView,
 } from '@townhall/sdk';
+import { formatAmount } from '@townhall/x402';
 import { chooseOffer, offersOf } from '../ticket-offer.js';
 import type { Budget, Reservation } from './budget.js';
 import type { PaymentFollowUp } from './payment-follow-up.js';
@@ -312,9 +313,10 @@ async function approved(
     const result = await low.elicitInput(
       {
         mode: 'form',
+        // A person reads this one (the model reads atomic units, as it passes maxPrice in them).
         message:
-          `Pay ${price} atomic units of ${offer.asset} (on ${offer.network}) to ${offer.payTo} for a ticket ` +
-          `(tier ${offer.extra.tierId}, event ${offer.extra.eventId})? This session's budget has ${left} left; ` +
+          `Pay ${formatAmount(price, offer.asset, { atomic: true })} (on ${offer.network}) to ${offer.payTo} for a ticket ` +
+          `(tier ${offer.extra.tierId}, event ${offer.extra.eventId})? This session's budget has ${formatAmount(left, offer.asset)} left; ` +
           'approving pays for this ticket only and leaves the budget as it is.',
         requestedSchema: {
           type: 'object',
@@ -322,7 +324,7 @@ async function approved(
             approve: {
               type: 'boolean',
               title: 'Approve this payment',
-              description: `${price} atomic units of ${offer.asset}`,
+              description: formatAmount(price, offer.asset, { atomic: true }),
             },
           },
           required: ['approve'],

@@ -61,10 +61,8 @@ describe('reportHtml', () => {
     expect(html).toContain('<h1>Event e1</h1>');
     expect(html).toContain('<div><dt>Registrations</dt><dd>7</dd></div>');
     expect(html).toContain('<div><dt>Peak viewers</dt><dd>5</dd></div>');
-    expect(html).toContain(
-      '6500 USDC (ledger), 2500000 EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v (solana:',
-    );
-    expect(html).toContain('<td>1: 500 USDC (ledger)</td>');
+    expect(html).toContain('0.0065 USDC (ledger), 2.5 USDC (solana:');
+    expect(html).toContain('<td>1: 0.0005 USDC (ledger)</td>');
     expect(html).toContain('<tr><td>@ada</td><td class="number">58.3</td>');
     expect(html).toContain(
       '<tr><td>4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T</td><td class="number">12.5</td>',

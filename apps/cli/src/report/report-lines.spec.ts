@@ -6,7 +6,7 @@ describe('reportLines', () => {
     const lines = reportLines(fullReport({ registrationPoints: 8, viewerPoints: 6 }), 'Numbers');
     expect(lines[0]).toBe('"Numbers" e1: past, report of 2027-03-04 20:00 UTC');
     expect(lines).toContain('  registrations  7');
-    expect(lines).toContain('  refunds        1: 500 USDC (ledger)');
+    expect(lines).toContain('  refunds        1: 0.0005 USDC (ledger)');
     expect(lines).toContain('  codes          HALF ×1');
     expect(lines).toContain('  attendance     3 present, peak 5 viewers at once');
     const registrations = lines.indexOf(
@@ -60,7 +60,7 @@ describe('reportLines', () => {
 describe('reportSummary', () => {
   it('says the report in one line', () => {
     expect(reportSummary(fullReport())).toBe(
-      'Report of e1 (past): 7 registrations, revenue 6500 USDC (ledger), 2500000 EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v (solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp), 1 refund; 3 present, peak 5 viewers at once; 4 questions, 2 polls, 12 stage messages.',
+      'Report of e1 (past): 7 registrations, revenue 0.0065 USDC (ledger), 2.5 USDC (solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp), 1 refund; 3 present, peak 5 viewers at once; 4 questions, 2 polls, 12 stage messages.',
     );
     expect(reportSummary(emptyReport())).toBe(
       'Report of e1 (scheduled): 0 registrations, revenue none, 0 refunds; 0 present, peak 0 viewers at once; 0 questions, 0 polls, 0 stage messages.',

@@ -1,18 +1,20 @@
 // `townhall report <eventId>` in a terminal: the numbers, then small charts of them.
 import type { EventReport } from '@townhall/contracts';
-import { money, table } from '../render.js';
+import { formatAmount } from '@townhall/x402';
+import { table } from '../render/table.js';
 import { formatInstant } from '../when.js';
 import { bar, clip, printable, sparkline } from './terminal-charts.js';
 
 type Money = EventReport['revenue'][number];
 type Attendee = EventReport['attendance']['byAgent'][number];
 
-/** `6500 USDC (ledger)`, one per asset and network; `none` for none. */
+/** `0.0065 USDC (ledger)`, one per asset and network; `none` for none. */
 export function moneyList(amounts: readonly Money[]): string {
   if (amounts.length === 0) return 'none';
   return amounts
     .map(
-      (entry) => `${money(entry.amount, printable(entry.asset))} (${printable(entry.network ?? 'ledger')})`,
+      (entry) =>
+        `${formatAmount(entry.amount, printable(entry.asset))} (${printable(entry.network ?? 'ledger')})`,
     )
     .join(', ');
 }

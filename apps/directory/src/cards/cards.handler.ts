@@ -1,30 +1,38 @@
 import { Controller } from '@nestjs/common';
 import { Directory, signedMeta, type MessageMeta, type ParsedRequestOf } from '@townhall/contracts';
 import { Handle } from '@townhall/platform/service';
-import { CardsService } from './cards.service.js';
+import { GetCard } from './get-card.js';
+import { GetCards } from './get-cards.js';
+import { PutCard } from './put-card.js';
+import { ResolveHandle } from './resolve-handle.js';
 
 /** The directory's message handlers: one per contract in libs/contracts/directory.ts. */
 @Controller()
 export class CardsHandler {
-  constructor(private readonly cards: CardsService) {}
+  constructor(
+    private readonly puts: PutCard,
+    private readonly reads: GetCard,
+    private readonly manyReads: GetCards,
+    private readonly handles: ResolveHandle,
+  ) {}
 
   @Handle(Directory.putCard)
   async putCard(data: ParsedRequestOf<typeof Directory.putCard>, meta: MessageMeta) {
-    return this.cards.put(signedMeta(meta).caller, data);
+    return this.puts.put(signedMeta(meta).caller, data);
   }
 
   @Handle(Directory.getCard)
   async getCard(data: ParsedRequestOf<typeof Directory.getCard>) {
-    return this.cards.get(data.agentId);
+    return this.reads.get(data.agentId);
   }
 
   @Handle(Directory.getCards)
   async getCards(data: ParsedRequestOf<typeof Directory.getCards>) {
-    return this.cards.getMany(data.agentIds);
+    return this.manyReads.get(data.agentIds);
   }
 
   @Handle(Directory.resolveHandle)
   async resolveHandle(data: ParsedRequestOf<typeof Directory.resolveHandle>) {
-    return this.cards.resolveHandle(data.handle);
+    return this.handles.resolve(data.handle);
   }
 }

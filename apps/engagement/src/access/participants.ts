@@ -11,13 +11,11 @@ import {
   type Moderation,
   type SignedMeta,
 } from '@townhall/contracts';
-import { metricsRegistry, preparedStatement, type ServiceClient } from '@townhall/platform/service';
+import { counter, preparedStatement, SERVICE_CLIENT, type ServiceClient } from '@townhall/platform/service';
 import { LRUCache } from 'lru-cache';
-import { Counter } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { isBlockedCall } from '../db/functions.js';
-import { recordEventStanding } from './event-standing.js';
-import { SERVICES } from '../tokens.js';
+import { recordEventStanding } from './event-standing-row.js';
 
 /** An agent in one event: its role, whether it attends, and the event's status. */
 export interface Participant {
@@ -37,12 +35,11 @@ export interface Participant {
  * Where an authorization was decided: the standing this process read last (checked by the write's
  * own statement), the projections, or the owners asked over NATS.
  */
-const authorizations = new Counter({
-  name: 'townhall_engagement_authorizations_total',
-  help: 'Authorizations of writes in events, by where they were decided (remembered, projection, owners)',
-  labelNames: ['source'] as const,
-  registers: [metricsRegistry],
-});
+const authorizations = counter(
+  'townhall_engagement_authorizations_total',
+  'Authorizations of writes in events, by where they were decided (remembered, projection, owners)',
+  ['source'],
+);
 
 /**
  * The standings remembered for writes that check theirs (authorizeChecked): at most this many
@@ -96,7 +93,7 @@ export class Participants {
 
   constructor(
     private readonly dataSource: DataSource,
-    @Inject(SERVICES) private readonly services: ServiceClient,
+    @Inject(SERVICE_CLIENT) private readonly services: ServiceClient,
   ) {
     this.standing = preparedStatement<StandingRow>(
       dataSource,

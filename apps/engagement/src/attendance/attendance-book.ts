@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { queryRows } from '@townhall/platform/service';
+import { type Clock, CLOCK, queryRows } from '@townhall/platform/service';
 import type { EntityManager } from 'typeorm';
-import { CLOCK, type Clock } from '../tokens.js';
 import { attendeesOf, type Attendee, type LiveWindow } from './attendees.js';
 import { SILENT_INTERVALS } from './record-presence.js';
 import { viewersOverTime } from './viewers.js';

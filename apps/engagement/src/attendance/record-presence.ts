@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, isUuid, type Presence } from '@townhall/contracts';
-import { OutboxWriter } from '@townhall/platform/service';
+import { CLOCK, type Clock, OutboxWriter } from '@townhall/platform/service';
 import type { EntityManager } from 'typeorm';
-import { CLOCK, type Clock } from '../tokens.js';
 import { WRITE_GATEWAY } from './write-presence.js';
 
 /** A session not reported for this many of its gateway's intervals ended at its last report. */

@@ -1,10 +1,17 @@
 // The typed calls of engagement's server-side functions: one wrapper per function of ./functions/
 // (<name>.sql, its one definition, applied by the migrate command after the migrations), with
-// named arguments and the outcomes it answers. A function called in autocommit, as a transaction
-// of its own, goes through OutboxWriter.runStatement (deadlock and fault retries, then the relay
-// woken); the others run in the caller's transaction, which OutboxWriter.run retries.
+// named arguments, the outcomes it answers, and its refusals (SQLSTATE TH001, `refusable`) as an
+// outcome. A function called in autocommit, as a transaction of its own, goes through
+// OutboxWriter.runStatement (deadlock and fault retries, then the relay woken); the others run in
+// the caller's transaction, which OutboxWriter.run retries.
 import type { CloudEvent, QuestionState } from '@townhall/contracts';
-import { OutboxWriter, preparedStatement, queryRows, type Refused } from '@townhall/platform/service';
+import {
+  OutboxWriter,
+  preparedStatement,
+  queryRows,
+  refusable,
+  type Refused,
+} from '@townhall/platform/service';
 import type { DataSource, EntityManager } from 'typeorm';
 
 /**
@@ -68,42 +75,50 @@ export interface SubmitQuestionArgs {
   standing: string | null;
 }
 
-export type SubmitQuestionOutcome =
-  { outcome: 'submitted' } | Refused<'ended' | 'blocked' | 'stale' | 'rate_limited'>;
+/** Why engagement.submit_question wrote nothing. */
+export type SubmitQuestionRefusal = 'ended' | 'blocked' | 'stale' | 'rate_limited';
+const SUBMIT_QUESTION_REFUSALS: readonly SubmitQuestionRefusal[] = [
+  'ended',
+  'blocked',
+  'stale',
+  'rate_limited',
+];
+
+export type SubmitQuestionOutcome = { outcome: 'submitted' } | Refused<SubmitQuestionRefusal>;
 
 /**
  * engagement.submit_question (submit_question.sql): a question in one prepared statement that is
- * its own transaction, through `outbox.runStatement`. It answers its refusals as results (it
- * wrote nothing).
+ * its own transaction, through `outbox.runStatement`. A refusal rolled it back: it wrote nothing.
  */
 export function submitQuestionCall(
   dataSource: DataSource,
   outbox: OutboxWriter,
 ): (args: SubmitQuestionArgs) => Promise<SubmitQuestionOutcome> {
-  const submit = preparedStatement<{ outcome: 'submitted' | 'ended' | 'blocked' | 'stale' | 'rate_limited' }>(
+  const submit = preparedStatement<{ outcome: 'submitted' }>(
     dataSource,
     'engagement.submit_question',
     `SELECT engagement.submit_question(p_id => $1, p_event => $2, p_author => $3, p_body => $4, p_at => $5,
-       p_per_minute => $6, p_state => $7, p_events => $8::jsonb, p_standing => $9) AS outcome`,
+       p_per_minute => $6, p_state => $7, p_events => $8::jsonb, p_standing => $9, p_raise_refusals => true)
+       AS outcome`,
   );
-  return async (args) => {
-    const [row] = await outbox.runStatement(
-      () =>
-        submit([
-          args.id,
-          args.eventId,
-          args.authorId,
-          args.body,
-          args.at,
-          args.perMinute,
-          args.state,
-          JSON.stringify(args.events),
-          args.standing,
-        ]),
-      // A refusal wrote nothing.
-      { committed: ([submitted]) => (submitted?.outcome === 'submitted' ? args.events : []) },
-    );
-    const outcome = row!.outcome;
-    return outcome === 'submitted' ? { outcome } : { outcome: 'refused', refusal: outcome, detail: null };
-  };
+  return (args) =>
+    refusable(SUBMIT_QUESTION_REFUSALS, async () => {
+      await outbox.runStatement(
+        () =>
+          submit([
+            args.id,
+            args.eventId,
+            args.authorId,
+            args.body,
+            args.at,
+            args.perMinute,
+            args.state,
+            JSON.stringify(args.events),
+            args.standing,
+          ]),
+        // Answered at all, it wrote the question and its event: a refusal is raised.
+        { committed: () => args.events },
+      );
+      return { outcome: 'submitted' as const };
+    });
 }

@@ -36,7 +36,7 @@ export class EventStanding1764200000000 implements MigrationInterface {
     SELECT (e->>'id')::uuid, e->>'type', e->>'subject', e
     FROM jsonb_array_elements(events) WITH ORDINALITY AS t(e, n) ORDER BY n
   $$`);
-    // The one definition of the stage lock's key: (class 'engagement.stage', the event).
+    // The stage lock's key as it was then; its one definition now is db/functions/hold_open.sql.
     await queryRunner.query(`
       CREATE FUNCTION engagement.hold_open(p_event uuid) RETURNS boolean LANGUAGE plpgsql AS $$
       BEGIN

@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, EngagementTopics, type PollView, type SignedMeta } from '@townhall/contracts';
-import { OutboxWriter, queryRows } from '@townhall/platform/service';
+import { type Clock, CLOCK, OutboxWriter, queryRows } from '@townhall/platform/service';
 import { Participants, requireAttendee, requireNotBlocked } from '../access/participants.js';
 import { recordWritePresence } from '../attendance/write-presence.js';
-import { CLOCK, type Clock } from '../tokens.js';
 import { PollBook } from './poll-book.js';
 import { POLL_COLUMNS, POLL_OPTION_COLUMNS, toPoll, type PollOptionRow, type PollRow } from './poll-row.js';
 

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { EventTopics, type CloudEvent, type EventView } from '@townhall/contracts';
+import { EventTopics, type DomainEventOf } from '@townhall/contracts';
 import { OutboxWriter, claimEventOnce, OnDomainEvent } from '@townhall/platform/service';
-import { recordEventStanding } from '../access/event-standing.js';
+import { recordEventStanding } from '../access/event-standing-row.js';
 import { ENGAGEMENT_SCHEMA } from '../data-source.js';
-import { RecordingsService } from '../recordings/recordings.service.js';
+import { AssembleRecording } from '../recordings/assemble-recording.js';
 
 export const EVENTS_CONSUMER = 'engagement-events';
 
@@ -17,13 +17,12 @@ export const EVENTS_CONSUMER = 'engagement-events';
 export class EventStandings {
   constructor(
     private readonly outbox: OutboxWriter,
-    private readonly recordings: RecordingsService,
+    private readonly recordings: AssembleRecording,
   ) {}
 
   @OnDomainEvent('townhall.event.>', { durable: EVENTS_CONSUMER })
-  async handle(event: CloudEvent): Promise<void> {
-    if (!Object.values<string>(EventTopics).includes(event.type)) return;
-    const view = event.data as EventView;
+  async record(event: DomainEventOf<'townhall.event.>'>): Promise<void> {
+    const view = event.data;
     await this.outbox.run(async (manager) => {
       if (!(await claimEventOnce(manager, ENGAGEMENT_SCHEMA, EVENTS_CONSUMER, event.id))) return;
       await recordEventStanding(manager, view);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TicketTopics, type CloudEvent, type TicketView } from '@townhall/contracts';
+import { TicketTopics, type DomainEventOf } from '@townhall/contracts';
 import { freshEventsCte, OutboxWriter, OnDomainEvent, preparedStatement } from '@townhall/platform/service';
 import { ENGAGEMENT_SCHEMA } from '../data-source.js';
 import { DataSource } from 'typeorm';
@@ -49,13 +49,13 @@ export class TicketAttendance {
     batch: true,
     gatherMs: GATHER_MS,
   })
-  async record(events: CloudEvent[]): Promise<void> {
+  async record(events: Array<DomainEventOf<'townhall.ticket.>'>>): Promise<void> {
     const relevant = events.filter(
       (event) => event.type === TicketTopics.issued || event.type === TicketTopics.cancelled,
     );
     if (relevant.length === 0) return;
     const tickets = relevant.map((event) => {
-      const ticket = event.data as TicketView;
+      const ticket = event.data;
       const cancelledAt = event.type === TicketTopics.cancelled ? (ticket.cancelledAt ?? event.time) : null;
       return { id: event.id, ticket, cancelledAt };
     });

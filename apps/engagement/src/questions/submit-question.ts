@@ -7,11 +7,11 @@ import {
   type QuestionView,
   type SignedMeta,
 } from '@townhall/contracts';
-import { OutboxWriter } from '@townhall/platform/service';
+import { CLOCK, type Clock, OutboxWriter, SETTINGS } from '@townhall/platform/service';
 import { DataSource } from 'typeorm';
 import { blockedProblem, Participants, STALE_STANDING } from '../access/participants.js';
 import { submitQuestionCall, type SubmitQuestionArgs, type SubmitQuestionOutcome } from '../db/functions.js';
-import { CLOCK, SETTINGS, type Clock, type EngagementSettings } from '../tokens.js';
+import { type EngagementSettings } from '../settings.js';
 import { questionEvent } from './question-lifecycle.js';
 import { eventEnded, requireAttendeeWhileOpen } from './questions-open.js';
 

@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, EngagementTopics, type QuestionView, type SignedMeta } from '@townhall/contracts';
-import { OutboxWriter, queryRows } from '@townhall/platform/service';
+import { type Clock, CLOCK, OutboxWriter, queryRows } from '@townhall/platform/service';
 import { Participants } from '../access/participants.js';
 import { recordWritePresence } from '../attendance/write-presence.js';
-import { CLOCK, type Clock } from '../tokens.js';
 import { QuestionBook } from './question-book.js';
 import { invalidTransition, questionEvent, VOTABLE } from './question-lifecycle.js';
 import { isPublic, QUESTION_COLUMNS, toQuestion, type QuestionRow } from './question-row.js';

@@ -1,6 +1,6 @@
 import { isPublicQuestionState, type RecordingView } from '@townhall/contracts';
 
-/** What is frozen when the event ends; attendance is added when read (see RecordingsService.attendance). */
+/** What is frozen when the event ends; attendance is added when read (RecordingBook.view). */
 export type StoredTranscript = Omit<RecordingView['transcript'], 'attendance'>;
 export type Attendance = RecordingView['transcript']['attendance'];
 
@@ -10,7 +10,7 @@ export type TranscriptList = (typeof TRANSCRIPT_LISTS)[number];
 
 /**
  * A row of engagement.recordings (see the migrations) as a page reads it: `transcript` holds the
- * agenda and one page of each list (RecordingsService.find slices them in the query), and
+ * agenda and one page of each list (RecordingBook.find slices them in the query), and
  * `totals` each list's whole length.
  */
 export interface RecordingRow {

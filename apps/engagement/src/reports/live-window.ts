@@ -1,11 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { MessageMeta } from '@townhall/contracts';
-import { queryRows } from '@townhall/platform/service';
+import { type Clock, CLOCK, queryRows } from '@townhall/platform/service';
 import { DataSource } from 'typeorm';
-import { recordLiveWindow } from '../access/event-standing.js';
+import { recordLiveWindow } from '../access/event-standing-row.js';
 import { Participants } from '../access/participants.js';
 import type { LiveWindow } from '../attendance/attendees.js';
-import { CLOCK, type Clock } from '../tokens.js';
 
 /**
  * When an event was live, as the report counts presence (docs/product.md "The report"): from when

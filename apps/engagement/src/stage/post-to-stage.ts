@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, EngagementTopics, type StageMessageView, type SignedMeta } from '@townhall/contracts';
-import { OutboxWriter, queryRows } from '@townhall/platform/service';
+import { type Clock, CLOCK, OutboxWriter, queryRows } from '@townhall/platform/service';
 import type { EntityManager } from 'typeorm';
 import { Participants, requireNotBlocked, requireRole } from '../access/participants.js';
 import { recordWritePresence } from '../attendance/write-presence.js';
-import { CLOCK, type Clock } from '../tokens.js';
 import { nextSequence } from './stage-lock.js';
 import { STAGE_MESSAGE_COLUMNS, toStageMessage, type StageMessageRow } from './stage-message-row.js';
 

@@ -1,6 +1,7 @@
 import type {
   AccessMode,
   AgendaItem,
+  EventFields,
   EventStatus,
   EventView,
   Moderation,
@@ -41,6 +42,32 @@ export interface EventRow {
 export const EVENT_COLUMNS = `id, title, description, agenda, starts_at, ends_at, timezone, host_id, moderators, speakers,
   capacity, ticketing, moderation, offer_minutes, access, status, series_id, tickets_sold, question_count, poll_count, version, created_at, updated_at,
   started_at, ended_at, cancelled_at, recording_published_at`;
+
+/**
+ * The columns a host edits (creating an event sets them, a PATCH sets them again), in the order of
+ * editableValues().
+ */
+export const EDITABLE_COLUMNS =
+  'title, description, agenda, starts_at, ends_at, timezone, moderators, speakers, capacity, ticketing, moderation, offer_minutes, access';
+
+/** An event's fields as the values of EDITABLE_COLUMNS, JSON columns serialised. */
+export function editableValues(fields: EventFields): unknown[] {
+  return [
+    fields.title,
+    fields.description,
+    JSON.stringify(fields.agenda),
+    fields.startsAt,
+    fields.endsAt,
+    fields.timezone,
+    fields.moderators,
+    fields.speakers,
+    fields.capacity,
+    JSON.stringify(fields.ticketing),
+    JSON.stringify(fields.moderation),
+    fields.offerMinutes,
+    fields.access,
+  ];
+}
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 

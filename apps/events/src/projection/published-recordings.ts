@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EngagementTopics, type CloudEvent, type RecordingView } from '@townhall/contracts';
+import { EngagementTopics, type DomainEventOf } from '@townhall/contracts';
 import { claimEventOnce, OnDomainEvent, OutboxWriter, queryRows } from '@townhall/platform/service';
 import { EVENTS_SCHEMA } from '../data-source.js';
 
@@ -16,8 +16,8 @@ export class PublishedRecordings {
   constructor(private readonly outbox: OutboxWriter) {}
 
   @OnDomainEvent(EngagementTopics.recordingPublished, { durable: DURABLE })
-  async record(event: CloudEvent): Promise<void> {
-    const recording = event.data as RecordingView;
+  async record(event: DomainEventOf<typeof EngagementTopics.recordingPublished>): Promise<void> {
+    const recording = event.data;
     if (recording.publishedAt === null) return;
     await this.outbox.run(async (manager) => {
       if (!(await claimEventOnce(manager, EVENTS_SCHEMA, DURABLE, event.id))) return;

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EventTopics } from '@townhall/contracts';
-import { OutboxWriter, Periodic, queryRows } from '@townhall/platform/service';
+import { CLOCK, OutboxWriter, Periodic, queryRows, SETTINGS, type Clock } from '@townhall/platform/service';
 import type { EventsConfig } from '../config.js';
 import { EVENT_COLUMNS, toEventView, type EventRow } from '../events/event-row.js';
-import { CLOCK, REMINDER_LEAD_MINUTES, type Clock } from '../tokens.js';
+import type { EventsSettings } from '../settings.js';
 
 /** Events reminded in one transaction; a run takes batches until none is left. */
 const BATCH = 100;
@@ -21,11 +21,16 @@ const BATCH = 100;
  */
 @Injectable()
 export class EventReminders {
+  /** How long before its start an event is reminded of (EVENT_REMINDER_LEAD_MINUTES). */
+  private readonly leadMinutes: number;
+
   constructor(
     private readonly outbox: OutboxWriter,
     @Inject(CLOCK) private readonly clock: Clock,
-    @Inject(REMINDER_LEAD_MINUTES) private readonly leadMinutes: number,
-  ) {}
+    @Inject(SETTINGS) settings: EventsSettings,
+  ) {
+    this.leadMinutes = settings.reminderLeadMinutes;
+  }
 
   @Periodic<EventsConfig>({ every: 'EVENT_REMINDER_INTERVAL_MS', runAtStart: true })
   async remindDue(): Promise<number> {

@@ -8,7 +8,7 @@ import {
   type RecurrenceInput,
 } from './recurrence.js';
 
-// Properties of the series expander over rules fast-check makes up (README "Series"): in
+// Properties of the series expander over rules fast-check makes up (docs/api.md "Series"): in
 // order, at the rule's wall-clock time in its zone (an occurrence in a DST gap is skipped, see
 // recurrence.ts), on the days the rule names, within COUNT and UNTIL, and, for what a series
 // plans, from now to the horizon with stable indices.

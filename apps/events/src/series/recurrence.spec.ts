@@ -3,10 +3,10 @@ import {
   RecurrenceSchema,
   extensionDue,
   firstOccurrences,
-  normaliseRrule,
   plannedOccurrences,
 } from './recurrence.js';
 import type { Occurrence, RecurrenceInput } from './recurrence.js';
+import { normaliseRrule } from './rrule.js';
 
 const DAY_MS = 86_400_000;
 

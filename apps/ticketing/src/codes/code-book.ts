@@ -7,11 +7,10 @@ import {
   type CodeView,
   type Page,
 } from '@townhall/contracts';
-import { queryRows } from '@townhall/platform/service';
+import { CLOCK, type Clock, queryRows } from '@townhall/platform/service';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import { codeProblem } from '../db/functions.js';
-import { CLOCK, type Clock } from '../tokens.js';
 import { CODE_COLUMNS, toCode, type CodeRow } from './code-row.js';
 import { pageOfRows } from '../db/page-of-rows.js';
 

@@ -1,12 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, type CodeView, type CreateCode, type SignedMeta } from '@townhall/contracts';
-import { queryRows } from '@townhall/platform/service';
+import { CLOCK, type Clock, queryRows } from '@townhall/platform/service';
 import { DataSource } from 'typeorm';
 import { hostedEvent } from '../access/hosted-event.js';
 import { codeProblem } from '../db/functions.js';
 import { tiersOf, type EventRow } from '../projection/event-row.js';
 import { EventsProjection } from '../projection/events-projection.js';
-import { CLOCK, type Clock } from '../tokens.js';
 import { codeTaken } from './code-book.js';
 import { CODE_COLUMNS, toCode, type CodeRow } from './code-row.js';
 

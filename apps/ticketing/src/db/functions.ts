@@ -4,7 +4,12 @@
 // outcome. Functions called in autocommit, as a transaction of their own, go through
 // OutboxWriter.runStatement (deadlock and fault retries, then the relay woken); the others run in
 // the caller's transaction, which OutboxWriter.run retries.
-import { DomainError, WaitlistTopics, type CloudEvent, type WaitlistEntryView } from '@townhall/contracts';
+import {
+  DomainError,
+  type CloudEvent,
+  type SignedReceiptView,
+  type WaitlistEntryView,
+} from '@townhall/contracts';
 import {
   OutboxWriter,
   preparedStatement,
@@ -18,16 +23,6 @@ import type { DataSource, EntityManager } from 'typeorm';
 /** Why a seat cannot be taken: none left (in the tier or the event), or the event is not on sale. */
 export type SeatRefusal = 'sold_out' | 'not_on_sale';
 const SEAT_REFUSALS: readonly SeatRefusal[] = ['sold_out', 'not_on_sale'];
-
-/** A refused seat, as the problem the client gets. */
-export function seatProblem(
-  refused: Pick<Refused<SeatRefusal>, 'refusal' | 'detail'>,
-  tierId: string,
-): DomainError {
-  return refused.refusal === 'not_on_sale'
-    ? new DomainError('ticket.not_on_sale', `The event is ${refused.detail ?? 'not on sale'}`)
-    : new DomainError('capacity.sold_out', `No seat is left in tier ${tierId}`);
-}
 
 /** ticketing.take_seat (take_seat.sql): a seat of the tier and of the event total, in the caller's transaction. */
 export function takeSeat(
@@ -58,17 +53,12 @@ export function takeSeatFor(
       manager,
       `SELECT ticketing.take_seat_for(p_event => $1, p_tier => $2, p_agent => $3, p_at => $4,
          p_offer_event => $5::jsonb) AS outcome`,
-      [args.eventId, args.tierId, args.agentId, args.at, JSON.stringify(offerAccepted(outbox, args.eventId))],
+      [args.eventId, args.tierId, args.agentId, args.at, JSON.stringify(outbox.stamp())],
     );
     // An accepted offer is announced by the function, with the entry it built.
     if (row!.outcome === 'offer') outbox.sweepAfterCommit(manager);
     return { outcome: row!.outcome };
   });
-}
-
-/** townhall.waitlist.accepted, built for a function to append if it accepts an offer (the entry becomes its data). */
-function offerAccepted(outbox: OutboxWriter, eventId: string): CloudEvent {
-  return outbox.prepare([{ type: WaitlistTopics.accepted, subject: eventId, data: null }])[0]!;
 }
 
 /** What ticketing.purchase is given: the payment, the sale, and every id, time and event it writes. */
@@ -88,8 +78,8 @@ export interface PurchaseArgs {
   creditId: string;
   at: string;
   /**
-   * Appended to the outbox with the purchase (the ticket issued, both ledger entries); and
-   * townhall.waitlist.accepted if it accepts the payer's waitlist offer.
+   * Appended to the outbox with the purchase (the ticket issued, both ledger entries); the
+   * function adds townhall.waitlist.accepted if it accepts the payer's waitlist offer.
    */
   events: CloudEvent[];
   /**
@@ -99,6 +89,10 @@ export interface PurchaseArgs {
   eventVersion?: number;
   /** The host's code the price was discounted by: its use is counted, and the ticket and entries record it. */
   code?: string;
+  /** The x402 `payment-identifier` id the payment carries, claimed for the payer (payments/payment-ids.ts). */
+  paymentId?: string;
+  /** The x402 receipt signed for the ticket, kept on it. */
+  receipt?: SignedReceiptView;
 }
 
 /** Why a code cannot be used (ticketing.use_code). */
@@ -135,9 +129,10 @@ export function useCode(
   });
 }
 
-export type PurchaseRefusal = 'nonce_reused' | 'insufficient_funds' | SeatRefusal | CodeRefusal;
+export type PurchaseRefusal = 'nonce_reused' | 'id_reused' | 'insufficient_funds' | SeatRefusal | CodeRefusal;
 const PURCHASE_REFUSALS: readonly PurchaseRefusal[] = [
   'nonce_reused',
+  'id_reused',
   'insufficient_funds',
   ...SEAT_REFUSALS,
   ...CODE_REFUSALS,
@@ -178,7 +173,8 @@ export function purchaseCall(
        p_payer => $1, p_nonce => $2, p_fingerprint => $3, p_network => $4, p_event => $5, p_tier => $6,
        p_host => $7, p_amount => $8::numeric, p_asset => $9, p_ticket => $10, p_debit => $11,
        p_credit => $12, p_at => $13, p_events => $14::jsonb, p_offer_event => $15::jsonb,
-       p_event_version => $16::integer, p_code => $17::text)`,
+       p_event_version => $16::integer, p_code => $17::text, p_payment_id => $18::text,
+       p_receipt => $19::jsonb)`,
   );
   return async (args) => {
     try {
@@ -200,12 +196,14 @@ export function purchaseCall(
               args.creditId,
               args.at,
               JSON.stringify(args.events),
-              JSON.stringify(offerAccepted(outbox, args.eventId)),
+              JSON.stringify(outbox.stamp()),
               args.eventVersion ?? null,
               args.code ?? null,
+              args.paymentId ?? null,
+              args.receipt === undefined ? null : JSON.stringify(args.receipt),
             ]),
           {
-            // 'stale', 'held' and 'paid' wrote nothing; a refusal rolled everything back.
+            // 'stale', 'held' and 'paid' announced nothing; a refusal rolled everything back.
             committed: ([bought]) => (bought?.outcome === 'purchased' ? args.events : []),
             // The payer's waitlist offer, accepted by take_seat_for, is announced by the function itself.
             sweep: ([bought]) => bought?.offer_accepted === true,
@@ -218,11 +216,19 @@ export function purchaseCall(
           : { outcome, ticketId: ticket!, transactionId: transaction_id! };
       });
     } catch (error) {
-      const { code, constraint } = sqlState(error);
-      if (code === '23505' && constraint === 'tickets_one_live_per_agent') return { outcome: 'lost_race' };
+      if (isSecondLiveTicket(error)) return { outcome: 'lost_race' };
       throw error;
     }
   };
+}
+
+/**
+ * The unique index tickets_one_live_per_agent refused a second live ticket (live_ticket.sql, the
+ * one definition of "already holds a ticket"): a write that raced past the read that asks it.
+ */
+export function isSecondLiveTicket(error: unknown): boolean {
+  const { code, constraint } = sqlState(error);
+  return code === '23505' && constraint === 'tickets_one_live_per_agent';
 }
 
 /**

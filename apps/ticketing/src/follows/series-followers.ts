@@ -1,10 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { OutboxWriter, Periodic, queryRows } from '@townhall/platform/service';
+import {
+  CLOCK,
+  type Clock,
+  LOGGER,
+  type Logger,
+  OutboxWriter,
+  Periodic,
+  queryRows,
+} from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { TicketingConfig } from '../config.js';
 import { EVENT_COLUMNS, type EventRow } from '../projection/event-row.js';
 import { TakeSeat } from '../tickets/take-seat.js';
-import { CLOCK, LOGGER, type Clock, type Logger } from '../tokens.js';
 
 /**
  * The series' next free occurrence: the first scheduled one that has not started, free and open

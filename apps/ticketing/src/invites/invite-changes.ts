@@ -6,12 +6,11 @@ import {
   type InviteView,
   type SignedMeta,
 } from '@townhall/contracts';
-import { OutboxWriter, queryRows } from '@townhall/platform/service';
+import { CLOCK, type Clock, OutboxWriter, queryRows } from '@townhall/platform/service';
 import { hostedEvent } from '../access/hosted-event.js';
 import type { EventRow } from '../projection/event-row.js';
 import { EventsProjection } from '../projection/events-projection.js';
 import { lockSeats } from '../tickets/seats.js';
-import { CLOCK, type Clock } from '../tokens.js';
 import { WaitlistSeats } from '../waitlist/waitlist-seats.js';
 import { INVITE_COLUMNS, toInvite, type InviteRow } from './invite-book.js';
 

@@ -9,10 +9,11 @@ import {
   type LedgerEntryView,
   type Page,
 } from '@townhall/contracts';
-import { OutboxWriter, queryRows } from '@townhall/platform/service';
+import { OutboxWriter, queryRows, SETTINGS } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { PaymentRails } from '../payments/payment-rails.js';
-import { RAILS, SETTINGS, type TicketingSettings } from '../tokens.js';
+import { RAILS } from '../tokens.js';
+import type { TicketingSettings } from '../settings.js';
 import { pageOfRows } from '../db/page-of-rows.js';
 
 /** Entries page by their global sequence (a bigint). */

@@ -1,7 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '@townhall/contracts';
 import type { Facilitator } from '@townhall/x402';
-import { FACILITATOR, SETTINGS, type TicketingSettings } from '../tokens.js';
+import { SETTINGS } from '@townhall/platform/service';
+import { FACILITATOR } from '../tokens.js';
+import type { TicketingSettings } from '../settings.js';
 
 /** How long the facilitator's fee payer is trusted before GET /supported is asked again. */
 const FRESH_MS = 10 * 60_000;

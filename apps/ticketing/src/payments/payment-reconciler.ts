@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Periodic } from '@townhall/platform/service';
 import type { TicketingConfig } from '../config.js';
 import { PayRefund } from '../refunds/pay-refund.js';
-import { FacilitatorSettlements } from '../tickets/facilitator-settlements.js';
+import { FacilitatorSettlements } from './facilitator-settlements.js';
 
 /**
  * The reconciliation job, where payments go through a facilitator: every

@@ -1,7 +1,7 @@
 import { DEFAULT_ASSET } from '@townhall/contracts';
 import type { PaymentRequirements } from '@townhall/x402';
 import { assetOf, type EventRow, type TierOffer } from '../projection/event-row.js';
-import type { TicketingSettings } from '../tokens.js';
+import type { TicketingSettings } from '../settings.js';
 
 /** The resource a payment for one tier pays for: `<audience>/events/<id>/rsvp?tier=<tierId>` (docs/protocol/payments.md "The 402 answer"). */
 export function resourceOf(settings: TicketingSettings, eventId: string, tierId: string): string {

@@ -17,10 +17,34 @@ export interface EventRow {
   offer_minutes: number;
   /** Who may take a ticket: `invite` admits the invited, the host and the moderators only. */
   access: AccessMode;
+  /** Whether it takes RSVPs, waitlist joins and approvals now, as ticketing.on_sale (on_sale.sql) says. */
+  on_sale: boolean;
 }
 
-export const EVENT_COLUMNS =
-  'event_id, host_id, moderators, status, series_id, starts_at, ticketing, capacity, sold, version, offer_minutes, access';
+const EVENT_FIELDS = [
+  'event_id',
+  'host_id',
+  'moderators',
+  'status',
+  'series_id',
+  'starts_at',
+  'ticketing',
+  'capacity',
+  'sold',
+  'version',
+  'offer_minutes',
+  'access',
+];
+
+/** The columns of an EventRow, of `ticketing.events` as `alias` when the query has other tables. */
+export function eventColumns(alias?: string): string {
+  const of = alias === undefined ? '' : `${alias}.`;
+  return [...EVENT_FIELDS.map((field) => `${of}${field}`), `ticketing.on_sale(${of}status) AS on_sale`].join(
+    ', ',
+  );
+}
+
+export const EVENT_COLUMNS = eventColumns();
 
 export interface TierOffer {
   tierId: string;

@@ -8,9 +8,14 @@ import {
   type EventAccess,
   type EventView,
 } from '@townhall/contracts';
-import { OutboxWriter, preparedStatement, queryRows, type ServiceClient } from '@townhall/platform/service';
+import {
+  OutboxWriter,
+  preparedStatement,
+  queryRows,
+  SERVICE_CLIENT,
+  type ServiceClient,
+} from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
-import { SERVICES } from '../tokens.js';
 import { WaitlistSeats } from '../waitlist/waitlist-seats.js';
 import { EVENT_COLUMNS, tiersOf, type EventRow, type TierOffer } from './event-row.js';
 
@@ -48,7 +53,7 @@ export class EventsProjection {
   constructor(
     private readonly dataSource: DataSource,
     private readonly outbox: OutboxWriter,
-    @Inject(SERVICES) private readonly services: ServiceClient,
+    @Inject(SERVICE_CLIENT) private readonly services: ServiceClient,
     private readonly waitlist: WaitlistSeats,
   ) {
     this.known = preparedStatement(

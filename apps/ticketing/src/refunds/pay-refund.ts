@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, isUuid, RefundTopics, type RefundPaymentReply } from '@townhall/contracts';
-import { OutboxWriter, queryRows, sqlState } from '@townhall/platform/service';
+import { LOGGER, type Logger, OutboxWriter, queryRows, SETTINGS, sqlState } from '@townhall/platform/service';
 import {
   decodePaymentHeader,
   PaymentError,
@@ -14,7 +14,8 @@ import { LedgerBook } from '../ledger/ledger-book.js';
 import { FeePayer } from '../payments/fee-payer.js';
 import type { PaymentRails } from '../payments/payment-rails.js';
 import { FEE_PAYER_REFUSALS, leavesOpen } from '../payments/settle-answers.js';
-import { FACILITATOR, LOGGER, RAILS, SETTINGS, type Logger, type TicketingSettings } from '../tokens.js';
+import { FACILITATOR, RAILS } from '../tokens.js';
+import type { TicketingSettings } from '../settings.js';
 import { REFUND_COLUMNS, REFUND_FROM, refundRequirements, toRefund, type RefundRow } from './refund-row.js';
 
 /** How many paying refunds one reconciliation pass takes on. */

@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CursorKey, cursorCodec, type Page, type RefundView } from '@townhall/contracts';
-import { queryRows } from '@townhall/platform/service';
+import { queryRows, SETTINGS } from '@townhall/platform/service';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import { FeePayer } from '../payments/fee-payer.js';
 import { EventsProjection } from '../projection/events-projection.js';
-import { SETTINGS, type TicketingSettings } from '../tokens.js';
+import type { TicketingSettings } from '../settings.js';
 import { REFUND_COLUMNS, REFUND_FROM, refundRequirements, toRefund, type RefundRow } from './refund-row.js';
 import { pageOfRows } from '../db/page-of-rows.js';
 

@@ -1,6 +1,6 @@
 import type { RefundStatus, RefundView } from '@townhall/contracts';
 import { toPaymentRequirementsV2, type PaymentPayload, type PaymentRequirements } from '@townhall/x402';
-import type { TicketingSettings } from '../tokens.js';
+import type { TicketingSettings } from '../settings.js';
 
 export interface RefundRow {
   id: string;

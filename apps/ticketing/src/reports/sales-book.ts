@@ -1,11 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { SignedMeta, TicketingReport } from '@townhall/contracts';
-import { queryRows } from '@townhall/platform/service';
+import { CLOCK, type Clock, queryRows } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
 import { runEvent } from '../access/hosted-event.js';
 import { tiersOf, type EventRow } from '../projection/event-row.js';
 import { EventsProjection } from '../projection/events-projection.js';
-import { CLOCK, type Clock } from '../tokens.js';
 import { holdersOf } from './holders.js';
 import { moneyOf } from './money.js';
 import { ticketsOverTime } from './over-time.js';

@@ -6,17 +6,16 @@ import {
   type AccessRequestView,
   type SignedMeta,
 } from '@townhall/contracts';
-import { OutboxWriter, queryRows } from '@townhall/platform/service';
+import { CLOCK, type Clock, OutboxWriter, queryRows } from '@townhall/platform/service';
 import type { EntityManager } from 'typeorm';
 import { declined } from '../access/admission.js';
 import { runEvent } from '../access/hosted-event.js';
 import { tiersOnSale } from '../codes/pricing.js';
 import { EVENT_COLUMNS, type EventRow } from '../projection/event-row.js';
 import { EventsProjection } from '../projection/events-projection.js';
-import { requireOnSale } from '../tickets/sale-facts.js';
+import { requireOnSale } from '../tickets/sale-refusals.js';
 import { AlreadyHolding, lockSeats } from '../tickets/seats.js';
 import { TakeSeat } from '../tickets/take-seat.js';
-import { CLOCK, type Clock } from '../tokens.js';
 import { WaitlistSeats } from '../waitlist/waitlist-seats.js';
 import { REQUEST_COLUMNS, toRequest, type RequestRow } from './request-book.js';
 

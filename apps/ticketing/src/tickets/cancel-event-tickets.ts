@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { TicketTopics, type EventView } from '@townhall/contracts';
-import { OutboxWriter, queryRows } from '@townhall/platform/service';
+import { LOGGER, type Logger, OutboxWriter, queryRows } from '@townhall/platform/service';
 import type { EntityManager } from 'typeorm';
 import { LedgerBook } from '../ledger/ledger-book.js';
 import { RefundsOwed } from '../refunds/refunds-owed.js';
-import { LOGGER, type Logger } from '../tokens.js';
 import { TICKET_COLUMNS, toTicket, type TicketRow } from './ticket-row.js';
 
 /** A cancelled event: every ticket cancelled, each paid one refunded in full (once: the caller claims the domain event). */

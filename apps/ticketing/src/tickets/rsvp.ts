@@ -1,28 +1,25 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, type MessageMeta, type RsvpReply, type TicketReply } from '@townhall/contracts';
-import { decodePaymentHeader, type PaymentPayload } from '@townhall/x402';
+import { decodePaymentHeader, type PaymentPayload, type PaymentRequirements } from '@townhall/x402';
+import { SETTINGS } from '@townhall/platform/service';
 import { notInvited } from '../access/admission.js';
 import { RequestChanges } from '../requests/request-changes.js';
 import { CodeBook } from '../codes/code-book.js';
 import type { CodeRow } from '../codes/code-row.js';
 import { tierOnSale, tiersOnSale, unknownTier } from '../codes/pricing.js';
-import { asPaymentProblem, paymentRequired, type PaymentRefusal } from '../payments/payment-problems.js';
+import { PaymentExtensions } from '../payments/payment-extensions.js';
+import { PaymentIds } from '../payments/payment-ids.js';
 import { FeePayer } from '../payments/fee-payer.js';
 import { requirementsFor, sellsAssetOf, tierOfResource } from '../payments/requirements.js';
 import { assetOf, type EventRow, type TierOffer } from '../projection/event-row.js';
 import { paymentsSettled, ticketsSold } from '../ticketing-metrics.js';
 import type { PaymentRails } from '../payments/payment-rails.js';
-import { RAILS, SETTINGS, type TicketingSettings } from '../tokens.js';
-import {
-  buyableTiers,
-  canBuy,
-  DecideOnRead,
-  ON_SALE,
-  requireOnSale,
-  SaleFactsReader,
-  type SaleFacts,
-} from './sale-facts.js';
-import { SeatGate, soldOut } from './seat-gate.js';
+import { RAILS } from '../tokens.js';
+import type { TicketingSettings } from '../settings.js';
+import { buyableTiers, canBuy, DecideOnRead, SaleFactsReader, type SaleFacts } from './sale-facts.js';
+import { requireOnSale, soldOut } from './sale-refusals.js';
+import { SeatGate } from './seat-gate.js';
+import { isRefused, paymentRefused, type PaymentRefused, type Purchase, type Settled } from './purchase.js';
 import { SettleFacilitatorPayment } from './settle-facilitator-payment.js';
 import { SettleLedgerPayment } from './settle-ledger-payment.js';
 import { TakeSeat } from './take-seat.js';
@@ -46,6 +43,8 @@ export class Rsvp {
     private readonly feePayer: FeePayer,
     private readonly requests: RequestChanges,
     private readonly codes: CodeBook,
+    private readonly ids: PaymentIds,
+    private readonly extensions: PaymentExtensions,
     @Inject(RAILS) private readonly rails: PaymentRails,
     @Inject(SETTINGS) private readonly settings: TicketingSettings,
   ) {}
@@ -74,9 +73,18 @@ export class Rsvp {
     header: string | undefined,
     codeText: string | undefined,
   ): Promise<RsvpReply> {
+    // A payment with a payment-identifier the payer used before is answered as that one was
+    // (the same payment), or refused (another), before anything else: the id is the client's word
+    // that this is a retry.
+    const identified = header === undefined ? undefined : this.ids.identified(header);
+    if (identified) {
+      const earlier = await this.ids.earlier(meta.caller, identified);
+      if (earlier) return earlier;
+    }
+    const paymentId = identified?.id;
     // A code's price is decided on a read, which says whether the code can be used.
     if (header !== undefined && codeText === undefined) {
-      const bought = await this.duringBusySale(meta.caller, eventId, tierId, header);
+      const bought = await this.duringBusySale(meta.caller, eventId, tierId, header, paymentId);
       if (bought) return bought;
     }
     const facts = await this.sale.read(eventId, meta.caller, meta.requestId);
@@ -106,7 +114,7 @@ export class Rsvp {
       const tier = named ?? onSale[0]!;
       if (!canBuy(facts, tier.tierId)) throw soldOut(tier.tierId);
       const ticket = { tierId: tier.tierId, ...(code ? { code: code.code } : {}) };
-      return this.gated(facts, tier.tierId, meta.caller, () =>
+      return this.gated(facts, tier.tierId, meta.caller, [], () =>
         this.takeSeat.free(event, meta.caller, ticket),
       );
     }
@@ -126,7 +134,7 @@ export class Rsvp {
     // say is 503: nothing can be paid, and nothing was charged).
     const chain = this.settings.asset === undefined ? undefined : { feePayer: await this.feePayer.current() };
     // solana-local is a chain of our own: the host's token account is opened for it, as a host on
-    // devnet or mainnet must open its own before it sells (README "Getting paid in USDC").
+    // devnet or mainnet must open its own before it sells (docs/tickets-and-payments.md "Getting paid in USDC").
     await this.rails.local?.chain.ensureTokenAccount(event.host_id);
     const buyable = buyableTiers(facts);
     const accepts = requirementsFor(
@@ -137,29 +145,43 @@ export class Rsvp {
       code?.code,
     );
     if (header === undefined) {
-      throw paymentRequired(
+      throw await this.extensions.paymentRequired(
         'payment.required',
         'This event sells paid tickets: pay with X-PAYMENT',
         'X-PAYMENT header is required',
         accepts,
+        event.event_id,
       );
     }
-    const refuse: PaymentRefusal = async (reason, detail, why) =>
-      paymentRequired(reason, detail, why, accepts);
-    const { payload, tier } = await this.chosen(event, onSale, tierId, header, refuse, code);
+    const chosen = this.chosen(event, onSale, tierId, header, code);
+    if (isRefused(chosen)) throw await this.paymentRequired(chosen, accepts, event.event_id);
+    const { payload, tier } = chosen;
     const requirements = accepts.find((entry) => entry.extra.tierId === tier.tierId);
     // Sold out (as far as a read without locks can tell): refused before any payment work.
     if (!requirements) throw soldOut(tier.tierId);
-    const purchase = {
+    const purchase: Purchase = {
       event,
       caller: meta.caller,
       payload,
       requirements,
-      refuse,
       ...(code ? { code: code.code } : {}),
+      ...(paymentId === undefined ? {} : { paymentId }),
     };
-    if (this.settings.facilitator !== 'ledger') return this.facilitatorPayment.settle(purchase);
-    return this.gated(facts, tier.tierId, meta.caller, () => this.ledgerPayment.settle(purchase));
+    if (this.settings.facilitator !== 'ledger') {
+      const settled = await this.facilitatorPayment.settle(purchase);
+      if (isRefused(settled)) throw await this.paymentRequired(settled, accepts, event.event_id);
+      return settled;
+    }
+    return this.gated(facts, tier.tierId, meta.caller, accepts, () => this.ledgerPayment.settle(purchase));
+  }
+
+  /** A refused payment, as the 402 of what is on sale (or 409 `capacity.sold_out` when nothing is). */
+  private paymentRequired(
+    refused: PaymentRefused,
+    accepts: PaymentRequirements[],
+    eventId: string,
+  ): Promise<DomainError> {
+    return this.extensions.paymentRequired(refused.refused, refused.detail, refused.reason, accepts, eventId);
   }
 
   /**
@@ -175,20 +197,22 @@ export class Rsvp {
     eventId: string,
     tierId: string | undefined,
     header: string,
+    paymentId: string | undefined,
   ): Promise<TicketReply | undefined> {
     if (this.settings.facilitator !== 'ledger' || this.settings.asset !== undefined) return undefined;
     const event = this.sale.rememberedEvent(eventId);
     // Purchases of an event that is not open are decided on a read, which says whether it admits the caller.
-    if (!event || !ON_SALE.has(event.status) || event.ticketing.mode === 'free' || event.access !== 'open')
+    if (!event || !event.on_sale || event.ticketing.mode === 'free' || event.access !== 'open')
       return undefined;
     if (!sellsAssetOf(this.settings, event)) return undefined;
-    const refuse: PaymentRefusal = () => Promise.reject(new DecideOnRead());
     try {
       const onSale = tiersOnSale(event);
-      const { payload, tier } = await this.chosen(event, onSale, tierId, header, refuse);
+      const chosen = this.chosen(event, onSale, tierId, header);
+      if (isRefused(chosen)) return undefined;
+      const { payload, tier } = chosen;
       const [requirements] = requirementsFor(this.settings, event, [tier]);
       if (!requirements) return undefined;
-      return await this.gate.admitBusy(
+      const settled = await this.gate.admitBusy(
         eventId,
         tier.tierId,
         () =>
@@ -197,11 +221,13 @@ export class Rsvp {
             caller,
             payload,
             requirements,
-            refuse,
             eventVersion: event.version,
+            ...(paymentId === undefined ? {} : { paymentId }),
           }),
-        (reply) => reply.created,
+        tookSeat,
       );
+      // A refused payment is decided again on a read, as every refusal of this path is.
+      return settled === undefined || isRefused(settled) ? undefined : settled;
     } catch (error) {
       if (error instanceof DecideOnRead || error instanceof DomainError) return undefined;
       throw error;
@@ -209,25 +235,31 @@ export class Rsvp {
   }
 
   /**
-   * A purchase through the tier's SeatGate, unless a waitlist offer holds the caller's seat already.
-   * A refusal after a concurrent RSVP of the caller's own won (ticketing.purchase asks again in its
-   * transaction; the gate refuses whoever waited for the last seat) answers with that ticket.
+   * A purchase through the tier's SeatGate, unless a waitlist offer holds the caller's seat already;
+   * a refused payment answered with the 402 of `accepts`. A refusal after a concurrent RSVP of the
+   * caller's own won (ticketing.purchase asks again in its transaction; the gate refuses whoever
+   * waited for the last seat) answers with that ticket.
    */
   private async gated(
     facts: SaleFacts,
     tierId: string,
     caller: string,
-    purchase: () => Promise<TicketReply>,
+    accepts: PaymentRequirements[],
+    purchase: () => Promise<Settled>,
   ): Promise<TicketReply> {
     try {
-      if (facts.offered === tierId) return await purchase();
-      return await this.gate.through(
-        facts.event.event_id,
-        tierId,
-        facts.seatsLeft.get(tierId) ?? 0,
-        purchase,
-        (reply) => reply.created,
-      );
+      const settled =
+        facts.offered === tierId
+          ? await purchase()
+          : await this.gate.through(
+              facts.event.event_id,
+              tierId,
+              facts.seatsLeft.get(tierId) ?? 0,
+              purchase,
+              tookSeat,
+            );
+      if (isRefused(settled)) throw await this.paymentRequired(settled, accepts, facts.event.event_id);
+      return settled;
     } catch (error) {
       const won = error instanceof DomainError && (await this.book.liveTicket(facts.event.event_id, caller));
       if (won) return { ticket: toTicket(won), created: false, settlement: null };
@@ -239,24 +271,28 @@ export class Rsvp {
    * The payment decoded and the tier it buys, among those on sale to this RSVP: the one named, the
    * one it signed for, or the only one.
    */
-  private async chosen(
+  private chosen(
     event: EventRow,
     onSale: readonly TierOffer[],
     tierId: string | undefined,
     header: string,
-    refuse: PaymentRefusal,
     code?: CodeRow,
-  ): Promise<{ payload: PaymentPayload; tier: TierOffer }> {
+  ): { payload: PaymentPayload; tier: TierOffer } | PaymentRefused {
     let payload: PaymentPayload;
     try {
       payload = decodePaymentHeader(header);
     } catch (error) {
-      throw await asPaymentProblem(error, refuse);
+      return paymentRefused(error);
     }
     const wanted = tierId ?? tierOfPayload(payload) ?? (onSale.length === 1 ? onSale[0]!.tierId : undefined);
     if (wanted === undefined) throw unknownTier(event);
     return { payload, tier: tierOnSale(event, onSale, wanted, code) };
   }
+}
+
+/** Whether a purchase took a seat (what the SeatGate counts). */
+function tookSeat(settled: Settled): boolean {
+  return !isRefused(settled) && settled.created;
 }
 
 /**

@@ -1,30 +1,20 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError, isUuid, type EventStatus } from '@townhall/contracts';
-import { preparedStatement } from '@townhall/platform/service';
+import { isUuid } from '@townhall/contracts';
+import { CLOCK, type Clock, preparedStatement } from '@townhall/platform/service';
 import { LRUCache } from 'lru-cache';
 import { DataSource } from 'typeorm';
 import { admittedSql } from '../access/admission.js';
-import { EVENT_COLUMNS, type EventRow } from '../projection/event-row.js';
+import { eventColumns, type EventRow } from '../projection/event-row.js';
 import { EventsProjection } from '../projection/events-projection.js';
-import { CLOCK, type Clock } from '../tokens.js';
 import type { TicketRow } from './ticket-row.js';
-
-/** The statuses in which an event takes RSVPs, waitlist joins and approvals. */
-export const ON_SALE: ReadonlySet<EventStatus> = new Set(['scheduled', 'live']);
-
-/** RSVPs (and waitlist joins, and approvals) are taken while the event is scheduled or live. */
-export function requireOnSale(event: Pick<EventRow, 'status'>): void {
-  if (!ON_SALE.has(event.status)) throw new DomainError('ticket.not_on_sale', `The event is ${event.status}`);
-}
 
 /** What an RSVP needs to know before it writes anything. */
 export interface SaleFacts {
   event: EventRow;
-  /** The caller's live ticket: active, or pending while its payment settles (it holds the seat). */
+  /** The caller's live ticket (ticketing.live_ticket, live_ticket.sql): active, or pending while its payment settles. */
   held: TicketRow | undefined;
   /**
-   * Seats left per tier: the tier's or the event total's, whichever is fewer (held waitlist offers
-   * count as taken). Read without locks, so it only lets a sale that is over say so at once,
+   * Seats left per tier (ticketing.seats_left, seats_left.sql): none means sold out. Read without locks, so it only lets a sale that is over say so at once,
    * before any ledger work and without queueing for the hot row; ticketing.take_seat's
    * conditional updates stay the final word on every seat sold.
    */
@@ -76,6 +66,7 @@ type SaleRow = EventRow & {
   held_transaction: string | null;
   held_code: string | null;
   held_created_at: Date | null;
+  held_receipt: TicketRow['receipt'];
 };
 
 /**
@@ -95,14 +86,11 @@ export class SaleFactsReader {
     private readonly events: EventsProjection,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {
-    const columns = EVENT_COLUMNS.split(', ')
-      .map((column) => `e.${column}`)
-      .join(', ');
     this.sale = preparedStatement(
       dataSource,
       'ticketing.sale',
-      `SELECT ${columns},
-         (SELECT COALESCE(jsonb_object_agg(i.tier_id, LEAST(i.capacity - i.sold, e.capacity - e.sold)), '{}')
+      `SELECT ${eventColumns('e')},
+         (SELECT COALESCE(jsonb_object_agg(i.tier_id, ticketing.seats_left(i, e)), '{}')
             FROM ticketing.inventory i WHERE i.event_id = e.event_id) AS seats_left,
          (SELECT w.tier_id FROM ticketing.waitlist w
            WHERE w.event_id = e.event_id AND w.agent_id = $2 AND w.status = 'offered'
@@ -110,10 +98,10 @@ export class SaleFactsReader {
          ${admittedSql('e', '$2')} AS admitted,
          t.id AS held_id, t.tier_id AS held_tier_id, t.status AS held_status,
          t.price::text AS held_price, t.asset AS held_asset, t.network AS held_network,
-         t.transaction AS held_transaction, t.code AS held_code, t.created_at AS held_created_at
+         t.transaction AS held_transaction, t.code AS held_code, t.created_at AS held_created_at,
+         t.receipt AS held_receipt
        FROM ticketing.events e
-       LEFT JOIN ticketing.tickets t
-         ON t.event_id = e.event_id AND t.holder_id = $2 AND t.status <> 'cancelled'
+       LEFT JOIN LATERAL ticketing.live_ticket(e.event_id, $2) t ON true
        WHERE e.event_id = $1`,
     );
   }
@@ -152,6 +140,7 @@ export class SaleFactsReader {
       held_transaction,
       held_code,
       held_created_at,
+      held_receipt,
       ...event
     } = row;
     this.rows.set(eventId, event);
@@ -176,6 +165,7 @@ export class SaleFactsReader {
               code: held_code,
               created_at: held_created_at!,
               cancelled_at: null,
+              receipt: held_receipt,
             },
     };
   }

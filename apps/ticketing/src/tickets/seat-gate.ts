@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '@townhall/contracts';
-import { SETTINGS, type TicketingSettings } from '../tokens.js';
+import { SETTINGS } from '@townhall/platform/service';
+import type { TicketingSettings } from '../settings.js';
+import { soldOut } from './sale-refusals.js';
 
 /** One tier's purchases in flight in this process, and those waiting for them. */
 interface Gate {
@@ -121,8 +123,4 @@ export class SeatGate {
     }
     if (gate.inFlight === 0 && gate.waiting.length === 0) this.gates.delete(key);
   }
-}
-
-export function soldOut(tierId: string): DomainError {
-  return new DomainError('capacity.sold_out', `No seat is left in tier ${tierId}`);
 }

@@ -1,5 +1,6 @@
-import { queryRows, sqlState } from '@townhall/platform/service';
+import { queryRows } from '@townhall/platform/service';
 import type { EntityManager } from 'typeorm';
+import { isSecondLiveTicket } from '../db/functions.js';
 import { TICKET_COLUMNS, type TicketRow } from './ticket-row.js';
 
 // Seats are taken by ticketing.take_seat (db/functions.ts takeSeat), the one owner of "take a
@@ -61,8 +62,7 @@ export async function insertTicket(
     );
     return row!;
   } catch (error) {
-    const { code, constraint } = sqlState(error);
-    if (code === '23505' && constraint === 'tickets_one_live_per_agent') throw new AlreadyHolding();
+    if (isSecondLiveTicket(error)) throw new AlreadyHolding();
     throw error;
   }
 }

@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { TicketTopics, type TicketReply, type TicketView } from '@townhall/contracts';
-import { OutboxWriter } from '@townhall/platform/service';
+import { CLOCK, type Clock, OutboxWriter } from '@townhall/platform/service';
 import type { EntityManager } from 'typeorm';
 import { tiersOf, type EventRow } from '../projection/event-row.js';
-import { codeProblem, seatProblem, takeSeat, takeSeatFor, useCode } from '../db/functions.js';
-import { CLOCK, type Clock } from '../tokens.js';
+import { codeProblem, takeSeat, takeSeatFor, useCode } from '../db/functions.js';
+import { seatProblem } from './sale-refusals.js';
 import { AlreadyHolding, insertTicket } from './seats.js';
 import { TicketBook } from './ticket-book.js';
 import { toTicket } from './ticket-row.js';

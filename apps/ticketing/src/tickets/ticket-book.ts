@@ -52,6 +52,17 @@ export class TicketBook {
     return toTicket(row);
   }
 
+  /** The ticket with this id, if there is one. */
+  async findById(ticketId: string): Promise<TicketView | undefined> {
+    if (!isUuid(ticketId)) return undefined;
+    const [row] = await queryRows<TicketRow>(
+      this.dataSource,
+      `SELECT ${TICKET_COLUMNS} FROM ticketing.tickets WHERE id = $1`,
+      [ticketId],
+    );
+    return row && toTicket(row);
+  }
+
   /** The answer to an RSVP by an agent who holds a ticket already (after a unique violation, too). */
   /**
    * The agent's live ticket for an event: active, or pending while its payment settles (it holds

@@ -1,4 +1,4 @@
-import type { TicketStatus, TicketView } from '@townhall/contracts';
+import type { SignedReceiptView, TicketStatus, TicketView } from '@townhall/contracts';
 
 export interface TicketRow {
   id: string;
@@ -13,10 +13,12 @@ export interface TicketRow {
   code: string | null;
   created_at: Date;
   cancelled_at: Date | null;
+  /** The x402 receipt signed when a paid ticket was issued (jsonb); absent where not read. */
+  receipt?: SignedReceiptView | null;
 }
 
 export const TICKET_COLUMNS =
-  'id, event_id, tier_id, holder_id, status, price::text AS price, asset, network, transaction, code, created_at, cancelled_at';
+  'id, event_id, tier_id, holder_id, status, price::text AS price, asset, network, transaction, code, created_at, cancelled_at, receipt';
 
 export function toTicket(row: TicketRow): TicketView {
   return {
@@ -32,5 +34,6 @@ export function toTicket(row: TicketRow): TicketView {
     code: row.code,
     createdAt: row.created_at.toISOString(),
     cancelledAt: row.cancelled_at ? row.cancelled_at.toISOString() : null,
+    ...(row.receipt ? { receipt: row.receipt } : {}),
   };
 }

@@ -1,4 +1,4 @@
-import { Controller } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
 import {
   Attendance,
   DomainError,
@@ -16,6 +16,7 @@ import { ReleaseSeat } from './release-seat.js';
 import { Rsvp } from './rsvp.js';
 import { TicketBook } from './ticket-book.js';
 import { toTicket } from './ticket-row.js';
+import { RECEIPT_KEYS, type ReceiptKeys } from '../tokens.js';
 
 /** Ticketing's message handlers: one per contract in libs/contracts/src/ticketing.ts. */
 @Controller()
@@ -26,6 +27,7 @@ export class TicketsHandler {
     private readonly tickets: TicketBook,
     private readonly ledger: LedgerBook,
     private readonly events: EventsProjection,
+    @Inject(RECEIPT_KEYS) private readonly receiptKeys: ReceiptKeys,
   ) {}
 
   /** The events service asks before it records a new capacity or tier set. */
@@ -46,6 +48,12 @@ export class TicketsHandler {
     const ticket = await this.tickets.liveTicket(data.eventId, signedMeta(meta).caller);
     if (!ticket) throw new DomainError('ticket.not_found', 'You hold no ticket for this event');
     return toTicket(ticket);
+  }
+
+  /** The public keys of x402 offers and receipts (GET /.well-known/jwks.json): anyone may ask. */
+  @Handle(Tickets.receiptKeys)
+  async keys() {
+    return this.receiptKeys.published;
   }
 
   @Handle(Tickets.release)

@@ -1,14 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, WaitlistTopics, type SignedMeta, type WaitlistJoinReply } from '@townhall/contracts';
-import { OutboxWriter, queryRows } from '@townhall/platform/service';
+import { CLOCK, type Clock, OutboxWriter, queryRows } from '@townhall/platform/service';
 import { DataSource } from 'typeorm';
 import { admittedSql, notAdmitted } from '../access/admission.js';
 import { tiersOnSale } from '../codes/pricing.js';
 import type { EventRow, TierOffer } from '../projection/event-row.js';
 import { EventsProjection } from '../projection/events-projection.js';
-import { requireOnSale } from '../tickets/sale-facts.js';
+import { requireOnSale } from '../tickets/sale-refusals.js';
 import { TicketBook } from '../tickets/ticket-book.js';
-import { CLOCK, type Clock } from '../tokens.js';
 import { WaitlistBook } from './waitlist-book.js';
 
 /**
@@ -44,22 +43,20 @@ export class JoinWaitlist {
       );
     const joined = await this.outbox.run(async (manager) => {
       const [seats] = await queryRows<{
-        tier_sold: number;
-        tier_capacity: number;
-        sold: number;
-        capacity: number;
+        seats_left: number;
         status: EventRow['status'];
+        on_sale: boolean;
       }>(
         manager,
-        `SELECT i.sold AS tier_sold, i.capacity AS tier_capacity, e.sold, e.capacity, e.status
+        `SELECT ticketing.seats_left(i, e) AS seats_left, e.status, ticketing.on_sale(e.status) AS on_sale
            FROM ticketing.inventory i JOIN ticketing.events e USING (event_id)
           WHERE i.event_id = $1 AND i.tier_id = $2
           FOR NO KEY UPDATE OF i`,
         [event.event_id, tier.tierId],
       );
       if (!seats) throw noSuchTier(event);
-      requireOnSale({ status: seats.status });
-      if (seats.tier_sold < seats.tier_capacity && seats.sold < seats.capacity)
+      requireOnSale(seats);
+      if (seats.seats_left > 0)
         throw new DomainError(
           'waitlist.seats_available',
           `Tier ${tier.tierId} has a seat left: RSVP instead of waiting`,

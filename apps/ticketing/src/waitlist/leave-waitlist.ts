@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, isUuid, WaitlistTopics, type WaitlistEntryView } from '@townhall/contracts';
-import { OutboxWriter, queryRows } from '@townhall/platform/service';
+import { CLOCK, type Clock, OutboxWriter, queryRows } from '@townhall/platform/service';
 import { lockSeats } from '../tickets/seats.js';
-import { CLOCK, type Clock } from '../tokens.js';
 import { WaitlistBook } from './waitlist-book.js';
 import { WaitlistSeats } from './waitlist-seats.js';
 

@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { WaitlistTopics } from '@townhall/contracts';
-import { OutboxWriter, Periodic, queryRows } from '@townhall/platform/service';
+import { CLOCK, type Clock, OutboxWriter, Periodic, queryRows } from '@townhall/platform/service';
 import { DataSource } from 'typeorm';
 import { lockSeats } from '../tickets/seats.js';
 import type { TicketingConfig } from '../config.js';
-import { CLOCK, type Clock } from '../tokens.js';
 import { WaitlistSeats } from './waitlist-seats.js';
 
 /** How many expired offers one pass takes on. */

@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { TicketTopics, WaitlistTopics, type WaitlistStatus } from '@townhall/contracts';
-import { OutboxWriter, queryRows, type Announcement } from '@townhall/platform/service';
+import { type Announcement, CLOCK, type Clock, OutboxWriter, queryRows } from '@townhall/platform/service';
 import type { EntityManager } from 'typeorm';
 import { admittedSql } from '../access/admission.js';
-import { seatProblem, takeSeat, WAITLIST_ENTRY, type WaitlistEntryRow } from '../db/functions.js';
+import { takeSeat, WAITLIST_ENTRY, type WaitlistEntryRow } from '../db/functions.js';
+import { seatProblem } from '../tickets/sale-refusals.js';
 import { insertTicket, releaseSeat } from '../tickets/seats.js';
 import { toTicket } from '../tickets/ticket-row.js';
-import { CLOCK, type Clock } from '../tokens.js';
 
 /** The line's next agent, with what its tier costs and how long an offer of it holds. */
 interface NextInLine {
@@ -47,9 +47,8 @@ export class WaitlistSeats {
     // An agent of the line who came to hold a ticket meanwhile (of another tier) has no seat to wait for.
     await this.close(
       manager,
-      `w.event_id = $1 AND w.status = 'waiting' AND EXISTS (
-         SELECT 1 FROM ticketing.tickets t
-          WHERE t.event_id = w.event_id AND t.holder_id = w.agent_id AND t.status <> 'cancelled')`,
+      `w.event_id = $1 AND w.status = 'waiting'
+         AND EXISTS (SELECT 1 FROM ticketing.live_ticket(w.event_id, w.agent_id))`,
       [eventId],
       'left',
     );
@@ -62,7 +61,7 @@ export class WaitlistSeats {
            JOIN ticketing.inventory i ON i.event_id = w.event_id AND i.tier_id = w.tier_id
            JOIN ticketing.events e ON e.event_id = w.event_id
           WHERE w.event_id = $1 AND w.status = 'waiting'
-            AND i.sold < i.capacity AND e.sold < e.capacity AND e.status IN ('scheduled', 'live')
+            AND ticketing.seats_left(i, e) > 0 AND ticketing.on_sale(e.status)
             AND ${admittedSql('e', 'w.agent_id')}
           ORDER BY w.seq LIMIT 1
           FOR UPDATE OF w`,

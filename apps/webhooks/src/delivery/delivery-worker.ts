@@ -1,12 +1,18 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { queryRows } from '@townhall/platform/service';
+import {
+  DestinationRefused,
+  postPinned,
+  resolveDestination,
+  type PostOutcome,
+  type Resolver,
+} from '@townhall/platform/outbound';
+import { LOGGER, queryRows, SETTINGS, type Logger } from '@townhall/platform/service';
 import { DataSource } from 'typeorm';
 import { WebhookSigner } from '../signing/webhook-signer.js';
 import { traceHeadersOf } from './trace-headers.js';
-import { LOGGER, RESOLVER, SETTINGS, type Logger, type WebhooksSettings } from '../tokens.js';
+import { RESOLVER } from '../destination-resolver.js';
+import type { WebhooksSettings } from '../settings.js';
 import { webhookAttemptDuration, webhookAttempts } from '../webhooks-metrics.js';
-import { DestinationRefused, resolveDestination, type Resolver } from './destination.js';
-import { postPinned, type PostOutcome } from './pinned-post.js';
 import { nextRetryInMs } from './retry-schedule.js';
 
 /** A delivery taken by this replica for one attempt, with what it sends. */
@@ -22,6 +28,8 @@ interface LeasedDelivery {
   body: string;
 }
 
+/** Every delivery's User-Agent (docs/protocol/webhooks.md). */
+const USER_AGENT = 'Townhall-Webhooks/1';
 /** Time left after an attempt's own timeout for recording it, within its lease. */
 const LEASE_MARGIN_MS = 5_000;
 /**
@@ -36,9 +44,9 @@ const PER_SUBSCRIPTION = 4;
  * counts the attempt and moves `next_attempt_at` past the attempt's end: that is the lease, so a
  * replica that dies mid-attempt leaves the delivery due again once it expires. No transaction
  * stays open across the HTTP request. Each attempt resolves the URL's host again, checks every
- * address, and connects to the checked one (destination.ts); its outcome is recorded with the
- * delivery's next state: delivered (2xx), due again after the backoff (retry-schedule.ts), or
- * given up once the next attempt would fall beyond the retry window (24 h).
+ * address, and connects to the checked one (`@townhall/platform/outbound`); its outcome is
+ * recorded with the delivery's next state: delivered (2xx), due again after the backoff
+ * (retry-schedule.ts), or given up once the next attempt would fall beyond the retry window (24 h).
  */
 @Injectable()
 export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -184,6 +192,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     try {
       const destination = await resolveDestination(delivery.url, destinations, this.resolve, timeoutMs);
       const headers = {
+        'user-agent': USER_AGENT,
         ...this.signer.headers(delivery.message_id, delivery.body),
         ...traceHeadersOf(delivery.body),
       };

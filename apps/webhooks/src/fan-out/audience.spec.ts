@@ -1,4 +1,4 @@
-import type { CloudEvent } from '@townhall/contracts';
+import type { DomainEvent } from '@townhall/contracts';
 import { audienceOf, type AudienceFacts } from './audience.js';
 
 const HOST = 'host-agent';
@@ -15,7 +15,8 @@ const facts: AudienceFacts = {
   ticketHolders: async (eventId) => (eventId === EVENT ? [HOLDER] : []),
 };
 
-function event(type: string, subject: string, data: unknown, visibility?: 'staff'): CloudEvent {
+// Only the fields audienceOf reads: what the catalog's schemas add is no matter here.
+function event(type: string, subject: string, data: object, visibility?: 'staff'): DomainEvent {
   return {
     specversion: '1.0',
     id: crypto.randomUUID(),
@@ -26,10 +27,10 @@ function event(type: string, subject: string, data: unknown, visibility?: 'staff
     datacontenttype: 'application/json',
     ...(visibility ? { visibility } : {}),
     data,
-  };
+  } as DomainEvent;
 }
 
-const audience = (e: CloudEvent) => audienceOf(e, facts);
+const audience = (e: DomainEvent) => audienceOf(e, facts);
 
 describe('audienceOf: who may receive a domain event', () => {
   it('the lifecycle of an event and its reminder: its host and the holders of a live ticket', async () => {
@@ -179,15 +180,14 @@ describe('audienceOf: who may receive a domain event', () => {
       ...event('townhall.event.updated', EVENT, { id: EVENT, hostId: HOST }),
       visibility: 'board',
     };
-    expect((await audience(secret as CloudEvent)).agents).toEqual([]);
+    expect((await audience(secret as DomainEvent)).agents).toEqual([]);
   });
 
-  it('nobody for an event the service has not seen, or data it cannot read', async () => {
+  // Data its type's schema refuses never gets here: the consumer drops it (domain-event-reader.spec.ts).
+  it('nobody for an event the service has not seen', async () => {
     const unknown = '44444444-4444-4444-8444-444444444444';
     expect((await audience(event('townhall.stage.posted', unknown, { eventId: unknown }))).agents).toEqual(
       [],
     );
-    expect((await audience(event('townhall.stage.posted', unknown, null))).agents).toEqual([]);
-    expect((await audience(event('townhall.ledger.entry_recorded', 'x', 'garbage'))).agents).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import type { CloudEvent } from '@townhall/contracts';
+import type { DomainEvent } from '@townhall/contracts';
 
 /** What the service knows from its projections, to decide who may see a domain event. */
 export interface AudienceFacts {
@@ -32,11 +32,9 @@ const NOBODY: Audience = { eventId: null, agents: [] };
  * - an agent: its own directory card's changes (`townhall.card.*`).
  * Nobody else, and nobody at all for an event whose `visibility` this code does not know.
  */
-export async function audienceOf(event: CloudEvent, facts: AudienceFacts): Promise<Audience> {
-  const data = (typeof event.data === 'object' && event.data !== null ? event.data : {}) as Record<
-    string,
-    unknown
-  >;
+export async function audienceOf(event: DomainEvent, facts: AudienceFacts): Promise<Audience> {
+  // Read by field name across types (an aggregate's types share their fields' names).
+  const data: Readonly<Record<string, unknown>> = event.data;
   const aggregate = event.type.split('.')[1];
   let eventId: string | null;
   let host: string | undefined;
@@ -92,7 +90,7 @@ function audience(
   eventId: string | null,
   host: string | undefined,
   others: string[],
-  event: CloudEvent,
+  event: DomainEvent,
 ): Audience {
   if (event.visibility === undefined) return { eventId, agents: [...new Set([...list(host), ...others])] };
   if (event.visibility === 'staff') return { eventId, agents: list(host) };

@@ -1,17 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import type { CloudEvent } from '@townhall/contracts';
+import type { DomainEvent } from '@townhall/contracts';
 import { projectionsOf } from './projections.js';
 
-const event = (type: string, data: unknown): CloudEvent => ({
-  specversion: '1.0',
-  id: randomUUID(),
-  source: 'townhall/test',
-  type,
-  time: new Date().toISOString(),
-  subject: 's',
-  datacontenttype: 'application/json',
-  data,
-});
+// Only the fields projectionsOf reads: what the catalog's schemas add is no matter here.
+const event = (type: string, data: object): DomainEvent =>
+  ({
+    specversion: '1.0',
+    id: randomUUID(),
+    source: 'townhall/test',
+    type,
+    time: new Date().toISOString(),
+    subject: 's',
+    datacontenttype: 'application/json',
+    data,
+  }) as DomainEvent;
 const ticket = (type: string, id: string, status = 'active') =>
   event(type, { id, eventId: 'e1', holderId: 'h1', status });
 
@@ -44,14 +46,13 @@ describe('projectionsOf: what a batch of domain events tells the projections', (
     });
   });
 
-  it('takes nothing from other types, or from data missing a field or of the wrong type', () => {
+  // A type this release does not know, and data its type's schema refuses, never get here: the
+  // consumer passes over the one and drops the other (domain-event-reader.spec.ts).
+  it('takes nothing from other types', () => {
     const { eventHosts, seriesHosts, tickets } = projectionsOf([
       event('townhall.question.submitted', { id: 'q1', eventId: 'e1', authorId: 'a' }),
-      event('townhall.event.somethingelse', { id: 'e2', hostId: 'h' }),
-      event('townhall.event.scheduled', { id: 'e3' }),
-      event('townhall.event.scheduled', null),
-      event('townhall.ticket.issued', { id: 't1', eventId: 7, holderId: 'h' }),
-      event('townhall.series.created', 'text'),
+      event('townhall.series.followed', { seriesId: 's1', agentId: 'a' }),
+      event('townhall.refund.owed', { id: 'r1', eventId: 'e1', holderId: 'h' }),
     ]);
     expect([eventHosts.size, seriesHosts.size, tickets.size]).toEqual([0, 0, 0]);
   });

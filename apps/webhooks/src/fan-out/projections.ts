@@ -1,4 +1,10 @@
-import { EventTopics, SeriesTopics, TicketTopics, type CloudEvent } from '@townhall/contracts';
+import {
+  EventTopics,
+  SeriesTopics,
+  TicketTopics,
+  type DomainEvent,
+  type DomainEventOf,
+} from '@townhall/contracts';
 import type { EntityManager } from 'typeorm';
 
 /** What some domain events tell the projections audience.ts reads. */
@@ -13,27 +19,28 @@ export interface Projections {
 
 const EVENT_TYPES: ReadonlySet<string> = new Set(Object.values(EventTopics));
 
+/** Every `townhall.event.*` type carries the event (its host included). */
+function isEventChange(event: DomainEvent): event is DomainEventOf<'townhall.event.>'> {
+  return EVENT_TYPES.has(event.type);
+}
+
 /**
  * What `events` (in stream order) tell the projections; an event that feeds none adds nothing.
  * An event's host and a series' are the first seen; a ticket is live only if every event of it
  * says so (a cancellation is final, whatever the order).
  */
-export function projectionsOf(events: readonly CloudEvent[]): Projections {
+export function projectionsOf(events: readonly DomainEvent[]): Projections {
   const projections: Projections = { eventHosts: new Map(), seriesHosts: new Map(), tickets: new Map() };
   for (const event of events) {
-    const data = event.data as Record<string, unknown> | null;
-    if (typeof data !== 'object' || data === null) continue;
-    const { id, hostId } = data;
-    if (EVENT_TYPES.has(event.type)) {
-      if (typeof id === 'string' && typeof hostId === 'string' && !projections.eventHosts.has(id))
-        projections.eventHosts.set(id, hostId);
+    if (isEventChange(event)) {
+      const { id, hostId } = event.data;
+      if (!projections.eventHosts.has(id)) projections.eventHosts.set(id, hostId);
     } else if (event.type === SeriesTopics.created) {
-      if (typeof id === 'string' && typeof hostId === 'string' && !projections.seriesHosts.has(id))
-        projections.seriesHosts.set(id, hostId);
+      const { id, hostId } = event.data;
+      if (!projections.seriesHosts.has(id)) projections.seriesHosts.set(id, hostId);
     } else if (event.type === TicketTopics.issued || event.type === TicketTopics.cancelled) {
-      const { eventId, holderId } = data;
-      if (typeof id !== 'string' || typeof eventId !== 'string' || typeof holderId !== 'string') continue;
-      const live = event.type === TicketTopics.issued && data['status'] !== 'cancelled';
+      const { id, eventId, holderId, status } = event.data;
+      const live = event.type === TicketTopics.issued && status !== 'cancelled';
       const known = projections.tickets.get(id);
       projections.tickets.set(id, { eventId, holderId, live: live && (known?.live ?? true) });
     }

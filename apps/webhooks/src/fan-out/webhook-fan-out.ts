@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { webhookWildcardOf, type CloudEvent } from '@townhall/contracts';
+import { webhookWildcardOf, type DomainEvent, type DomainEventOf } from '@townhall/contracts';
 import { claimEventsOnce, OnDomainEvent, queryRows } from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
 import { WEBHOOKS_SCHEMA } from '../data-source.js';
@@ -49,7 +49,7 @@ export class WebhookFanOut {
     gatherMs: FAN_OUT_GATHER_MS,
     gate: SubscriptionIndex,
   })
-  async recordDeliveries(events: CloudEvent[]): Promise<void> {
+  async recordDeliveries(events: Array<DomainEventOf<'townhall.>'>>): Promise<void> {
     const taken = events.filter((event) => this.index.mayTake(event.type));
     fanOutEvents.inc({ path: 'passed' }, events.length - taken.length);
     if (taken.length === 0) {
@@ -76,7 +76,7 @@ export class WebhookFanOut {
 }
 
 /** Records the deliveries of one event; returns how many. */
-async function fanOut(manager: EntityManager, event: CloudEvent): Promise<number> {
+async function fanOut(manager: EntityManager, event: DomainEvent): Promise<number> {
   const { eventId, agents } = await audienceOf(event, factsIn(manager));
   if (agents.length === 0) return 0;
   const subscriptions = await queryRows<{ id: string }>(

@@ -1,8 +1,15 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { webhookWildcardOf } from '@townhall/contracts';
-import { DatabaseNotices, queryRows, type ConsumerGate } from '@townhall/platform/service';
+import {
+  DatabaseNotices,
+  LOGGER,
+  queryRows,
+  SETTINGS,
+  type ConsumerGate,
+  type Logger,
+} from '@townhall/platform/service';
 import { DataSource, type EntityManager } from 'typeorm';
-import { LOGGER, SETTINGS, type Logger, type WebhooksSettings } from '../tokens.js';
+import type { WebhooksSettings } from '../settings.js';
 
 /** The channel every change of a subscription NOTIFYs, in its transaction. */
 export const SUBSCRIPTIONS_CHANNEL = 'webhooks_subscriptions';

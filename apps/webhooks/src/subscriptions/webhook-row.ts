@@ -1,4 +1,4 @@
-import type { WebhookAttemptView, WebhookView } from '@townhall/contracts';
+import { DomainError, type WebhookAttemptView, type WebhookView } from '@townhall/contracts';
 
 /** A row of webhooks.subscriptions (see the migrations). */
 export interface WebhookRow {
@@ -47,4 +47,9 @@ export function toAttempt(row: AttemptRow): WebhookAttemptView {
     error: row.error,
     outcome: row.outcome,
   };
+}
+
+/** 404 webhook.not_found: also what another agent's subscription answers (it does not exist for them). */
+export function webhookNotFound(webhookId: string): DomainError {
+  return new DomainError('webhook.not_found', `You have no webhook subscription ${webhookId}`);
 }

@@ -1,4 +1,4 @@
-import type { CloudEvent } from '@townhall/contracts';
+import type { DomainEvent, DomainEventOf, DomainEventTypeOf } from '@townhall/contracts';
 import { recordDeclaration, type GateProvider } from './handler-declarations.js';
 
 export interface OnDomainEventOptions {
@@ -29,31 +29,52 @@ export interface OnDomainEventOptions {
   gate?: GateProvider;
 }
 
-type OneAtATime = (event: CloudEvent) => Promise<void>;
-type InBatches = (events: CloudEvent[]) => Promise<void>;
-type MethodDecorator<T> = <M extends T>(
+/** What a consumer of `Topic` is handed: one event, or with `batch` what has arrived at once. */
+type Handed<Topic extends string, Batch extends boolean> = Batch extends true
+  ? Array<DomainEventOf<Topic>>
+  : DomainEventOf<Topic>;
+
+/**
+ * Nothing more to require of a method that takes what its consumer is handed; otherwise a property
+ * the method's descriptor lacks, whose name says what is wrong (the compiler's error names it).
+ */
+type Accepts<M, Topic extends string, Batch extends boolean> = [DomainEventTypeOf<Topic>] extends [never]
+  ? { 'the topic matches no type of domainEventCatalog': Topic }
+  : M extends (argument: infer Taken) => Promise<void>
+    ? [Handed<Topic, Batch>] extends [Taken]
+      ? [Taken] extends [Batch extends true ? readonly DomainEvent[] : DomainEvent]
+        ? unknown
+        : { 'the method must take domain events (DomainEventOf<topic>), not untyped CloudEvents': Taken }
+      : { 'the method must take the events of its topic (DomainEventOf<topic>)': Handed<Topic, Batch> }
+    : { 'the method must take one argument and return a Promise<void>': M };
+
+type ConsumerDecorator<Topic extends string, Batch extends boolean> = <M>(
   target: object,
   key: string | symbol,
-  descriptor: TypedPropertyDescriptor<M>,
+  descriptor: TypedPropertyDescriptor<M> & Accepts<M, Topic, Batch>,
 ) => void;
 
 /**
  * Marks a method as a durable consumer of the domain events of `topic`: a type of
  * domainEventCatalog (`townhall.ticket.issued`) or a NATS wildcard over them
- * (`townhall.ticket.>`); a topic that matches none fails the start. The platform starts the
+ * (`townhall.ticket.>`); a topic that matches none does not compile (and fails the start). The
+ * method takes `DomainEventOf<topic>` (with `batch`, an array of them), checked by the compiler:
+ * each event's `data` was parsed by the catalog's schema of its type before the method runs (one
+ * that does not parse is logged and dropped, never handed over). The platform starts the
  * consumer once the service listens and stops it first. Delivery is at least once and in stream
  * order per consumer: the event is acknowledged when the method resolves and comes again later
  * if it throws, so the method makes its effect once with claimEventOnce in the effect's
- * transaction. One decorator is one consumer; a method may carry several (one topic each).
+ * transaction, its claim key the durable's name. One decorator is one consumer; a method may
+ * carry several (one topic each), taking the events of every one.
  */
-export function OnDomainEvent(
-  topic: string,
+export function OnDomainEvent<Topic extends string>(
+  topic: Topic,
   options: OnDomainEventOptions & { batch: true },
-): MethodDecorator<InBatches>;
-export function OnDomainEvent(
-  topic: string,
+): ConsumerDecorator<Topic, true>;
+export function OnDomainEvent<Topic extends string>(
+  topic: Topic,
   options: OnDomainEventOptions & { batch?: false; gatherMs?: never },
-): MethodDecorator<OneAtATime>;
+): ConsumerDecorator<Topic, false>;
 export function OnDomainEvent(topic: string, options: OnDomainEventOptions) {
   return (target: object, key: string | symbol): void =>
     recordDeclaration(target, key, {

@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { Injectable, Module, type Provider } from '@nestjs/common';
-import type { CloudEvent } from '@townhall/contracts';
+import type { CloudEvent, DomainEvent, DomainEventOf } from '@townhall/contracts';
+import { aCloudEvent, anIssuedTicketView } from '@townhall/testing';
 import { pino } from 'pino';
 import type { DataSource } from 'typeorm';
 import { startService, type ServiceRunOptions, type StartedService } from '../service-host.js';
@@ -23,7 +24,7 @@ const noDatabase = { driver: {}, destroy: async () => undefined } as unknown as 
 class TestModule {}
 
 /** Every durable a test of this file declares (their names are judged before their grant). */
-const TEST_DURABLES = ['test-tickets', 'test-polls', 'test-questions', 'test-standings', 'test-forgotten'];
+const TEST_DURABLES = ['test-tickets', 'test-follows', 'test-questions', 'test-standings', 'test-forgotten'];
 
 /** The service `test` with `providers`, as startService runs any domain service. */
 function start(
@@ -47,17 +48,14 @@ function start(
   );
 }
 
-function anEvent(type: string): CloudEvent {
-  return {
-    specversion: '1.0',
-    id: randomUUID(),
-    type,
-    source: 'townhall/test',
-    subject: 'event-1',
-    time: new Date().toISOString(),
-    datacontenttype: 'application/json',
-    data: {},
-  };
+const AGENT = 'HostAgent5Yq2x8dWnH3vJk7mPa9bCd4eFg6hKjLmNp';
+
+/** A domain event of `type` whose data its schema takes, for the types these tests publish. */
+function anEvent(
+  type: 'townhall.ticket.issued' | 'townhall.series.followed' | 'townhall.stage.posted',
+): CloudEvent {
+  if (type === 'townhall.ticket.issued') return aCloudEvent(type, anIssuedTicketView(randomUUID(), AGENT));
+  return aCloudEvent(type, { seriesId: 'series-1', agentId: AGENT });
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -122,13 +120,15 @@ describe('handlers found by the platform', () => {
     @Injectable()
     class Projection {
       @OnDomainEvent('townhall.ticket.>', { durable: 'test-tickets' })
-      async ticket(event: CloudEvent): Promise<void> {
+      async ticket(event: DomainEventOf<'townhall.ticket.>'>): Promise<void> {
         seen.push(event.type);
       }
 
-      @OnDomainEvent('townhall.poll.opened', { durable: 'test-polls', batch: true, gatherMs: 20 })
+      @OnDomainEvent('townhall.series.followed', { durable: 'test-follows', batch: true, gatherMs: 20 })
       @OnDomainEvent('townhall.question.>', { durable: 'test-questions', batch: true })
-      async count(events: CloudEvent[]): Promise<void> {
+      async count(
+        events: Array<DomainEventOf<'townhall.series.followed'> | DomainEventOf<'townhall.question.>'>>,
+      ): Promise<void> {
         seen.push(events.map((event) => event.type));
       }
     }
@@ -137,27 +137,86 @@ describe('handlers found by the platform', () => {
     expect(
       service.subscriptions.map(({ durable, subjects, gatherMs }) => [durable, ...subjects, gatherMs]).sort(),
     ).toEqual([
-      ['test-polls', 'townhall.poll.opened', 20],
+      ['test-follows', 'townhall.series.followed', 20],
       ['test-questions', 'townhall.question.>', undefined],
       ['test-tickets', 'townhall.ticket.>', undefined],
     ]);
-    for (const type of ['townhall.ticket.issued', 'townhall.poll.opened', 'townhall.stage.posted'])
+    for (const type of [
+      'townhall.ticket.issued',
+      'townhall.series.followed',
+      'townhall.stage.posted',
+    ] as const)
       await log.publish(anEvent(type));
-    const polls = service.subscriptions.find((subscription) => subscription.durable === 'test-polls')!;
-    await polls.handleBatch!([anEvent('townhall.poll.opened'), anEvent('townhall.poll.opened')]);
+    const follows = service.subscriptions.find((subscription) => subscription.durable === 'test-follows')!;
+    const read = [anEvent('townhall.series.followed'), anEvent('townhall.series.followed')] as DomainEvent[];
+    await follows.handleBatch!(read);
     await service.stop();
     expect(seen).toEqual([
       'townhall.ticket.issued',
-      ['townhall.poll.opened'],
-      ['townhall.poll.opened', 'townhall.poll.opened'],
+      ['townhall.series.followed'],
+      ['townhall.series.followed', 'townhall.series.followed'],
     ]);
+  });
+
+  it("hands a consumer its topic's data as the catalog parsed it, and drops data the catalog refuses", async () => {
+    const log = new InProcessEventLog();
+    const refused = aCloudEvent('townhall.series.followed', { seriesId: 'series-1', agentId: 'not base58!' });
+    const followers = new Set<string>();
+    @Injectable()
+    class Follows {
+      @OnDomainEvent('townhall.series.>', { durable: 'test-follows' })
+      async record(event: DomainEventOf<'townhall.series.>'>): Promise<void> {
+        if (event.type === 'townhall.series.followed') followers.add(event.data.agentId);
+      }
+    }
+    const service = await start([Follows], {}, log);
+    // The publish goes through: an event handed over again would be refused again, forever.
+    await log.publish(refused);
+    await log.publish(anEvent('townhall.series.followed'));
+    await service.stop();
+    expect([...followers]).toEqual([AGENT]);
+  });
+
+  it('refuses to compile a method that does not take the events of its topic', () => {
+    // Never called: these classes are for the compiler only (a class whose decorators ran would
+    // be a handler class no service provides). Each @ts-expect-error fails the typecheck should
+    // the declaration under it compile.
+    const declarations = () => {
+      class Wrong {
+        // @ts-expect-error a ticket's events are no event's
+        @OnDomainEvent('townhall.event.>', { durable: 'test-standings' })
+        async unrelated(_event: DomainEventOf<'townhall.ticket.>'>): Promise<void> {}
+
+        // @ts-expect-error townhall.event.> is more than the schedule of an event
+        @OnDomainEvent('townhall.event.>', { durable: 'test-standings' })
+        async narrower(_event: DomainEventOf<'townhall.event.scheduled'>): Promise<void> {}
+
+        // @ts-expect-error a CloudEvent's data is unknown: a consumer takes its topic's type
+        @OnDomainEvent('townhall.event.>', { durable: 'test-standings' })
+        async untyped(_event: CloudEvent): Promise<void> {}
+
+        // @ts-expect-error a batch consumer takes an array
+        @OnDomainEvent('townhall.event.>', { durable: 'test-standings', batch: true })
+        async oneOfABatch(_event: DomainEventOf<'townhall.event.>'>): Promise<void> {}
+
+        // @ts-expect-error no domain event type is townhall.evnt.*
+        @OnDomainEvent('townhall.evnt.>', { durable: 'test-standings' })
+        async misnamed(_event: DomainEvent): Promise<void> {}
+
+        @OnDomainEvent('townhall.event.>', { durable: 'test-standings' })
+        async wider(_event: DomainEvent): Promise<void> {}
+      }
+      return Wrong;
+    };
+    expect(typeof declarations).toBe('function');
   });
 
   it('fails the start on a misnamed topic, naming the class, the method and the topic', async () => {
     @Injectable()
     class Standings {
+      // @ts-expect-error the compiler refuses it too; at run time, the start
       @OnDomainEvent('townhall.evnt.>', { durable: 'test-standings' })
-      async record(_event: CloudEvent): Promise<void> {}
+      async record(_event: DomainEvent): Promise<void> {}
     }
     const failure = start([Standings]);
     await expect(failure).rejects.toThrow(HandlerDeclarationError);
@@ -178,11 +237,11 @@ describe('handlers found by the platform', () => {
       @OnDomainEvent('townhall.ticket.>', { durable: 'tickets' })
       @OnDomainEvent('townhall.poll.>', { durable: 'test-twice' })
       @OnDomainEvent('townhall.stage.>', { durable: 'test-twice' })
-      async handle(_event: CloudEvent): Promise<void> {}
+      async handle(_event: DomainEvent): Promise<void> {}
 
       @OnDomainEvent('townhall.question.>', { durable: 'test-slow', batch: true, gatherMs: 60_000 })
       @OnDomainEvent('townhall.refund.>', { durable: 'test-odd', batch: true, gatherMs: 2.5 })
-      async gather(_events: CloudEvent[]): Promise<void> {}
+      async gather(_events: DomainEvent[]): Promise<void> {}
     }
     const message = await start([Mixed], { NO_SUCH_INTERVAL_MS: 'soon' }).catch(
       (error: Error) => error.message,
@@ -200,7 +259,7 @@ describe('handlers found by the platform', () => {
     @Injectable()
     class Forgotten {
       @OnDomainEvent('townhall.ticket.>', { durable: 'test-forgotten' })
-      async handle(_event: CloudEvent): Promise<void> {}
+      async handle(_event: DomainEventOf<'townhall.ticket.>'>): Promise<void> {}
     }
     const unprovided =
       "No started service provides these handlers' classes (add each class to its module's providers):\n" +

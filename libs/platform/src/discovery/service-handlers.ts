@@ -3,7 +3,8 @@ import { DiscoveryService } from '@nestjs/core';
 import { domainEventCatalog, type CloudEvent } from '@townhall/contracts';
 import type { Logger } from '../logger.js';
 import type { ConsumerGate } from '../outbox/consumer-gate.js';
-import { subjectMatches, type Subscription } from '../outbox/consumer.js';
+import { subjectMatches } from '../outbox/subjects.js';
+import type { Subscription } from '../outbox/subscription.js';
 import { PeriodicJob } from '../periodic-job.js';
 import {
   declarationsOf,

@@ -269,12 +269,6 @@ export function withContext<T>(ctx: Context | undefined, work: () => T): T {
   return ctx ? context.with(ctx, work) : work();
 }
 
-/** A link to the span a carrier names (a batch's events), if it names one. */
-export function linkTo(carrier: TraceCarrier | undefined): Link | undefined {
-  const spanContext = trace.getSpanContext(contextOf(carrier));
-  return spanContext ? { context: spanContext } : undefined;
-}
-
 /** Sets the active context's headers on an outgoing message (`set(name, value)`). */
 export function injectTraceHeaders(set: (name: string, value: string) => void): void {
   if (!provider) return;

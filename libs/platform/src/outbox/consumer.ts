@@ -1,33 +1,37 @@
 import {
   AckPolicy,
   DeliverPolicy,
-  JetStreamApiCodes,
-  JetStreamApiError,
   ReplayPolicy,
   jetstream,
   jetstreamManager,
-  type ConsumerConfig,
-  type JetStreamManager,
   type ConsumerMessages,
   type JsMsg,
 } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
-import { isUuid, TOWNHALL_STREAM, TOWNHALL_SUBJECTS, type CloudEvent } from '@townhall/contracts';
+import { TOWNHALL_STREAM, type CloudEvent } from '@townhall/contracts';
 import { databaseFaultOf } from '../database-faults.js';
 import type { Logger } from '../logger.js';
 import { contextOf, inSpan, isTracing, openSpan, SpanKind } from '../observability/tracing.js';
 import type { ConsumerGate } from './consumer-gate.js';
+import { cloudEventOf, type DomainEventReading } from './domain-event-reader.js';
+import { upsertDurable } from './durable.js';
+import { subjectFilter } from './subjects.js';
 
-export interface DomainEventConsumerOptions {
+export interface DomainEventConsumerOptions<E extends CloudEvent> {
   nc: NatsConnection;
   /** The durable consumer's name: one per reacting service, shared by its replicas. */
   durable: string;
   /** Subjects (wildcards allowed) this consumer reacts to, e.g. `townhall.event.*`. */
   subjects: string[];
   logger: Logger;
-  handle(event: CloudEvent): Promise<void>;
+  /**
+   * What each delivered CloudEvent is to the handlers, before they see it: a service's consumer
+   * reads by domainEventCatalog (readDomainEvent, what Subscriptions run with).
+   */
+  read: (event: CloudEvent) => DomainEventReading<E>;
+  handle(event: E): Promise<void>;
   /** Several events in stream order at once (see Subscription.handleBatch); optional. */
-  handleBatch?: (events: CloudEvent[]) => Promise<void>;
+  handleBatch?: (events: E[]) => Promise<void>;
   /** With `handleBatch`: how long a batch waits for more events after its first (default 0). */
   gatherMs?: number | undefined;
   /** How long JetStream waits before redelivering an event whose handler threw. Default 5 s. */
@@ -69,10 +73,16 @@ const WORKING_EVERY_MS = 1_000;
 /**
  * A durable JetStream pull consumer on TOWNHALL (created or updated: explicit ack, deliver all,
  * filtered to `subjects`), processing events one at a time, or with `handleBatch` what has
- * arrived at once: ack after the handler resolves, nak with a delay if it throws. The durable keeps its position on the server, so a consumer that was down
- * catches up when it comes back. Delivery is at least once: handlers dedupe with claimEventOnce.
+ * arrived at once: ack after the handler resolves, nak with a delay if it throws. The durable keeps
+ * its position on the server, so a consumer that was down catches up when it comes back. Delivery
+ * is at least once: handlers dedupe with claimEventOnce. Each event is read (`read`) before a
+ * handler sees it: one that is no CloudEvent, or whose data its type's schema refuses, is logged
+ * and terminated (JetStream never redelivers it: it would fail the same way forever); one of a
+ * type this release does not know is acknowledged and passed over.
  */
-export async function consumeDomainEvents(options: DomainEventConsumerOptions): Promise<DomainEventConsumer> {
+export async function consumeDomainEvents<E extends CloudEvent>(
+  options: DomainEventConsumerOptions<E>,
+): Promise<DomainEventConsumer> {
   if (options.subjects.length === 0) throw new Error('consumeDomainEvents needs at least one subject');
   const { logger, durable } = options;
   const retryDelayMs = options.retryDelayMs ?? 5_000;
@@ -95,24 +105,39 @@ export async function consumeDomainEvents(options: DomainEventConsumerOptions): 
   const handleBatch = options.handleBatch;
   const gatherMs = handleBatch ? (options.gatherMs ?? 0) : 0;
 
-  /** The message's event, or undefined when it is not for this consumer (acked or terminated here). */
-  const eventOf = (message: JsMsg): CloudEvent | undefined => {
+  /** The message's event, read; undefined when it is not for this consumer (acked or terminated here). */
+  const eventOf = (message: JsMsg): E | undefined => {
     if (filter.local && !filter.local(message.subject)) {
       message.ack();
       return undefined;
     }
-    const event = parseCloudEvent(message);
-    if (!event) {
-      logger.error(
-        { durable, subject: message.subject, seq: message.seq },
-        'dropping a malformed domain event',
+    const envelope = cloudEventOf(jsonOf(message));
+    const reading = envelope ? options.read(envelope) : undefined;
+    if (reading?.outcome === 'read') return reading.event;
+    if (reading?.outcome === 'unknown') {
+      logger.debug(
+        { durable, type: envelope?.type },
+        'passing over a domain event of a type this release does not know',
       );
-      message.term('malformed CloudEvent');
+      message.ack();
+      return undefined;
     }
-    return event;
+    logger.error(
+      {
+        durable,
+        subject: message.subject,
+        seq: message.seq,
+        problem: reading?.problem ?? 'not a CloudEvent',
+      },
+      'dropping a malformed domain event',
+    );
+    // No reason with it: nats-server 2.9 takes only a bare +TERM, and would leave the message to
+    // be redelivered, and refused again, after every ack wait (the log line says why).
+    message.term();
+    return undefined;
   };
 
-  const handleOne = async (message: JsMsg, event: CloudEvent): Promise<void> => {
+  const handleOne = async (message: JsMsg, event: E): Promise<void> => {
     const keepAlive = setInterval(() => message.working(), WORKING_EVERY_MS);
     try {
       if (!isTracing()) await options.handle(event);
@@ -141,7 +166,7 @@ export async function consumeDomainEvents(options: DomainEventConsumerOptions): 
   };
 
   /** A batch in one call; if it fails, each event alone, so one bad event fails only itself. */
-  const handleMany = async (batch: Array<{ message: JsMsg; event: CloudEvent }>): Promise<void> => {
+  const handleMany = async (batch: Array<{ message: JsMsg; event: E }>): Promise<void> => {
     const [only] = batch;
     if (!handleBatch || (batch.length === 1 && only)) {
       for (const { message, event } of batch) await handleOne(message, event);
@@ -200,7 +225,7 @@ export async function consumeDomainEvents(options: DomainEventConsumerOptions): 
         const first = await next();
         ahead = undefined;
         if (first.done) return;
-        const batch: Array<{ message: JsMsg; event: CloudEvent }> = [];
+        const batch: Array<{ message: JsMsg; event: E }> = [];
         let message: JsMsg | undefined = first.value;
         let done = false;
         const gatherUntil = performance.now() + gatherMs;
@@ -274,84 +299,6 @@ export async function consumeDomainEvents(options: DomainEventConsumerOptions): 
   };
 }
 
-interface SubjectFilter {
-  config: Pick<Partial<ConsumerConfig>, 'filter_subject' | 'filter_subjects'>;
-  /** Set when the server cannot filter on all subjects itself. */
-  local?: (subject: string) => boolean;
-}
-
-// filter_subjects needs nats-server 2.10 (the client refuses it on older servers, even for one
-// subject); one subject works everywhere as filter_subject. The unused field is sent as
-// undefined so that an update drops whatever the consumer had before.
-function subjectFilter(nc: NatsConnection, subjects: string[]): SubjectFilter {
-  const [only] = subjects;
-  if (subjects.length === 1 && only !== undefined) {
-    return { config: { filter_subject: only, filter_subjects: undefined } };
-  }
-  if (serverAtLeast(nc.info?.version, 2, 10)) {
-    return { config: { filter_subjects: subjects, filter_subject: undefined } };
-  }
-  return {
-    config: { filter_subject: TOWNHALL_SUBJECTS, filter_subjects: undefined },
-    local: (subject) => subjects.some((pattern) => subjectMatches(pattern, subject)),
-  };
-}
-
-function serverAtLeast(version: string | undefined, major: number, minor: number): boolean {
-  const match = /^v?(\d+)\.(\d+)/.exec(version ?? '');
-  if (!match) return false;
-  const [serverMajor, serverMinor] = [Number(match[1]), Number(match[2])];
-  return serverMajor > major || (serverMajor === major && serverMinor >= minor);
-}
-
-/** NATS wildcard matching: `*` is one token, a final `>` is one or more. */
-export function subjectMatches(pattern: string, subject: string): boolean {
-  const want = pattern.split('.');
-  const got = subject.split('.');
-  for (const [index, token] of want.entries()) {
-    if (token === '>') return index === want.length - 1 && got.length > index;
-    const actual = got[index];
-    if (actual === undefined || (token !== '*' && token !== actual)) return false;
-  }
-  return got.length === want.length;
-}
-
-// The client's add() only creates (an existing durable with another config is an error), so an
-// existing durable is updated instead. Two replicas creating at once: the loser updates.
-async function upsertDurable(
-  jsm: JetStreamManager,
-  config: Partial<ConsumerConfig> & { durable_name: string },
-): Promise<void> {
-  for (let attempt = 0; ; attempt += 1) {
-    const exists = await durableExists(jsm, config.durable_name);
-    if (exists) {
-      const { ack_wait, filter_subject, filter_subjects } = config;
-      await jsm.consumers.update(TOWNHALL_STREAM, config.durable_name, {
-        ack_wait,
-        filter_subject,
-        filter_subjects,
-      });
-      return;
-    }
-    try {
-      await jsm.consumers.add(TOWNHALL_STREAM, config);
-      return;
-    } catch (error) {
-      if (attempt > 0 || !(error instanceof JetStreamApiError)) throw error;
-    }
-  }
-}
-
-async function durableExists(jsm: JetStreamManager, durable: string): Promise<boolean> {
-  try {
-    await jsm.consumers.info(TOWNHALL_STREAM, durable);
-    return true;
-  } catch (error) {
-    if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.ConsumerNotFound) return false;
-    throw error;
-  }
-}
-
 function consumerAttributes(durable: string, event: CloudEvent): Record<string, string> {
   return {
     'messaging.system': 'nats',
@@ -360,62 +307,10 @@ function consumerAttributes(durable: string, event: CloudEvent): Record<string, 
   };
 }
 
-function parseCloudEvent(message: JsMsg): CloudEvent | undefined {
-  let value: unknown;
+function jsonOf(message: JsMsg): unknown {
   try {
-    value = message.json<unknown>();
+    return message.json<unknown>();
   } catch {
     return undefined;
   }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const event = value as Partial<Record<keyof CloudEvent, unknown>>;
-  const valid =
-    event.specversion === '1.0' &&
-    typeof event.id === 'string' &&
-    isUuid(event.id) &&
-    typeof event.type === 'string' &&
-    typeof event.source === 'string' &&
-    typeof event.subject === 'string' &&
-    typeof event.time === 'string' &&
-    'data' in event;
-  return valid ? (value as CloudEvent) : undefined;
-}
-
-export interface Subscription {
-  durable: string;
-  subjects: string[];
-  handle: (event: CloudEvent) => Promise<void>;
-  /**
-   * Optional: the events that have already arrived (up to CONSUMER_BATCH, in stream order) in
-   * one call, typically one transaction (claimEventsOnce): a busy stream then costs a transaction
-   * per batch instead of per event. If it throws, each event is handled again alone with
-   * `handle`, so one bad event fails only itself. Standalone mode calls `handle` only.
-   */
-  handleBatch?: (events: CloudEvent[]) => Promise<void>;
-  /** With `handleBatch`: how long a batch waits for more events after its first (default 0). */
-  gatherMs?: number;
-  /** While closed, the consumer pulls nothing (NATS only: in-process consumers ignore it). */
-  gate?: ConsumerGate;
-}
-
-/** Starts one durable consumer per subscription; `stop()` stops them all. */
-export async function consumeSubscriptions(
-  nc: NatsConnection,
-  logger: Logger,
-  subscriptions: Subscription[],
-): Promise<{ stop(): Promise<void> }> {
-  const consumers = await Promise.all(
-    subscriptions.map(({ durable, subjects, handle, handleBatch, gatherMs, gate }) =>
-      consumeDomainEvents({
-        nc,
-        durable,
-        subjects,
-        logger,
-        handle,
-        gate,
-        ...(handleBatch && { handleBatch, gatherMs }),
-      }),
-    ),
-  );
-  return { stop: async () => void (await Promise.all(consumers.map((consumer) => consumer.stop()))) };
 }

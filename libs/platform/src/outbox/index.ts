@@ -12,6 +12,7 @@ export {
 export { outboxTablesV1 } from './outbox-tables-v1.js';
 export { outboxTablesV2 } from './outbox-tables-v2.js';
 export { outboxTablesV3, undoOutboxTablesV3 } from './outbox-tables-v3.js';
+export { claimKeysV1, undoClaimKeysV1, claimFormerKeyFunction, dropClaimFormerKey } from './claim-keys-v1.js';
 export {
   JetStreamPublisher,
   awaitTownhallStream,
@@ -22,12 +23,12 @@ export {
 export { OutboxRelay, type OutboxRelayOptions } from './relay.js';
 export {
   consumeDomainEvents,
-  consumeSubscriptions,
   CONSUMER_BATCH,
-  subjectMatches,
-  type Subscription,
   type DomainEventConsumer,
   type DomainEventConsumerOptions,
 } from './consumer.js';
+export { consumeSubscriptions, type Subscription } from './subscription.js';
+export { subjectMatches } from './subjects.js';
+export { readDomainEvent, type DomainEventReading } from './domain-event-reader.js';
 export type { ConsumerGate } from './consumer-gate.js';
 export * from './outbox-writer.js';

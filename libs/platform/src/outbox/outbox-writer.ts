@@ -2,7 +2,7 @@ import type { CloudEvent, DomainEventVisibility } from '@townhall/contracts';
 import type { DataSource, EntityManager } from 'typeorm';
 import { sqlState } from '../database.js';
 import { databaseFaultOf, type DatabaseFault } from '../database-faults.js';
-import { appendToOutbox, domainEvent } from './outbox.js';
+import { appendToOutbox, domainEvent, eventStamp, type EventStamp } from './outbox.js';
 import type { OutboxRelay } from './relay.js';
 
 const MAX_ATTEMPTS = 4;
@@ -117,6 +117,11 @@ export class OutboxWriter {
    */
   prepare(events: Announcement[]): CloudEvent[] {
     return events.map((event) => domainEvent({ source: this.owner.source, ...event }));
+  }
+
+  /** The stamp of an event a server-side function builds itself (outbox.ts `EventStamp`). */
+  stamp(): EventStamp {
+    return eventStamp(this.owner.source);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { subjectMatches } from './consumer.js';
+import { subjectMatches } from './subjects.js';
 import { domainEvent, freshEventsCte, outboxMigrationSql } from './outbox.js';
 
 describe('domainEvent', () => {

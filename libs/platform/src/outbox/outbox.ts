@@ -61,6 +61,25 @@ END $$`,
   };
 }
 
+/**
+ * What the outbox stamps on every event it will append: its id, source, time and trace. A
+ * server-side function that builds an event itself (its type, subject and data known only to
+ * it) is given the stamp and adds the rest.
+ */
+export type EventStamp = Omit<CloudEvent, 'type' | 'subject' | 'visibility' | 'data'>;
+
+export function eventStamp(source: string, time: Date = new Date()): EventStamp {
+  return {
+    specversion: '1.0',
+    id: randomUUID(),
+    source,
+    time: time.toISOString(),
+    datacontenttype: 'application/json',
+    // The write's span (CloudEvents Distributed Tracing extension), while the process traces.
+    ...activeTraceCarrier(),
+  };
+}
+
 export function domainEvent<T>(input: {
   source: string;
   type: string;
@@ -71,16 +90,10 @@ export function domainEvent<T>(input: {
 }): CloudEvent<T> {
   assertDomainEventSubject(input.type);
   return {
-    specversion: '1.0',
-    id: randomUUID(),
-    source: input.source,
+    ...eventStamp(input.source, input.time),
     type: input.type,
-    time: (input.time ?? new Date()).toISOString(),
     subject: input.subject,
-    datacontenttype: 'application/json',
     ...(input.visibility ? { visibility: input.visibility } : {}),
-    // The write's span (CloudEvents Distributed Tracing extension), while the process traces.
-    ...activeTraceCarrier(),
     data: input.data,
   };
 }

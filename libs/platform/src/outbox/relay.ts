@@ -2,10 +2,9 @@ import type { CloudEvent } from '@townhall/contracts';
 import type { DataSource } from 'typeorm';
 import type { Logger } from '../logger.js';
 import { domainEventsPublished } from '../observability/metrics.js';
-import { quoteSchema } from './outbox.js';
+import { OutboxTable, type ClaimedRow } from './outbox-table.js';
 import type { DomainEventPublisher } from './publisher.js';
 import { databaseFaultOf } from '../database-faults.js';
-import { connectionHolder } from '../database.js';
 import { contextOf, inSpan, isTracing, outsideAnyTrace, SpanKind } from '../observability/tracing.js';
 
 export interface OutboxRelayOptions {
@@ -33,14 +32,6 @@ export interface OutboxRelayOptions {
   markEveryMs?: number;
 }
 
-interface ClaimedRow {
-  id: string;
-  seq: string;
-  payload: CloudEvent;
-  /** The claim's own lease end, as Postgres wrote it, so that releasing touches only this claim. */
-  claimed_until: string;
-}
-
 /** A claimed batch's outcome: the rows published (to delete), and the rest, to give back. */
 interface Settlement {
   published: string[];
@@ -48,8 +39,6 @@ interface Settlement {
 }
 
 const PRUNE_EVERY_MS = 60_000;
-const PRUNE_CHUNK = 1_000;
-const PRUNE_MAX_CHUNKS_PER_PASS = 10;
 // Publishing stops once this share of the lease is used, so that another relay taking over an
 // expired lease does not publish the same events in parallel with this one.
 const LEASE_USABLE_SHARE = 0.8;
@@ -79,7 +68,7 @@ const LEASE_USABLE_SHARE = 0.8;
  * moment, the worst is the same harmless republish.
  */
 export class OutboxRelay {
-  private readonly table: string;
+  private readonly table: OutboxTable;
   private readonly pollIntervalMs: number;
   private readonly batchSize: number;
   private readonly leaseMs: number;
@@ -102,8 +91,6 @@ export class OutboxRelay {
   private markTimer: NodeJS.Timeout | undefined;
   /** Set by wake(): the next pass also takes rows younger than sweepAfterMs. */
   private sweepAll = true;
-  /** This process's name in pg_stat_activity; claims without one only expire. */
-  private readonly holder: string | null;
   // Each pass chains on the previous one: never two passes at once in this relay.
   private tail: Promise<unknown> = Promise.resolve();
   private running = false;
@@ -116,13 +103,12 @@ export class OutboxRelay {
   private owed: Settlement | undefined;
 
   constructor(private readonly options: OutboxRelayOptions) {
-    this.table = `${quoteSchema(options.schema)}.outbox`;
+    this.table = new OutboxTable(options.dataSource, options.schema);
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
     this.batchSize = options.batchSize ?? 100;
     this.leaseMs = options.leaseMs ?? 30_000;
     this.sweepAfterMs = options.sweepAfterMs ?? 2_000;
     this.markEveryMs = options.markEveryMs ?? 200;
-    this.holder = connectionHolder(options.dataSource) ?? null;
   }
 
   /** Polls every pollIntervalMs until stop(). */
@@ -197,13 +183,8 @@ export class OutboxRelay {
   }
 
   /** What is waiting in the outbox: how many events, and how old the oldest is. */
-  async stats(): Promise<{ pending: number; lagSeconds: number }> {
-    const [row] = (await this.options.dataSource.query(
-      `SELECT count(*)::int AS pending,
-              COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS lag
-         FROM ${this.table} WHERE published_at IS NULL`,
-    )) as Array<{ pending: number; lag: number }>;
-    return { pending: row?.pending ?? 0, lagSeconds: row?.lag ?? 0 };
+  stats(): Promise<{ pending: number; lagSeconds: number }> {
+    return this.table.stats();
   }
 
   /** Stops polling, waits for the pass in flight and deletes the rows of what was published at once. */
@@ -249,8 +230,8 @@ export class OutboxRelay {
     if (this.unmarked.length === 0) return;
     const ids = this.unmarked;
     this.unmarked = [];
-    this.marking = this.options.dataSource
-      .query(`DELETE FROM ${this.table} WHERE id = ANY($1::uuid[])`, [ids])
+    this.marking = this.table
+      .delete(ids)
       .then(
         () => {
           this.markFailing = false;
@@ -328,7 +309,12 @@ export class OutboxRelay {
     // What an earlier pass could not write back (the database went away after it published)
     // is settled before anything new is claimed: otherwise those rows would wait out the lease.
     if (this.owed) await this.settle(this.owed);
-    const batch = await this.claim(sweepAll);
+    const batch = await this.table.claim({
+      batchSize: this.batchSize,
+      leaseMs: this.leaseMs,
+      inFlight: [...this.direct],
+      olderThanMs: sweepAll ? undefined : this.sweepAfterMs,
+    });
     const leaseUsableUntil = Date.now() + this.leaseMs * LEASE_USABLE_SHARE;
     // Every row of the batch is sent before the first acknowledgement is awaited (in seq order on
     // the one connection, so the stream keeps that order); the published ones are the acknowledged
@@ -365,82 +351,22 @@ export class OutboxRelay {
   private async settle(batch: Settlement): Promise<void> {
     this.owed = batch;
     if (batch.published.length > 0) {
-      await this.options.dataSource.query(`DELETE FROM ${this.table} WHERE id = ANY($1::uuid[])`, [
-        batch.published,
-      ]);
+      await this.table.delete(batch.published);
       domainEventsPublished.inc({ service: this.options.schema }, batch.published.length);
       if (this.failing)
         this.options.logger.info({ schema: this.options.schema }, 'outbox relay publishing again');
       this.failing = false;
       this.owed = { published: [], left: batch.left };
     }
-    if (batch.left.length > 0) await this.release(batch.left);
+    if (batch.left.length > 0) await this.table.release(batch.left);
     this.owed = undefined;
   }
 
-  /**
-   * One autocommit statement: the lease is the claim, no transaction outlives it. Rows this
-   * process has in flight are left alone, and so are unclaimed rows younger than sweepAfterMs
-   * unless the pass was asked for (`sweepAll`): another process is most likely publishing those.
-   * A row with `published_at` set was published by a process of the release before this one,
-   * which marked rows instead of deleting them (while a rollout runs both): it is never published
-   * again, only pruned.
-   */
-  private async claim(sweepAll: boolean): Promise<ClaimedRow[]> {
-    // The CTE returns rows in seq order (UPDATE ... RETURNING alone has no order) and makes the
-    // driver hand back plain rows. pg_stat_activity is read only for a row still under someone's
-    // lease (OR evaluates in order), that is, almost never.
-    return this.options.dataSource.query(
-      `WITH claimed AS (
-         UPDATE ${this.table}
-            SET claimed_until = now() + $2::double precision * interval '1 millisecond',
-                claimed_by = $3
-          WHERE id IN (
-            SELECT id FROM ${this.table}
-             WHERE published_at IS NULL
-               AND id <> ALL($4::uuid[])
-               AND ((claimed_until IS NULL
-                     AND created_at < now() - $5::double precision * interval '1 millisecond')
-                    OR claimed_until < now()
-                    OR claimed_by NOT IN (SELECT application_name FROM pg_stat_activity
-                                           WHERE application_name IS NOT NULL))
-             ORDER BY seq
-             LIMIT $1
-             FOR UPDATE SKIP LOCKED)
-         RETURNING id, seq, payload, claimed_until::text AS claimed_until)
-       SELECT id, seq, payload, claimed_until FROM claimed ORDER BY seq`,
-      [this.batchSize, this.leaseMs, this.holder, [...this.direct], sweepAll ? -60_000 : this.sweepAfterMs],
-    );
-  }
-
-  // Gives unpublished rows back at once rather than at the end of the lease, so the next pass
-  // retries them first and this relay keeps seq order. Rows whose lease already passed to
-  // another relay keep that relay's claim.
-  private async release(rows: ClaimedRow[]): Promise<void> {
-    const claimedUntil = rows[0]?.claimed_until;
-    await this.options.dataSource.query(
-      `UPDATE ${this.table} SET claimed_until = NULL, claimed_by = NULL
-        WHERE id = ANY($1::uuid[]) AND claimed_until = $2::timestamptz`,
-      [rows.map((row) => row.id), claimedUntil],
-    );
-  }
-
-  /**
-   * Deletes the rows that a process of the release before this one marked published instead of
-   * deleting (during a rollout both run on one outbox), once a minute, in small chunks so that a
-   * large number never holds many row locks at once. A no-op once no such process is left.
-   */
+  /** Once a minute: rows a process of the release before marked published (OutboxTable.prune). */
   private async pruneWhenDue(): Promise<void> {
     if (Date.now() - this.lastPrunedAt < PRUNE_EVERY_MS) return;
     this.lastPrunedAt = Date.now();
-    for (let chunk = 0; chunk < PRUNE_MAX_CHUNKS_PER_PASS; chunk += 1) {
-      const [, deleted] = (await this.options.dataSource.query(
-        `DELETE FROM ${this.table} WHERE id IN (
-           SELECT id FROM ${this.table} WHERE published_at IS NOT NULL LIMIT $1)`,
-        [PRUNE_CHUNK],
-      )) as [unknown[], number];
-      if (deleted < PRUNE_CHUNK) return;
-    }
+    await this.table.prune();
   }
 
   // NATS being down fails every pass: warn once, then keep the rest at debug until it recovers.

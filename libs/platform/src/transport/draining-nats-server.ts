@@ -48,6 +48,27 @@ export class DrainingNatsServer extends ServerNats {
     });
   }
 
+  private bound: NatsConnection | undefined;
+
+  override bindEvents(client: Parameters<ServerNats['bindEvents']>[0]): void {
+    super.bindEvents(client);
+    this.bound = client as NatsConnection;
+  }
+
+  /**
+   * Listening once the NATS server holds the subscriptions: a request sent as soon as `listen`
+   * resolves (the readiness probe said ready) reaches this process instead of finding no responder.
+   */
+  override start(callback: Parameters<ServerNats['start']>[0]): void {
+    super.start((error?: unknown, ...rest: unknown[]) => {
+      if (error !== undefined || !this.bound) return callback(error, ...rest);
+      this.bound.flush().then(
+        () => callback(),
+        (flushed: unknown) => callback(flushed),
+      );
+    });
+  }
+
   /** How many messages are being handled now. */
   get handling(): number {
     return this.inFlight;

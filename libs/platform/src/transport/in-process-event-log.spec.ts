@@ -1,22 +1,14 @@
-import { randomUUID } from 'node:crypto';
-import type { CloudEvent } from '@townhall/contracts';
-import { pino } from 'pino';
+import { Writable } from 'node:stream';
+import { aCloudEvent } from '@townhall/testing';
+import { pino, type Logger } from 'pino';
 import { InProcessEventLog } from './in-process-event-log.js';
 
 const logger = pino({ level: 'silent' });
+const AGENT = 'HostAgent5Yq2x8dWnH3vJk7mPa9bCd4eFg6hKjLmNp';
 
-function anEvent(type = 'townhall.stage.posted', subject = 'event-1'): CloudEvent {
-  return {
-    specversion: '1.0',
-    id: randomUUID(),
-    type,
-    source: 'townhall/test',
-    subject,
-    time: new Date().toISOString(),
-    datacontenttype: 'application/json',
-    data: {},
-  } as CloudEvent;
-}
+/** A domain event whose data its type's schema takes (townhall.series.*: an agent's follow). */
+const anEvent = (type = 'townhall.series.followed', data: unknown = { seriesId: 's1', agentId: AGENT }) =>
+  aCloudEvent(type, data);
 
 describe('InProcessEventLog', () => {
   it('numbers events in order from its first sequence and logs an event id only once', async () => {
@@ -41,7 +33,7 @@ describe('InProcessEventLog', () => {
     log.subscribe(logger, [
       {
         durable: 'stage',
-        subjects: ['townhall.stage.>'],
+        subjects: ['townhall.series.>'],
         handle: async (event) => {
           await new Promise((resolve) => setTimeout(resolve, Math.random() * 5));
           seen.push(event.id);
@@ -50,7 +42,33 @@ describe('InProcessEventLog', () => {
     ]);
     const events = [anEvent(), anEvent('townhall.poll.opened'), anEvent(), anEvent()];
     await Promise.all(events.map((event) => log.publish(event)));
-    expect(seen).toEqual(events.filter((event) => event.type.startsWith('townhall.stage.')).map((e) => e.id));
+    expect(seen).toEqual(
+      events.filter((event) => event.type.startsWith('townhall.series.')).map((e) => e.id),
+    );
+  });
+
+  it("hands a subscriber the data its type's schema parsed; drops data it refuses and passes over unknown types", async () => {
+    const { logger: recording, lines } = capturingLogger();
+    const log = new InProcessEventLog();
+    const seen: unknown[] = [];
+    log.subscribe(recording, [
+      { durable: 'series', subjects: ['townhall.>'], handle: async (event) => void seen.push(event.data) },
+    ]);
+    const malformed = anEvent('townhall.series.followed', { seriesId: 's1' });
+    // Neither fails the publish: published again, it would fail again, forever.
+    await log.publish(malformed);
+    await log.publish(anEvent('townhall.series.renamed', { seriesId: 's1' }));
+    await log.publish(anEvent('townhall.series.followed', { seriesId: 's2', agentId: AGENT, extra: true }));
+    // What the schema knows of the data, and only that.
+    expect(seen).toEqual([{ seriesId: 's2', agentId: AGENT }]);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 50,
+        durable: 'series',
+        eventId: malformed.id,
+        msg: 'dropping a malformed domain event',
+      }),
+    ]);
   });
 
   it('rejects a publish a subscriber failed, and redelivers it only to that subscriber', async () => {
@@ -107,3 +125,15 @@ describe('InProcessEventLog', () => {
     await publishing;
   });
 });
+
+function capturingLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n'))
+        if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { logger: pino({ level: 'info' }, sink), lines };
+}

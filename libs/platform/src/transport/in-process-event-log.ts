@@ -1,6 +1,8 @@
 import type { CloudEvent } from '@townhall/contracts';
 import type { Logger } from '../logger.js';
-import { subjectMatches, type Subscription } from '../outbox/consumer.js';
+import { readDomainEvent, type DomainEventReading } from '../outbox/domain-event-reader.js';
+import { subjectMatches } from '../outbox/subjects.js';
+import type { Subscription } from '../outbox/subscription.js';
 import type { DomainEventPublisher } from '../outbox/publisher.js';
 
 /** One domain event in the log: what a JetStream message of the TOWNHALL stream carries. */
@@ -24,7 +26,8 @@ export interface InProcessEventLogOptions {
  * Standalone mode's stand-in for the TOWNHALL stream, in memory: a sequence-numbered log of
  * domain events with JetStream's guarantees where they matter here.
  * - Publishing an event id already in the log adds nothing (JetStream's duplicate window).
- * - Durable subscribers get every event once it is published, one at a time each, in order.
+ * - Durable subscribers get every event once it is published, one at a time each, in order, read
+ *   as the NATS consumer reads it (readDomainEvent: data its type's schema refuses is dropped).
  *   publish() resolves only when every matching durable subscriber has handled the event, and
  *   rejects if one failed: the outbox relay then keeps the event and publishes it again later,
  *   and only the subscribers that have not handled it get it again. Nothing in flight is lost
@@ -60,7 +63,10 @@ export class InProcessEventLog implements DomainEventPublisher {
   async publish(event: CloudEvent): Promise<void> {
     const logged = this.append(event);
     const waiting = [...this.durables.values()].filter((durable) => durable.wants(logged.subject));
-    const results = await Promise.allSettled(waiting.map((durable) => durable.deliver(event)));
+    if (waiting.length === 0) return;
+    // Read once, as the NATS consumer reads it (readDomainEvent), for every durable it goes to.
+    const reading = readDomainEvent(event);
+    const results = await Promise.allSettled(waiting.map((durable) => durable.deliver(event, reading)));
     const failed = results.find((result) => result.status === 'rejected');
     if (failed) throw new Error(`A subscriber failed on ${event.type} ${event.id}`, { cause: failed.reason });
   }
@@ -154,11 +160,20 @@ class DurableSubscriber {
     return this.subscription.subjects.some((pattern) => subjectMatches(pattern, subject));
   }
 
-  deliver(event: CloudEvent): Promise<void> {
+  /**
+   * `reading` is the event as readDomainEvent read it. What no handler can take is passed over,
+   * not failed: a failed publish would be published again, and fail again, forever.
+   */
+  deliver(event: CloudEvent, reading: DomainEventReading): Promise<void> {
     const run = this.tail.then(async () => {
       if (this.handled.has(event.id)) return;
+      if (reading.outcome === 'malformed')
+        this.logger.error(
+          { durable: this.name, eventId: event.id, type: event.type, problem: reading.problem },
+          'dropping a malformed domain event',
+        );
       try {
-        await this.subscription.handle(event);
+        if (reading.outcome === 'read') await this.subscription.handle(reading.event);
       } catch (error) {
         this.logger.warn(
           { err: error, durable: this.name, eventId: event.id, type: event.type },

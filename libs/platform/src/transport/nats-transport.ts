@@ -1,6 +1,6 @@
 import { connect, type ConnectionOptions } from '@nats-io/transport-node';
 import { announcedBy, type BusApp } from '@townhall/contracts';
-import { consumeSubscriptions } from '../outbox/consumer.js';
+import { consumeSubscriptions } from '../outbox/subscription.js';
 import { awaitTownhallStream, ensureTownhallStream, JetStreamPublisher } from '../outbox/publisher.js';
 import { NATS_RECONNECT, NatsServiceClient } from '../nats-service-client.js';
 import type { Logger } from '../logger.js';

@@ -1,6 +1,6 @@
 import type { CustomTransportStrategy, MicroserviceOptions } from '@nestjs/microservices';
 import type { DomainEventPublisher } from '../outbox/publisher.js';
-import type { Subscription } from '../outbox/consumer.js';
+import type { Subscription } from '../outbox/subscription.js';
 import type { Logger } from '../logger.js';
 import type { ReadinessCheck } from '../probes.js';
 import type { ServiceClient } from '../service-client.js';

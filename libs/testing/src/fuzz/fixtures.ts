@@ -145,6 +145,9 @@ export async function createFixtures(
       ? agent.ledger.faucet(FUNDS)
       : agent.ledger.faucet(FUNDS, undefined, SOLANA_DEVNET));
 
+  // Every agent of the fixtures signs once before the run, so that the gateway has seen its key:
+  // the fuzzer's RFC 9421 signatures name it by thumbprint as well (message-signing.ts).
+  for (const key of [keys.moderator, keys.speaker]) await client(key).ledger.balance();
   const roles = { moderators: [keys.moderator.agentId], speakers: [keys.speaker.agentId] };
   const free = await host.events.create(anEvent('Free fuzz meetup', roles));
   const tiered = await host.events.create(

@@ -16,6 +16,7 @@ import {
   type SignerRole,
   type SolanaPayment,
 } from './fixtures.js';
+import { messageSignatureHeaders, type HeaderList } from './message-signing.js';
 import { operationsOf, type FuzzOperation, type OpenApiDoc } from './openapi-operations.js';
 import { serializeJson } from './raw-json.js';
 import { fixtureHint, planRequest, type PaymentHeader, type RequestPlan } from './request-plan.js';
@@ -47,6 +48,12 @@ export type FailureKind =
   | 'success-not-json'
   | 'state-changed'
   | 'replay-not-refused'
+  /** A hostile RFC 9421 signature (`refused` in hostile-values.ts) was accepted on a signed route. */
+  | 'forged-signature-accepted'
+  /** A valid-ish request signed by signMessageRequest was refused as not authentic (auth.*). */
+  | 'signature-not-verified'
+  /** 401 auth.components_missing without the Accept-Signature header that says what to cover. */
+  | 'accept-signature-missing'
   | 'timeout'
   | 'connection-lost'
   | 'process-died'
@@ -108,6 +115,28 @@ const TRUNCATE = 400;
 const SETTLE_MS = 50;
 /** Fields of a read-back that other services fill in asynchronously (see README). */
 const ASYNC_FIELDS = new Set(['counts']);
+/** The refusals that say a signature is not authentic (not a rate limit, not a replay). */
+const NOT_AUTHENTIC = new Set([
+  'auth.malformed',
+  'auth.timestamp_out_of_window',
+  'auth.agent_invalid',
+  'auth.signature_invalid',
+  'auth.components_missing',
+  'auth.key_unknown',
+]);
+/**
+ * A page's items in id order: a list's order may follow an asynchronous field too (the event list
+ * puts events someone holds a ticket in first, from `counts`), so a read-back compares what is
+ * listed, not where.
+ */
+function byId(items: unknown[]): unknown[] {
+  const idOf = (item: unknown) =>
+    typeof item === 'object' && item !== null && typeof (item as { id?: unknown }).id === 'string'
+      ? (item as { id: string }).id
+      : '';
+  return [...items].sort((a, b) => idOf(a).localeCompare(idOf(b)));
+}
+
 /** Fields that differ between two answers to the same read. */
 const PER_RESPONSE_FIELDS = new Set(['requestId']);
 
@@ -139,7 +168,11 @@ function problemOf(response: WireResponse): Record<string, unknown> | undefined 
 function normalised(body: string): string {
   try {
     return JSON.stringify(JSON.parse(body), (key, value: unknown) =>
-      ASYNC_FIELDS.has(key) || PER_RESPONSE_FIELDS.has(key) ? undefined : value,
+      ASYNC_FIELDS.has(key) || PER_RESPONSE_FIELDS.has(key)
+        ? undefined
+        : key === 'items' && Array.isArray(value)
+          ? byId(value)
+          : value,
     );
   } catch {
     return body;
@@ -312,13 +345,17 @@ export class Fuzzer {
     if (!response) return failures;
     statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
     failures.push(...this.checkResponse(wire.method, response, failure));
+    failures.push(...this.checkSignatureExpectation(plan, response, failure));
     if (plan.method !== 'GET' && response.status < 400) this.wrote();
     if (response.status < 300) this.harvest(response);
     if (before && response.status >= 400) {
       failures.push(...(await this.compare(plan, before, failures, failure, response, 'refused')));
     }
 
-    if (plan.auth.kind === 'replay' && plan.operation.signed) {
+    const replay =
+      plan.auth.kind === 'replay' ||
+      (plan.auth.kind === 'message' && plan.auth.message.tamper?.replay === true);
+    if (replay && plan.operation.signed) {
       const first = problemOf(response);
       const code = typeof first?.['code'] === 'string' ? first['code'] : '';
       const claimed =
@@ -394,6 +431,56 @@ export class Fuzzer {
       }
     }
     return [];
+  }
+
+  /** What an RFC 9421-signed plan expects of its signature (MessagePlan `expect`). */
+  private checkSignatureExpectation(
+    plan: RequestPlan,
+    response: WireResponse,
+    failure: (kind: FailureKind, response: WireResponse | undefined, detail: string) => FuzzFailure,
+  ): FuzzFailure[] {
+    const code = problemOf(response)?.['code'];
+    const found: FuzzFailure[] = [];
+    if (
+      response.status === 401 &&
+      code === 'auth.components_missing' &&
+      plan.method !== 'HEAD' &&
+      response.headers['accept-signature'] === undefined
+    ) {
+      found.push(
+        failure(
+          'accept-signature-missing',
+          response,
+          'a 401 auth.components_missing without Accept-Signature',
+        ),
+      );
+    }
+    if (plan.auth.kind !== 'message') return found;
+    const { expect } = plan.auth.message;
+    if (expect === 'refused' && plan.operation.signed && response.status < 400) {
+      found.push(
+        failure(
+          'forged-signature-accepted',
+          response,
+          `a hostile RFC 9421 signature was accepted (${response.status})`,
+        ),
+      );
+    }
+    if (
+      expect === 'verified' &&
+      response.status === 401 &&
+      typeof code === 'string' &&
+      NOT_AUTHENTIC.has(code)
+    ) {
+      found.push(
+        failure(
+          'signature-not-verified',
+          response,
+          `a request signed by signMessageRequest was refused: ${code}`,
+        ),
+      );
+    }
+    return found;
   }
 
   private harvest(response: WireResponse): void {
@@ -600,6 +687,19 @@ export class Fuzzer {
         return headersOf(sign({ nonce: auth.value }));
       case 'timestamp':
         return headersOf(sign({ timestamp: auth.value }));
+      case 'message':
+        return messageSignatureHeaders(
+          auth.message,
+          { method: plan.method, origin: this.audience, target },
+          {
+            key,
+            nowSeconds: Math.floor(Date.now() / 1000),
+            body,
+            otherAgentId: Object.values(this.fixtures.keys).find((other) => other.agentId !== key.agentId)!
+              .agentId,
+            serviceAuth: (): HeaderList => headersOf(sign()),
+          },
+        );
     }
   }
 

@@ -1,3 +1,18 @@
+import { createHash } from 'node:crypto';
+import { agentKeyThumbprint, contentDigest } from '@townhall/auth';
+import {
+  replaceHeader,
+  setField,
+  setParam,
+  sfString,
+  sha512Digest,
+  webBotAuthNonce,
+  withSignatureBytes,
+  type HeaderList,
+  type MessageContext,
+  type MessageDraft,
+  type MessageTamper,
+} from './message-signing.js';
 import { RawJson, deeplyNested } from './raw-json.js';
 
 /**
@@ -330,7 +345,7 @@ export const HOSTILE_PAYMENT_HEADERS: readonly Hostile<string>[] = [
   ),
 ];
 
-/** Ledger authorization fields an attacker changes (README "Tickets, payments (x402) and the ledger"). */
+/** Ledger authorization fields an attacker changes (docs/tickets-and-payments.md). */
 export const HOSTILE_PAYMENT_FIELDS: readonly Hostile<[field: string, value: unknown]>[] = [
   h('payment-field:valid-before-year-3000', ['validBefore', '32503680000']),
   h('payment-field:valid-before-15-digits', ['validBefore', '999999999999999']),
@@ -354,4 +369,473 @@ export const HOSTILE_PAYMENT_FIELDS: readonly Hostile<[field: string, value: unk
   h('payment-field:nonce-short', ['nonce', 'ab']),
   h('payment-field:extra-member', ['extra', 'x']),
   h('payment-field:missing-nonce', ['nonce', undefined]),
+];
+
+/**
+ * RFC 9421 signatures (docs/protocol/signing.md "RFC 9421 signatures"): the draft of a valid
+ * signature changed before it is signed (`draft`), or its header fields after (`sent`).
+ * `refused`: the gateway must refuse it on a signed route; the others may pass.
+ */
+const NUL = '\u0000';
+const signed = (refused: boolean, tamper: Omit<MessageTamper, 'refused'>): MessageTamper => ({
+  refused,
+  ...tamper,
+});
+/** Changes the sent Signature-Input's value. */
+const signatureInput = (change: (value: string) => string) => (headers: HeaderList) =>
+  replaceHeader(headers, 'signature-input', change(headers.find(([name]) => name === 'signature-input')![1]));
+/** Inserts `text` into the sent Signature-Input's nonce string. */
+const inNonce = (text: string) => signatureInput((value) => value.replace('nonce="', `nonce="${text}`));
+const param = (name: string, value: (now: number) => string | undefined) =>
+  signed(true, { draft: (draft, { nowSeconds }) => setParam(draft, name, value(nowSeconds)) });
+const signedAt = (created: number, expires: number) => (draft: MessageDraft, context: MessageContext) => {
+  setParam(draft, 'created', String(context.nowSeconds + created));
+  setParam(draft, 'expires', String(context.nowSeconds + expires));
+};
+const components = (change: (components: string[]) => string[], needsBody = false) =>
+  signed(true, {
+    draft: (draft) => {
+      draft.components = change(draft.components);
+    },
+    ...(needsBody ? { needsBody } : {}),
+  });
+const digestOfOther = (body: Uint8Array | undefined) =>
+  contentDigest(Buffer.concat([Buffer.from(body ?? []), Buffer.from(' ')]));
+const CLOSED_PORT = '"http://127.0.0.1:1"';
+/** A Signature-Agent covered by the signature of a key the gateway has never seen, named by its thumbprint. */
+const signatureAgent = (value: string, refused = true) =>
+  signed(refused, {
+    fresh: refused,
+    keyid: 'thumbprint',
+    draft: (draft) => {
+      draft.components.push('"signature-agent"');
+      setField(draft, 'signature-agent', value);
+    },
+  });
+
+export const HOSTILE_MESSAGE_SIGNATURES: readonly Hostile<MessageTamper>[] = [
+  // Signature-Input framing and bytes (NUL, CR and lone surrogates go out on a raw socket: wire.ts).
+  h('signature-input:not-dictionary', signed(true, { sent: signatureInput(() => '("@method" "@path")') })),
+  h('signature-input:bare-label', signed(true, { sent: signatureInput(() => 'sig1') })),
+  h('signature-input:empty', signed(true, { sent: signatureInput(() => '') })),
+  h('signature-input:unclosed', signed(true, { sent: signatureInput((value) => value.split(')')[0]!) })),
+  h('signature-input:nul', signed(true, { sent: inNonce(NUL) })),
+  h('signature-input:cr', signed(true, { sent: inNonce('\r') })),
+  h('signature-input:lone-surrogate', signed(true, { sent: inNonce('\ud800') })),
+  h('signature-input:latin1', signed(true, { sent: inNonce('\u00e9') })),
+  h(
+    'signature-input:crlf-injection',
+    signed(false, { sent: signatureInput((value) => `${value}\r\nx-injected: 1`) }),
+  ),
+  h(
+    'signature-input:huge-100k',
+    signed(false, { sent: signatureInput((value) => `${value}, pad=("${'a'.repeat(100_000)}")`) }),
+  ),
+  h(
+    'signature-input:many-1000-members',
+    signed(false, {
+      sent: signatureInput((value) =>
+        [...Array.from({ length: 1_000 }, (_, i) => `a${i}=();tag=x`), value].join(', '),
+      ),
+    }),
+  ),
+  h(
+    'signature:many-1000-members',
+    signed(false, {
+      sent: (headers) => {
+        const value = headers.find(([name]) => name === 'signature')![1];
+        return replaceHeader(
+          headers,
+          'signature',
+          [...Array.from({ length: 1_000 }, (_, i) => `s${i}=:AA==:`), value].join(', '),
+        );
+      },
+    }),
+  ),
+  h(
+    'signature-input:nested-inner-lists',
+    signed(true, { sent: signatureInput(() => `sig1=${'('.repeat(1_000)}"@method"${')'.repeat(1_000)}`) }),
+  ),
+  h(
+    'signature-input:two-lines',
+    signed(false, {
+      sent: (headers) => [
+        ...headers,
+        ['signature-input', headers.find(([name]) => name === 'signature-input')![1]],
+      ],
+    }),
+  ),
+  h(
+    'signature-input:missing',
+    signed(true, { sent: (headers) => replaceHeader(headers, 'signature-input', undefined) }),
+  ),
+  // Covered components.
+  h(
+    'components:parameters',
+    components((list) => list.map((item) => (item === '"@method"' ? '"@method";req' : item))),
+  ),
+  h(
+    'components:query-param',
+    components((list) => [...list, '"@query-param";name="limit"']),
+  ),
+  h(
+    'components:unknown-query-param',
+    components((list) => [...list, '"@query-param"']),
+  ),
+  h(
+    'components:unknown-status',
+    components((list) => [...list, '"@status"']),
+  ),
+  h(
+    'components:twice',
+    components((list) => [...list, '"@method"']),
+  ),
+  h(
+    'components:token',
+    components((list) => ['method', ...list.slice(1)]),
+  ),
+  h(
+    'components:missing-method',
+    components((list) => list.slice(1)),
+  ),
+  h(
+    'components:request-target-only',
+    components((list) => [
+      '"@method"',
+      '"@request-target"',
+      ...list.filter((item) => !item.startsWith('"@')),
+    ]),
+  ),
+  h(
+    'components:target-uri',
+    signed(false, {
+      draft: (draft) => {
+        draft.components = [
+          '"@method"',
+          '"@target-uri"',
+          ...draft.components.filter((item) => !item.startsWith('"@')),
+        ];
+      },
+    }),
+  ),
+  h(
+    'components:upper-case-field',
+    components((list) => list.map((item) => (item === '"content-digest"' ? '"Content-Digest"' : item)), true),
+  ),
+  h(
+    'components:web-bot-auth-default',
+    signed(true, {
+      keyid: 'thumbprint',
+      tag: true,
+      draft: (draft) => {
+        draft.components = ['"@authority"'];
+      },
+    }),
+  ),
+  h(
+    'components:web-bot-auth-default-signature-agent',
+    signed(true, {
+      keyid: 'thumbprint',
+      tag: true,
+      draft: (draft) => {
+        draft.components = ['"@authority"', '"signature-agent"'];
+        setField(draft, 'signature-agent', '"https://agent.example"');
+      },
+    }),
+  ),
+  // Parameters.
+  h(
+    'params:no-created',
+    param('created', () => undefined),
+  ),
+  h(
+    'params:no-expires',
+    param('expires', () => undefined),
+  ),
+  h(
+    'params:no-nonce',
+    param('nonce', () => undefined),
+  ),
+  h(
+    'params:no-keyid',
+    param('keyid', () => undefined),
+  ),
+  h(
+    'created:string',
+    param('created', (now) => sfString(String(now))),
+  ),
+  h(
+    'created:decimal',
+    param('created', (now) => `${now}.5`),
+  ),
+  h(
+    'created:negative',
+    param('created', () => '-1'),
+  ),
+  h(
+    'created:1e20',
+    param('created', () => '100000000000000000000'),
+  ),
+  h(
+    'created:year-3000',
+    signed(true, {
+      draft: (draft) => {
+        setParam(draft, 'created', '32503680000');
+        setParam(draft, 'expires', '32503680060');
+      },
+    }),
+  ),
+  h(
+    'expires:string',
+    param('expires', (now) => sfString(String(now + 60))),
+  ),
+  h(
+    'expires:decimal',
+    param('expires', (now) => `${now + 60}.5`),
+  ),
+  h(
+    'expires:negative',
+    param('expires', () => '-1'),
+  ),
+  h(
+    'expires:1e20',
+    param('expires', () => '100000000000000000000'),
+  ),
+  h(
+    'expires:year-3000',
+    param('expires', () => '32503680000'),
+  ),
+  h('expires:before-created', signed(true, { draft: signedAt(0, -1) })),
+  h('expires:equals-created', signed(true, { draft: signedAt(0, 0) })),
+  h('expires:lifetime-301', signed(true, { draft: signedAt(0, 301) })),
+  h('expires:lifetime-300', signed(false, { draft: signedAt(0, 300) })),
+  h('created:stale', signed(true, { draft: signedAt(-600, -540) })),
+  h('created:future-60s', signed(true, { draft: signedAt(60, 120) })),
+  h('created:future-600s', signed(true, { draft: signedAt(600, 660) })),
+  h(
+    'nonce:short',
+    param('nonce', () => sfString('abc')),
+  ),
+  h(
+    'nonce:long',
+    param('nonce', () => sfString('a'.repeat(200))),
+  ),
+  h(
+    'nonce:symbols',
+    param('nonce', () => sfString('!'.repeat(32))),
+  ),
+  h(
+    'nonce:space',
+    param('nonce', () => sfString(`${'a'.repeat(16)} ${'b'.repeat(16)}`)),
+  ),
+  h(
+    'nonce:inner-padding',
+    param('nonce', () => sfString(`${'a'.repeat(16)}==${'b'.repeat(16)}`)),
+  ),
+  h(
+    'nonce:empty',
+    param('nonce', () => sfString('')),
+  ),
+  h(
+    'nonce:integer',
+    param('nonce', () => '1234567890123456'),
+  ),
+  h(
+    'nonce:web-bot-auth-64-bytes',
+    signed(false, { draft: (draft) => setParam(draft, 'nonce', sfString(webBotAuthNonce())) }),
+  ),
+  h('nonce:replayed', signed(false, { replay: true })),
+  h(
+    'keyid:unknown-thumbprint',
+    param('keyid', () => sfString(`unknown_thumbprint_${'x'.repeat(24)}`)),
+  ),
+  h('keyid:fresh-key-thumbprint', signed(true, { fresh: true, keyid: 'thumbprint' })),
+  h(
+    'keyid:not-base58',
+    param('keyid', () => sfString('not-base58-0OIl')),
+  ),
+  h(
+    'keyid:small-order-agent',
+    param('keyid', () => sfString('11111111111111111111111111111111')),
+  ),
+  h(
+    'keyid:empty',
+    param('keyid', () => sfString('')),
+  ),
+  h(
+    'keyid:token',
+    param('keyid', () => 'abc'),
+  ),
+  h(
+    'keyid:other-agent',
+    signed(true, { draft: (draft, context) => setParam(draft, 'keyid', sfString(context.otherAgentId)) }),
+  ),
+  h(
+    'keyid:other-agent-thumbprint',
+    signed(true, {
+      draft: (draft, context) => setParam(draft, 'keyid', sfString(agentKeyThumbprint(context.otherAgentId))),
+    }),
+  ),
+  h(
+    'alg:rsa-pss-sha512',
+    param('alg', () => sfString('rsa-pss-sha512')),
+  ),
+  h(
+    'alg:upper-case',
+    param('alg', () => sfString('ED25519')),
+  ),
+  h(
+    'alg:token',
+    param('alg', () => 'ed25519'),
+  ),
+  h('alg:missing', signed(false, { draft: (draft) => setParam(draft, 'alg', undefined) })),
+  h(
+    'tag:other',
+    param('tag', () => sfString('other')),
+  ),
+  h(
+    'tag:upper-case',
+    param('tag', () => sfString('Web-Bot-Auth')),
+  ),
+  h(
+    'tag:token',
+    param('tag', () => 'web-bot-auth'),
+  ),
+  h('params:unknown', signed(false, { draft: (draft) => setParam(draft, 'foo', sfString('bar')) })),
+  // The Signature field.
+  h(
+    'signature:wrong-label',
+    signed(true, {
+      sent: (headers) =>
+        replaceHeader(
+          headers,
+          'signature',
+          headers.find(([name]) => name === 'signature')![1].replace(/^sig1=/, 'sig2='),
+        ),
+    }),
+  ),
+  h(
+    'signature:not-bytes',
+    signed(true, { sent: (headers) => replaceHeader(headers, 'signature', 'sig1="abc"') }),
+  ),
+  h('signature:token', signed(true, { sent: (headers) => replaceHeader(headers, 'signature', 'sig1=abc') })),
+  h(
+    'signature:not-dictionary',
+    signed(true, { sent: (headers) => replaceHeader(headers, 'signature', ':abc: :def:') }),
+  ),
+  h('signature:missing', signed(true, { sent: (headers) => replaceHeader(headers, 'signature', undefined) })),
+  h(
+    'signature:63-bytes',
+    signed(true, { sent: (headers) => withSignatureBytes(headers, (bytes) => bytes.subarray(0, 63)) }),
+  ),
+  h(
+    'signature:65-bytes',
+    signed(true, {
+      sent: (headers) => withSignatureBytes(headers, (bytes) => Buffer.concat([bytes, Buffer.from([0])])),
+    }),
+  ),
+  h(
+    'signature:changed-byte',
+    signed(true, {
+      sent: (headers) =>
+        withSignatureBytes(headers, (bytes) => {
+          const copy = Buffer.from(bytes);
+          copy[10] = copy[10]! ^ 0x01;
+          return copy;
+        }),
+    }),
+  ),
+  h(
+    'signature:zero-bytes',
+    signed(true, { sent: (headers) => withSignatureBytes(headers, () => Buffer.alloc(64)) }),
+  ),
+  // Content-Digest and the body.
+  h(
+    'content-digest:missing',
+    signed(true, { needsBody: true, sent: (headers) => replaceHeader(headers, 'content-digest', undefined) }),
+  ),
+  h(
+    'content-digest:not-covered',
+    components((list) => list.filter((item) => item !== '"content-digest"'), true),
+  ),
+  h(
+    'content-digest:mismatch',
+    signed(true, {
+      needsBody: true,
+      draft: (draft, { body }) => setField(draft, 'content-digest', digestOfOther(body)),
+    }),
+  ),
+  h(
+    'content-digest:sha-512',
+    signed(false, {
+      needsBody: true,
+      draft: (draft, { body }) => setField(draft, 'content-digest', sha512Digest(body!)),
+    }),
+  ),
+  h(
+    'content-digest:sha-512-mismatch',
+    signed(true, {
+      needsBody: true,
+      draft: (draft, { body }) =>
+        setField(draft, 'content-digest', `${contentDigest(body!)}, ${sha512Digest(Buffer.from('other'))}`),
+    }),
+  ),
+  h(
+    'content-digest:unknown-algorithm-only',
+    signed(true, {
+      needsBody: true,
+      draft: (draft, { body }) =>
+        setField(draft, 'content-digest', `sha-1=:${createHash('sha1').update(body!).digest('base64')}:`),
+    }),
+  ),
+  h(
+    'content-digest:not-dictionary',
+    signed(true, { needsBody: true, draft: (draft) => setField(draft, 'content-digest', '(((') }),
+  ),
+  h(
+    'content-digest:not-bytes',
+    signed(true, { needsBody: true, draft: (draft) => setField(draft, 'content-digest', 'sha-256="abc"') }),
+  ),
+  h(
+    'body:changed-after-signing',
+    signed(true, {
+      needsBody: true,
+      // Signed over another body's digest; the digest sent is the body's own.
+      draft: (draft, { body }) => setField(draft, 'content-digest', digestOfOther(body)),
+      sent: (headers, { body }) => replaceHeader(headers, 'content-digest', contentDigest(body!)),
+    }),
+  ),
+  // Signature-Agent (a key directory, fetched only for a thumbprint the gateway has not seen).
+  h(
+    'signature-agent:not-covered',
+    signed(true, { sent: (headers) => [...headers, ['signature-agent', '"https://agent.example"']] }),
+  ),
+  h('signature-agent:not-string', signatureAgent('42')),
+  h('signature-agent:closed-port', signatureAgent(CLOSED_PORT)),
+  h('signature-agent:closed-port-dictionary', signatureAgent(`sig1=${CLOSED_PORT}`)),
+  h('signature-agent:not-url', signatureAgent('"not a url"')),
+  h('signature-agent:file-url', signatureAgent('"file:///etc/passwd"')),
+  h(
+    'signature-agent:two-lines',
+    signed(true, {
+      ...signatureAgent(CLOSED_PORT),
+      sent: (headers) => [...headers, ['signature-agent', '"https://agent.example"']],
+    }),
+  ),
+  h('signature-agent:seen-key', signatureAgent(CLOSED_PORT, false)),
+  // Both schemes at once: Authorization wins.
+  h(
+    'both:valid-authorization',
+    signed(false, { sent: (headers, context) => [...context.serviceAuth(), ...headers] }),
+  ),
+  h(
+    'both:bad-authorization',
+    signed(true, {
+      sent: (headers, context) => [
+        ['authorization', 'service garbage'],
+        ...context.serviceAuth().filter(([name]) => name !== 'authorization'),
+        ...headers,
+      ],
+    }),
+  ),
 ];

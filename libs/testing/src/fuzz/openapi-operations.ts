@@ -45,7 +45,7 @@ export interface FuzzOperation {
   queryParams: FuzzParameter[];
   headerParams: FuzzParameter[];
   body: { schema: JsonSchema; required: boolean; contentType: string } | undefined;
-  /** The operation names a security requirement: the gateway checks the signature (README "Calling it"). */
+  /** The operation names a security requirement: the gateway checks the signature (docs/api.md "Calling it"). */
   signed: boolean;
   /** POST, PUT, PATCH or DELETE: a refusal of it must change nothing. */
   write: boolean;

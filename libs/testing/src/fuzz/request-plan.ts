@@ -9,6 +9,7 @@ import {
   HOSTILE_DATES,
   HOSTILE_HEADERS,
   HOSTILE_INTEGERS,
+  HOSTILE_MESSAGE_SIGNATURES,
   HOSTILE_NONCES,
   HOSTILE_NUMBERS,
   HOSTILE_PATH_SEGMENTS,
@@ -21,6 +22,7 @@ import {
   WRONG_TYPES,
   type Hostile,
 } from './hostile-values.js';
+import type { MessagePlan } from './message-signing.js';
 import type { FuzzOperation, FuzzParameter, JsonSchema } from './openapi-operations.js';
 import { RawJson, deeplyNested, serializeJson } from './raw-json.js';
 import { nearFutureInstant, schemaArbitrary, type SchemaHint } from './schema-arbitrary.js';
@@ -61,7 +63,9 @@ export type AuthPlan =
   | { kind: 'body-mismatch' | 'query-mismatch' | 'duplicate-authorization' | 'duplicate-nonce' }
   | { kind: 'authorization'; value: string }
   | { kind: 'nonce'; value: string }
-  | { kind: 'timestamp'; value: string };
+  | { kind: 'timestamp'; value: string }
+  /** RFC 9421 Signature-Input and Signature (message-signing.ts), valid or hostile. */
+  | { kind: 'message'; message: MessagePlan };
 
 export type PaymentHeader = 'x-payment' | 'payment-signature';
 
@@ -554,6 +558,7 @@ export function planRequest(g: Gen, op: FuzzOperation, context: PlanContext): Re
     ],
     ['headers', 6],
     ['auth', op.signed ? 14 : 2],
+    ['message-signing', op.signed ? 14 : 2],
     ['payment', hasPayment ? 20 : 0],
     ['method', 2],
   ] as const);
@@ -612,6 +617,10 @@ export function planRequest(g: Gen, op: FuzzOperation, context: PlanContext): Re
   if (op.body && (op.body.required || chance(g, 70))) {
     body = { kind: 'json', value: g(() => schemaArbitrary(op.body!.schema, context.hint)) };
   }
+  // Content-Digest needs a body: a route that reads one gets one.
+  if (aspect === 'message-signing' && body.kind === 'none' && op.body) {
+    body = { kind: 'json', value: g(() => schemaArbitrary(op.body!.schema, context.hint)) };
+  }
   if (aspect === 'body') {
     const valid =
       body.kind === 'json'
@@ -641,6 +650,30 @@ export function planRequest(g: Gen, op: FuzzOperation, context: PlanContext): Re
     const hostile = hostileAuth(g);
     auth = hostile.auth;
     labels.push(hostile.label);
+  } else if (aspect === 'message-signing') {
+    const hostile = pick(
+      g,
+      HOSTILE_MESSAGE_SIGNATURES.filter((candidate) => body.kind !== 'none' || !candidate.value.needsBody),
+    );
+    const tamper = hostile.value;
+    if (tamper.fresh) signer = 'fresh';
+    auth = {
+      kind: 'message',
+      message: {
+        keyid: signer !== 'fresh' && chance(g, 50) ? 'thumbprint' : 'agentId',
+        tag: chance(g, 50),
+        tamper,
+        expect: tamper.refused ? 'refused' : 'any',
+      },
+    };
+    labels.push(hostile.label);
+  } else if (auth.kind === 'valid' && chance(g, 35)) {
+    // Every signed operation under RFC 9421 as well, signed by signMessageRequest: keyid the
+    // agentId, or (for the fixtures' agents, seen signing before the run) the key's thumbprint.
+    const keyid = signer !== 'fresh' && chance(g, 50) ? 'thumbprint' : 'agentId';
+    const tag = chance(g, 50);
+    auth = { kind: 'message', message: { keyid, tag, expect: aspect === 'valid' ? 'verified' : 'any' } };
+    labels.push(`rfc9421:keyid-${keyid}${tag ? '+web-bot-auth' : ''}`);
   }
 
   let payment: PaymentPlan = { kind: 'none' };

@@ -1,10 +1,12 @@
 import { Agent, request } from 'node:http';
+import { connect } from 'node:net';
 
 /**
  * One request exactly as the fuzzer means it: fetch() would normalise dot segments, percent-encode
  * raw bytes and refuse some headers, so the fuzzer talks node:http with the target as written.
  * The target's characters U+0080..U+00FF go out as single bytes (latin1): a UTF-8 path is given
- * as its bytes, one character per byte.
+ * as its bytes, one character per byte. A header value node:http will not send (NUL, CR, LF,
+ * characters above U+00FF) goes out as written on a raw socket instead: see `rawBytes`.
  */
 export interface WireRequest {
   method: string;
@@ -54,6 +56,7 @@ export class Wire {
    * after an earlier answer), once more on a new one. A second failure is the answer to this request.
    */
   async send(wire: WireRequest): Promise<WireResponse> {
+    if (wire.headers.some(([, value]) => UNSENDABLE.test(value))) return this.sendRaw(wire);
     try {
       return await this.sendOnce(wire, this.agent);
     } catch (error) {
@@ -129,7 +132,137 @@ export class Wire {
     });
   }
 
+  /** On a socket of its own, `connection: close`: the answer ends when the server closes it. */
+  private sendRaw(wire: WireRequest): Promise<WireResponse> {
+    const started = performance.now();
+    const lines = [`${wire.method} ${wire.target} HTTP/1.1`];
+    if (!wire.headers.some(([name]) => name.toLowerCase() === 'host'))
+      lines.push(`host: ${this.host}:${this.port}`);
+    for (const [name, value] of wire.headers) lines.push(`${name}: ${value}`);
+    if (wire.body !== undefined) lines.push(`content-length: ${wire.body.byteLength}`);
+    lines.push('connection: close', '', '');
+    const bytes = Buffer.concat([rawBytes(lines.join('\r\n')), Buffer.from(wire.body ?? [])]);
+    return new Promise((resolve, reject) => {
+      const socket = connect({ host: this.host, port: this.port });
+      const chunks: Buffer[] = [];
+      let settled = false;
+      const settle = (outcome: () => void) => {
+        if (settled) return;
+        settled = true;
+        socket.destroy();
+        outcome();
+      };
+      socket.setTimeout(this.timeoutMs, () =>
+        settle(() => reject(new WireError('timeout', `no complete answer within ${this.timeoutMs} ms`))),
+      );
+      socket.on('error', (error) => settle(() => reject(new WireError('connection', error.message))));
+      socket.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        const answer = parseRawResponse(Buffer.concat(chunks), false);
+        if (answer) settle(() => resolve({ ...answer, durationMs: performance.now() - started }));
+      });
+      socket.on('close', () => {
+        const answer = parseRawResponse(Buffer.concat(chunks), true);
+        settle(() =>
+          answer
+            ? resolve({ ...answer, durationMs: performance.now() - started })
+            : reject(new WireError('connection', 'the connection closed before a complete answer')),
+        );
+      });
+      // Written, not ended: a client that half-closes has its request aborted by Node's server
+      // (httpAllowHalfOpen is off) whenever the answer takes a moment; `connection: close` ends it.
+      socket.write(bytes);
+    });
+  }
+
   close(): void {
     this.agent.destroy();
   }
+}
+
+/** What node:http refuses in a header value (its checkInvalidHeaderChar): control characters, above U+00FF. */
+const UNSENDABLE = /[^\t\x20-\x7e\x80-\xff]/;
+
+/**
+ * The bytes of a raw request's head: U+0000..U+00FF as one byte each (latin1, as node:http sends
+ * them), anything above as UTF-8, a lone surrogate as the three bytes UTF-8 would give it (WTF-8).
+ */
+export function rawBytes(text: string): Buffer {
+  const bytes: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    let code = text.charCodeAt(i);
+    if (code <= 0xff) {
+      bytes.push(code);
+      continue;
+    }
+    const next = text.charCodeAt(i + 1);
+    if (code >= 0xd800 && code <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+      code = 0x10000 + ((code - 0xd800) << 10) + (next - 0xdc00);
+      i++;
+    }
+    if (code < 0x800) bytes.push(0xc0 | (code >> 6), 0x80 | (code & 63));
+    else if (code < 0x10000) bytes.push(0xe0 | (code >> 12), 0x80 | ((code >> 6) & 63), 0x80 | (code & 63));
+    else
+      bytes.push(
+        0xf0 | (code >> 18),
+        0x80 | ((code >> 12) & 63),
+        0x80 | ((code >> 6) & 63),
+        0x80 | (code & 63),
+      );
+  }
+  return Buffer.from(bytes);
+}
+
+/**
+ * An HTTP/1.1 answer from its bytes, once complete: by Content-Length, chunked, an event stream's
+ * head, or (`closed`) whatever came before the server closed. Undefined while incomplete.
+ */
+export function parseRawResponse(
+  bytes: Buffer,
+  closed: boolean,
+): Omit<WireResponse, 'durationMs'> | undefined {
+  const end = bytes.indexOf('\r\n\r\n');
+  if (end < 0) return undefined;
+  const [statusLine = '', ...fields] = bytes.subarray(0, end).toString('latin1').split('\r\n');
+  const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine)?.[1] ?? 0);
+  const headers: Record<string, string | string[] | undefined> = {};
+  for (const field of fields) {
+    const colon = field.indexOf(':');
+    if (colon <= 0) continue;
+    const name = field.slice(0, colon).trim().toLowerCase();
+    const value = field.slice(colon + 1).trim();
+    const existing = headers[name];
+    headers[name] =
+      existing === undefined ? value : [...(Array.isArray(existing) ? existing : [existing]), value];
+  }
+  const contentType = String(headers['content-type'] ?? '');
+  // A stream (SSE) never ends by itself, chunked or not: its head is the answer.
+  if (!closed && contentType.startsWith('text/event-stream'))
+    return { status, headers, contentType, body: '' };
+  let body = bytes.subarray(end + 4);
+  const length = Number(headers['content-length'] ?? Number.NaN);
+  if (String(headers['transfer-encoding'] ?? '').toLowerCase() === 'chunked') {
+    const parts: Buffer[] = [];
+    let at = 0;
+    for (;;) {
+      const lineEnd = body.indexOf('\r\n', at);
+      if (lineEnd < 0)
+        return closed
+          ? { status, headers, contentType, body: Buffer.concat(parts).toString('utf8') }
+          : undefined;
+      const size = parseInt(body.subarray(at, lineEnd).toString('latin1'), 16);
+      if (!Number.isFinite(size) || size === 0) break;
+      if (body.length < lineEnd + 2 + size)
+        return closed
+          ? { status, headers, contentType, body: Buffer.concat(parts).toString('utf8') }
+          : undefined;
+      parts.push(body.subarray(lineEnd + 2, lineEnd + 2 + size));
+      at = lineEnd + 2 + size + 2;
+    }
+    body = Buffer.concat(parts);
+  } else if (Number.isFinite(length)) {
+    if (body.length < length && !closed) return undefined;
+    body = body.subarray(0, length);
+  } else if (!closed) return undefined;
+  return { status, headers, contentType, body: body.subarray(0, MAX_BODY).toString('utf8') };
 }

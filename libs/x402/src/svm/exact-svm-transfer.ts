@@ -1,5 +1,4 @@
 import {
-  getBase58Decoder,
   getBase64Decoder,
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
@@ -138,12 +137,4 @@ export function readExactSvmTransfer(payment: PaymentPayload): ExactSvmTransfer 
     messageHash: getBase64Decoder().decode(sha256(messageBytes)),
     message: messageBytes,
   };
-}
-
-/** The signature the payer put on the transaction (base58), if it signed. */
-export function payerSignatureOf(payment: PaymentPayload, payer: string): string | undefined {
-  const bytes = getBase64Encoder().encode(svmTransactionOf(payment));
-  const { signatures } = getTransactionDecoder().decode(bytes);
-  const signature = (signatures as Record<string, Uint8Array | null>)[payer];
-  return signature ? getBase58Decoder().decode(signature) : undefined;
 }

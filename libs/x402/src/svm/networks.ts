@@ -10,13 +10,6 @@ import {
   USDC_TESTNET_ADDRESS,
 } from '@x402/svm';
 
-/** The CAIP-2 ids of Solana's clusters: the only ones the official x402 Solana client accepts. */
-export const SOLANA_NETWORKS = {
-  mainnet: SOLANA_MAINNET_CAIP2,
-  devnet: SOLANA_DEVNET_CAIP2,
-  testnet: SOLANA_TESTNET_CAIP2,
-} as const;
-
 /** Circle's USDC mint on a Solana cluster (as @x402/svm knows it), if the network is one. */
 export function defaultUsdcMint(network: string): string | undefined {
   switch (network) {

@@ -1,9 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { getBase58Decoder, getBase64Encoder, getTransactionDecoder } from '@solana/kit';
 import { generateAgentKey, type AgentKey } from '@townhall/auth';
 import { land, pushTransfers, signTransfer, startLocalSvm, type LocalSvm } from '@townhall/testing/solana';
 import type { PaymentPayload } from '../payload.js';
-import { payerSignatureOf, readExactSvmTransfer } from './exact-svm-transfer.js';
+import { readExactSvmTransfer, svmTransactionOf } from './exact-svm-transfer.js';
 import { DEFAULT_SEARCH_BOUNDS, type ChainSearchBounds } from './payment-search.js';
 import { SolanaChain, type ChainVerdict, type PaymentLook } from './solana-chain.js';
 
@@ -12,6 +13,13 @@ import { SolanaChain, type ChainVerdict, type PaymentLook } from './solana-chain
 // a proxy that counts what the search asks and can make the RPC list no memos or no blockTime.
 
 const PRICE = 500_000n;
+
+/** The signature the payer put on a payment's transaction (base58), if it signed. */
+function payerSignatureOf(payment: PaymentPayload, payer: string): string | undefined {
+  const { signatures } = getTransactionDecoder().decode(getBase64Encoder().encode(svmTransactionOf(payment)));
+  const signature = (signatures as Record<string, Uint8Array | null>)[payer];
+  return signature ? getBase58Decoder().decode(signature) : undefined;
+}
 const MEMO = 'townhall:search-spec';
 
 /** A JSON-RPC proxy in front of the local RPC: every call it forwards, and what it changes. */
@@ -122,6 +130,28 @@ describe('SolanaChain: the verdict on a payment, from a complete search of its t
     return { buyer, host, payment, since };
   }
 
+  /**
+   * `run` again, from the start, when a blockhash it signed with expired before it landed: one lives
+   * 400 ms here (so that tests can see one expire), and a loaded machine can be slower than that.
+   */
+  async function onFreshBlockhash<T>(run: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await run();
+      } catch (error) {
+        if (attempt >= 10 || !(error instanceof Error) || !/Blockhash not found/.test(error.message))
+          throw error;
+      }
+    }
+  }
+
+  /** aPayment, landed. */
+  const aLandedPayment = () =>
+    onFreshBlockhash(async () => {
+      const paid = await aPayment();
+      return { ...paid, transaction: await land(svm.chain, paid.payment) };
+    });
+
   /** `count` entries in `owner`'s token account history that are not the payment (faucet mints, their own memo). */
   async function bury(owner: string, count: number): Promise<void> {
     for (let i = 0; i < count; i += 1) await svm.chain.faucet(owner, 1n);
@@ -150,8 +180,7 @@ describe('SolanaChain: the verdict on a payment, from a complete search of its t
   }
 
   it('finds a payment under more than 1,000 newer entries of its source, fetching only what names its memo', async () => {
-    const { buyer, payment, since } = await aPayment();
-    const transaction = await land(svm.chain, payment);
+    const { buyer, payment, since, transaction } = await aLandedPayment();
     await bury(buyer.agentId, 1_001);
     // Three transfers into the buyer's account whose memos contain the payment's: fetched, and not it.
     const spammer = generateAgentKey();
@@ -198,8 +227,7 @@ describe('SolanaChain: the verdict on a payment, from a complete search of its t
   });
 
   it('does not end at entries without a blockTime', async () => {
-    const { buyer, payment } = await aPayment();
-    const transaction = await land(svm.chain, payment);
+    const { buyer, payment, transaction } = await aLandedPayment();
     await bury(buyer.agentId, 30);
     rpc.hideBlockTimes = true;
 
@@ -212,8 +240,7 @@ describe('SolanaChain: the verdict on a payment, from a complete search of its t
   });
 
   it('fetches every entry in the window when the RPC lists no memos', async () => {
-    const { buyer, payment, since } = await aPayment();
-    const transaction = await land(svm.chain, payment);
+    const { buyer, payment, since, transaction } = await aLandedPayment();
     await bury(buyer.agentId, 20);
     rpc.hideMemos = true;
     rpc.reset();
@@ -252,8 +279,7 @@ describe('SolanaChain: the verdict on a payment, from a complete search of its t
   });
 
   it('finds a landed payment deeper than one look reaches, in a later look', async () => {
-    const { buyer, host, payment, since } = await aPayment();
-    const transaction = await land(svm.chain, payment);
+    const { buyer, host, payment, since, transaction } = await aLandedPayment();
     await bury(buyer.agentId, 45);
     await bury(host.agentId, 45);
     await expired(payment);
@@ -268,8 +294,7 @@ describe('SolanaChain: the verdict on a payment, from a complete search of its t
   });
 
   it('searches the destination when the source stops at its bound', async () => {
-    const { buyer, payment, since } = await aPayment();
-    const transaction = await land(svm.chain, payment);
+    const { buyer, payment, since, transaction } = await aLandedPayment();
     await bury(buyer.agentId, 60);
     await expired(payment);
 
@@ -280,8 +305,7 @@ describe('SolanaChain: the verdict on a payment, from a complete search of its t
   });
 
   it('stops at its fetch bound when many entries name the memo, and goes on later', async () => {
-    const { buyer, host, payment, since } = await aPayment();
-    const transaction = await land(svm.chain, payment);
+    const { buyer, host, payment, since, transaction } = await aLandedPayment();
     const spammer = generateAgentKey();
     await svm.chain.faucet(spammer.agentId, 100n);
     // Look-alikes in both accounts, newer than the payment: every one must be fetched.
@@ -300,8 +324,7 @@ describe('SolanaChain: the verdict on a payment, from a complete search of its t
   });
 
   it('gives the destination its own fetches when look-alikes flood the source', async () => {
-    const { buyer, payment, since } = await aPayment();
-    const transaction = await land(svm.chain, payment);
+    const { buyer, payment, since, transaction } = await aLandedPayment();
     const spammer = generateAgentKey();
     await svm.chain.faucet(spammer.agentId, 100n);
     await pushTransfers(svm.chain, svm.rpcUrl, spammer, buyer.agentId, { count: 8, memo: MEMO });
@@ -332,16 +355,18 @@ describe('SolanaChain: the verdict on a payment, from a complete search of its t
   });
 
   it('reads a landing that failed as failed', async () => {
-    const { buyer, payment, since } = await aPayment();
     // The buyer's funds are gone before the payment lands: it lands, runs, and fails.
-    const elsewhere = generateAgentKey();
-    await svm.chain.ensureTokenAccount(elsewhere.agentId);
-    const drain = await signTransfer(svm.chain, svm.rpcUrl, buyer, elsewhere.agentId, {
-      amount: 10n * PRICE,
-      memo: 'elsewhere',
+    const { buyer, payment, since, transaction } = await onFreshBlockhash(async () => {
+      const paid = await aPayment();
+      const elsewhere = generateAgentKey();
+      await svm.chain.ensureTokenAccount(elsewhere.agentId);
+      const drain = await signTransfer(svm.chain, svm.rpcUrl, paid.buyer, elsewhere.agentId, {
+        amount: 10n * PRICE,
+        memo: 'elsewhere',
+      });
+      await land(svm.chain, drain);
+      return { ...paid, transaction: await land(svm.chain, paid.payment) };
     });
-    await land(svm.chain, drain);
-    const transaction = await land(svm.chain, payment);
     expect(svm.chain.transactionStatus(transaction)).toMatchObject({ ok: false });
     await bury(buyer.agentId, 3);
 

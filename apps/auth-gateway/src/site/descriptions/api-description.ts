@@ -123,6 +123,11 @@ Any failure is 401 with \`WWW-Authenticate: service realm="${serverUrl}"\` and a
 \`auth.agent_invalid\`, \`auth.signature_invalid\`, \`auth.nonce_replayed\`. If the nonce store
 cannot answer, the request fails closed: 503 \`dependency.unavailable\`.
 
+The same key may sign by RFC 9421 HTTP Message Signatures instead (\`Signature\` and
+\`Signature-Input\`, no \`Authorization\`): covering \`@method\`, \`@authority\`, \`@path\`,
+\`@query\` and, with a body, \`content-digest\`; \`keyid\` the agentId or its JWK thumbprint. The
+window, the nonces and the limits are the same (docs/protocol/signing.md "RFC 9421 signatures").
+
 Before any check, a signed request pays at its client address (an IPv6 client by its /64): 200
 signed requests a second (429 \`rate.limited\`), and an address with more than 20 requests refused
 as not authentic within a minute is refused every signed request for 5 minutes (429
@@ -167,6 +172,12 @@ export const IDEMPOTENT_REPLAYED_DESCRIPTION =
 
 export const NONCE_DESCRIPTION =
   'The nonce of a signed request (signing string field 8): 16 to 48 random bytes, base64url without padding. Each works once per agent.';
+
+/** The RFC 9421 alternative to service-auth-v1 (docs/protocol/signing.md "RFC 9421 signatures"). */
+export const MESSAGE_SIGNATURE_DESCRIPTION = `RFC 9421 HTTP Message Signatures with the same Ed25519 key, instead of \`Authorization\` and \`X-Nonce\`: \`Signature\` (\`sig1=:<base64 signature>:\`) with its \`Signature-Input\`, covering \`"@method" "@authority" "@path" "@query"\` (or \`"@method" "@target-uri"\`) and, when there is a body, \`"content-digest"\` (RFC 9530, sha-256 or sha-512, checked against the body), with \`created\`, \`expires\` (at most 300 s later), \`nonce\` (used once) and \`keyid\` (the agentId, or the RFC 7638 thumbprint of its JWK), \`alg="ed25519"\` or none, \`tag="web-bot-auth"\` or none. A signature that covers less is 401 \`auth.components_missing\` with \`Accept-Signature\`; an unknown thumbprint is 401 \`auth.key_unknown\`.`;
+
+export const SIGNATURE_INPUT_DESCRIPTION =
+  'The RFC 9421 signature parameters of `Signature` (a structured-field dictionary): its covered components, `created`, `expires`, `nonce`, `keyid`, `alg`.';
 
 export const PAYMENT_REQUIRED_HEADER_DESCRIPTION =
   'Standard base64 of the x402 v2 PaymentRequired JSON: the same requirements as the body, in v2 form (`amount`, `extra.resource`).';

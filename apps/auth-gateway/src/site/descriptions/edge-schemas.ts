@@ -6,6 +6,7 @@ import {
   type FieldError,
   type ProblemCode,
   type SettlementView,
+  type TicketReply,
 } from '@townhall/contracts';
 import type { LedgerPayload, PaymentRequiredBody, PaymentRequirements } from '@townhall/x402';
 import { z } from 'zod';
@@ -113,6 +114,12 @@ export const PaymentResponseSchema = reply(
       .describe('The EVENT_TICKET ledger entry id (ledger) or the chain transaction (http)'),
     network: z.string(),
     payer: z.string(),
+    extensions: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe(
+        'x402 v2 extensions of the answer: `offer-receipt`, the receipt the service signed (JWS; its key in `GET /.well-known/jwks.json`)',
+      ),
   }),
   'PaymentResponse',
   'The JSON that X-PAYMENT-RESPONSE and PAYMENT-RESPONSE carry (standard base64)',
@@ -135,6 +142,11 @@ export type EdgeSchemaChecks = [
   Expect<Same<z.output<typeof PaymentRequirementsSchema>, PaymentRequirements>>,
   Expect<Same<z.output<typeof PaymentRequiredSchema>, PaymentRequiredBody>>,
   Expect<Same<z.output<typeof LedgerPaymentSchema>['payload'], LedgerPayload>>,
-  Expect<Same<z.output<typeof PaymentResponseSchema>, SettlementView>>,
+  Expect<
+    Same<
+      z.output<typeof PaymentResponseSchema>,
+      SettlementView & { extensions?: TicketReply['paymentExtensions'] }
+    >
+  >,
   Expect<Same<z.output<typeof CloudEventSchema>, CloudEvent>>,
 ];

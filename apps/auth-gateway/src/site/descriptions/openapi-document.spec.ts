@@ -11,7 +11,9 @@ import { createGateway } from '../../gateway.js';
 import {
   ANY_ROUTE_CODES,
   IDEMPOTENT_ROUTE_CODES,
+  MESSAGE_SIGNATURE_SCHEME,
   NONCE_SCHEME,
+  SIGNATURE_INPUT_SCHEME,
   SIGNATURE_SCHEME,
   SIGNED_ROUTE_CODES,
   type OpenApiDocument,
@@ -157,7 +159,10 @@ describe('the OpenAPI document of the gateway', () => {
     for (const { method, path, operation } of operations()) {
       const signed = signedRoutes.has(`${method} ${fastifyPath(path)}`);
       if (signed) {
-        expect(operation.security).toEqual([{ [SIGNATURE_SCHEME]: [], [NONCE_SCHEME]: [] }]);
+        expect(operation.security).toEqual([
+          { [SIGNATURE_SCHEME]: [], [NONCE_SCHEME]: [] },
+          { [MESSAGE_SIGNATURE_SCHEME]: [], [SIGNATURE_INPUT_SCHEME]: [] },
+        ]);
         for (const code of SIGNED_ROUTE_CODES) expect(codesOf(operation)).toContain(code);
       } else {
         // Public: an explicit empty list (no signature needed), not an unsaid requirement.
@@ -165,7 +170,7 @@ describe('the OpenAPI document of the gateway', () => {
         expect(codesOf(operation)).not.toContain('auth.malformed');
       }
     }
-    expect(operation('PUT', '/directory/me').security).toHaveLength(1);
+    expect(operation('PUT', '/directory/me').security).toHaveLength(2);
     expect(operation('GET', '/events').security).toEqual([]);
     expect(operation('GET', '/openapi.json').security).toEqual([]);
   });

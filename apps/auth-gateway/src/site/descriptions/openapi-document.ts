@@ -3,11 +3,12 @@ import { PROBLEM_CODES, type ProblemCode } from '@townhall/contracts';
 import type { z } from 'zod';
 import { IDEMPOTENT_METHODS, isKeptStatus } from '../../idempotency/idempotency-key.js';
 import { isPublicProbe } from '../../health/public-probes.js';
-import { isUnlimitedRoute } from '../../rate-limit/rate-limited-requests.js';
 import type { GatewayRoute } from '../../routes/gateway-route.js';
 import {
   apiDescription,
+  MESSAGE_SIGNATURE_DESCRIPTION,
   NONCE_DESCRIPTION,
+  SIGNATURE_INPUT_DESCRIPTION,
   signingDescription,
   TAG_DESCRIPTIONS,
 } from './api-description.js';
@@ -58,6 +59,14 @@ export interface OpenApiDocument {
 
 export const SIGNATURE_SCHEME = 'serviceSignature';
 export const NONCE_SCHEME = 'nonce';
+export const MESSAGE_SIGNATURE_SCHEME = 'messageSignature';
+export const SIGNATURE_INPUT_SCHEME = 'signatureInput';
+
+/** A signed route takes either scheme: service-auth-v1, or RFC 9421. */
+export const SIGNED_ROUTE_SECURITY: Array<Record<string, string[]>> = [
+  { [SIGNATURE_SCHEME]: [], [NONCE_SCHEME]: [] },
+  { [MESSAGE_SIGNATURE_SCHEME]: [], [SIGNATURE_INPUT_SCHEME]: [] },
+];
 
 /** Answered by a signed route before its handler runs (docs/protocol/signing.md section 2). */
 export const SIGNED_ROUTE_CODES: readonly ProblemCode[] = [
@@ -66,6 +75,8 @@ export const SIGNED_ROUTE_CODES: readonly ProblemCode[] = [
   'auth.agent_invalid',
   'auth.signature_invalid',
   'auth.nonce_replayed',
+  'auth.components_missing',
+  'auth.key_unknown',
   // Before any of those: the client address's block after its failed verifications.
   'auth.address_blocked',
   'dependency.unavailable',
@@ -162,6 +173,18 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
       securitySchemes: {
         [SIGNATURE_SCHEME]: { type: 'http', scheme: 'service', description: signingDescription(serverUrl) },
         [NONCE_SCHEME]: { type: 'apiKey', in: 'header', name: 'X-Nonce', description: NONCE_DESCRIPTION },
+        [MESSAGE_SIGNATURE_SCHEME]: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Signature',
+          description: MESSAGE_SIGNATURE_DESCRIPTION,
+        },
+        [SIGNATURE_INPUT_SCHEME]: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Signature-Input',
+          description: SIGNATURE_INPUT_DESCRIPTION,
+        },
       },
       parameters: { [IDEMPOTENCY_KEY]: IDEMPOTENCY_KEY_PARAMETER },
       headers: HEADERS,
@@ -203,7 +226,7 @@ function operationOf(route: GatewayRoute): OpenApiOperation {
     ...(doc.description ? { description: doc.description } : {}),
     tags: [tag],
     // `[]`: public, no signature needed (an operation without `security` would leave it unsaid).
-    security: route.signed ? [{ [SIGNATURE_SCHEME]: [], [NONCE_SCHEME]: [] }] : [],
+    security: route.signed ? SIGNED_ROUTE_SECURITY : [],
     ...(parameters.length > 0 ? { parameters } : {}),
     responses: {},
   };
@@ -236,7 +259,7 @@ function operationOf(route: GatewayRoute): OpenApiOperation {
       : []),
     ...(doc.codes ?? []),
     ...(doc.callsService === false ? [] : SERVICE_CODES),
-    ...(isUnlimitedRoute(route.path) ? [] : (['rate.limited'] as const)),
+    ...(route.unlimited ? [] : (['rate.limited'] as const)),
   ]);
   const byStatus = new Map<number, ProblemCode[]>();
   for (const code of Object.keys(PROBLEM_CODES) as ProblemCode[]) {

@@ -18,13 +18,17 @@ export class PublishedDocument<D extends object = OpenApiDocument> {
   }
 }
 
-/** What the routes of both documents (this one, /asyncapi.json) are: public GETs, conditional, asking no service. */
+/**
+ * What the routes of both documents (this one, /asyncapi.json) are: public GETs, conditional,
+ * asking no service, never rate limited.
+ */
 export const DOCUMENT_ROUTE: Pick<
   RouteSpec,
-  'method' | 'tag' | 'statuses' | 'replyHeaders' | 'callsService'
+  'method' | 'tag' | 'unlimited' | 'statuses' | 'replyHeaders' | 'callsService'
 > = {
   method: 'GET',
   tag: 'Documentation',
+  unlimited: true,
   statuses: { 200: 'The document', 304: 'Not modified: `If-None-Match` names the current ETag' },
   replyHeaders: ['ETag', 'Cache-Control'],
   callsService: false,

@@ -22,6 +22,12 @@ const DOCS_CSP = [
   "frame-ancestors 'self'",
 ].join('; ');
 
+/**
+ * Every route of the docs page: never rate limited, like the document it renders. They are
+ * answered from memory, and reading the documentation spends nothing of a client's read budget.
+ */
+const UNLIMITED = { config: { unlimited: true } };
+
 /** The only files of swagger-ui-dist the page uses; nothing else of the package is reachable. */
 const ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
@@ -54,7 +60,9 @@ const SIGNING_STYLE = `
 .swagger-ui .townhall-signing { flex: 1 1 28rem; max-width: 40rem; margin-left: auto; font-family: sans-serif; }
 .swagger-ui .townhall-signing label { display: block; font-weight: 700; font-size: 12px; margin-bottom: 4px; }
 .swagger-ui .townhall-signing textarea { width: 100%; min-height: 3em; font-family: monospace; font-size: 12px; }
-.swagger-ui .townhall-signing__actions { display: flex; gap: 8px; margin: 6px 0; }
+.swagger-ui .townhall-signing__actions { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; margin: 6px 0; }
+.swagger-ui .townhall-signing .townhall-signing__scheme { display: flex; align-items: center; gap: 6px; margin: 0 0 0 auto; }
+.swagger-ui .townhall-signing__scheme select { font-size: 12px; }
 .swagger-ui .townhall-signing__status { font-size: 12px; margin: 0; word-break: break-all; }
 .swagger-ui .townhall-signing__problem { font-size: 12px; margin: 4px 0 0; color: #b00020; }
 .swagger-ui .townhall-signed { font-size: 11px; font-weight: 700; padding: 2px 6px; border: 1px solid #49cc90; border-radius: 4px; }
@@ -73,13 +81,13 @@ export function installDocsPage(fastify: FastifyInstance, title: string): void {
   const docsPage = (reply: FastifyReply) =>
     reply.header('content-security-policy', DOCS_CSP).type('text/html; charset=utf-8').send(html);
 
-  fastify.get(DOCS_PREFIX, async (_request, reply) => docsPage(reply));
-  fastify.get(`${DOCS_PREFIX}/`, async (_request, reply) => docsPage(reply));
-  fastify.get(`${DOCS_PREFIX}/docs.js`, async (_request, reply) =>
+  fastify.get(DOCS_PREFIX, UNLIMITED, async (_request, reply) => docsPage(reply));
+  fastify.get(`${DOCS_PREFIX}/`, UNLIMITED, async (_request, reply) => docsPage(reply));
+  fastify.get(`${DOCS_PREFIX}/docs.js`, UNLIMITED, async (_request, reply) =>
     reply.type('application/javascript; charset=utf-8').send(program),
   );
   for (const [name, type] of Object.entries(ASSETS)) {
-    fastify.get(`${DOCS_PREFIX}/${name}`, async (_request, reply) => {
+    fastify.get(`${DOCS_PREFIX}/${name}`, UNLIMITED, async (_request, reply) => {
       let file = files.get(name);
       if (!file) files.set(name, (file = readFile(join(dist, name))));
       // The files change only with the package version: let browsers keep them for a day.
@@ -89,7 +97,7 @@ export function installDocsPage(fastify: FastifyInstance, title: string): void {
         .send(await file);
     });
   }
-  fastify.get(`${DOCS_PREFIX}/errors/:code`, async (request, reply) => {
+  fastify.get(`${DOCS_PREFIX}/errors/:code`, UNLIMITED, async (request, reply) => {
     const { code } = request.params as { code: string };
     reply.header('content-security-policy', DOCS_CSP).type('text/html; charset=utf-8');
     if (!isProblemCode(code)) return reply.code(404).send(errorPage(code, 'Unknown problem code', ''));

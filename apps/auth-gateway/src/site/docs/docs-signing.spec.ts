@@ -1,17 +1,22 @@
 import 'reflect-metadata';
-import type { webcrypto } from 'node:crypto';
+import { createHash, createPublicKey, type webcrypto } from 'node:crypto';
 import {
+  agentJwk,
   generateAgentKey,
   SignatureVerifier,
+  signMessageRequest,
   signRequest,
   type AgentKey,
+  type MessageSignatureHeaders,
   type SignedHeaders,
+  type SignMessageRequestInput,
   type SignRequestInput,
 } from '@townhall/auth';
 import { DomainError } from '@townhall/contracts';
 import type { ServiceClient } from '@townhall/platform';
 import { encodeKeyFile } from '@townhall/sdk/key-file';
 import bs58 from 'bs58';
+import { createVerifier, httpbis } from 'http-message-signatures';
 import { GatewayModule } from '../../gateway.module.js';
 import { CachedReadiness } from '../../health/cached-readiness.js';
 import { browserProgram } from '../browser-programs.js';
@@ -34,11 +39,16 @@ interface TownhallSigning {
   intercept(request: SwaggerRequest): Promise<SwaggerRequest>;
   setKey(text: string): Promise<string>;
   forgetKey(): void;
+  setScheme(scheme: 'service-auth-v1' | 'rfc9421'): void;
   importAgentKey(text: string): Promise<{ agentId: string; privateKey: webcrypto.CryptoKey }>;
   signRequest(
     key: { agentId: string; privateKey: webcrypto.CryptoKey },
     input: Omit<SignRequestInput, 'key'>,
   ): Promise<SignedHeaders>;
+  signMessageRequest(
+    key: { agentId: string; privateKey: webcrypto.CryptoKey },
+    input: Omit<SignMessageRequestInput, 'key'>,
+  ): Promise<MessageSignatureHeaders>;
   operationOf(document: unknown, method: string, path: string): { operationId: string } | undefined;
 }
 
@@ -141,6 +151,76 @@ describe('the signing of /docs/docs.js', () => {
       });
       expect(actual).toEqual(expected);
     }
+  });
+
+  it('signs RFC 9421 exactly as signMessageRequest in @townhall/auth does', async () => {
+    const imported = await signing.importAgentKey(encodeKeyFile(key));
+    const nowMs = Date.UTC(2030, 0, 1, 18, 0, 0, 123);
+    const nonce = 'A'.repeat(43);
+    for (const [method, target, body, keyid] of [
+      ['PUT', '/directory/me', '{"handle":"alice"}', 'agentId'],
+      ['GET', '/me/tickets?limit=5&cursor=a%20b', '', 'thumbprint'],
+      ['POST', '/events/abc/stage', '{"body":"héllo ✓"}', 'agentId'],
+    ] as const) {
+      const input = { origin: AUDIENCE, method, target, keyid, nowMs, nonce };
+      const expected = signMessageRequest({ key, ...input, body });
+      const actual = await signing.signMessageRequest(imported, {
+        ...input,
+        body: new TextEncoder().encode(body),
+      });
+      expect(actual).toEqual(expected);
+    }
+  });
+
+  it('with RFC 9421 chosen, signs signed operations with Signature-Input, Signature and Content-Digest', async () => {
+    await signing.setKey(encodeKeyFile(key));
+    signing.setScheme('rfc9421');
+    const publicKey = createPublicKey({ key: { ...agentJwk(key.agentId) }, format: 'jwk' });
+    const verify = (request: SwaggerRequest) =>
+      httpbis.verifyMessage(
+        {
+          keyLookup: async ({ keyid }) =>
+            keyid === key.agentId
+              ? { id: keyid, algs: ['ed25519'], verify: createVerifier(publicKey, 'ed25519') }
+              : null,
+          requiredFields: ['@method', '@authority', '@path', '@query'],
+        },
+        { method: request.method, url: request.url, headers: request.headers },
+      );
+    const put = await signing.intercept({
+      url: `${AUDIENCE}/directory/me`,
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: { handle: 'alice_docs' },
+    });
+    expect(put.body).toBe('{"handle":"alice_docs"}');
+    expect(Object.keys(put.headers)).toEqual([
+      'Content-Type',
+      'Signature-Input',
+      'Signature',
+      'Content-Digest',
+    ]);
+    expect(put.headers['Signature-Input']).toMatch(
+      new RegExp(
+        `^sig1=\\("@method" "@authority" "@path" "@query" "content-digest"\\);.*;keyid="${key.agentId}";alg="ed25519"$`,
+      ),
+    );
+    expect(put.headers['Content-Digest']).toBe(
+      `sha-256=:${createHash('sha256').update('{"handle":"alice_docs"}').digest('base64')}:`,
+    );
+    expect(await verify(put)).toBe(true);
+
+    // A signed read of the API's: no body, no Content-Digest.
+    const read = await signing.intercept({ url: `${AUDIENCE}/ledger/balance`, method: 'GET', headers: {} });
+    expect(Object.keys(read.headers)).toEqual(['Signature-Input', 'Signature']);
+    expect(await verify(read)).toBe(true);
+    // Public operations go out as they are; back on service-auth-v1, Authorization again.
+    const events = await signing.intercept({ url: `${AUDIENCE}/events?limit=5`, method: 'GET', headers: {} });
+    expect(events.headers).toEqual({});
+    signing.setScheme('service-auth-v1');
+    const again = await signing.intercept({ url: `${AUDIENCE}/ledger/balance`, method: 'GET', headers: {} });
+    expect(Object.keys(again.headers)).toEqual(['Authorization', 'X-Nonce']);
+    expect(() => signing.setScheme('hmac' as 'rfc9421')).toThrow('Not a signature scheme');
   });
 
   it('signs requests to signed operations so that the verifier accepts them, and only those', async () => {

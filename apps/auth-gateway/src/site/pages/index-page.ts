@@ -1,7 +1,9 @@
 import type { EventView } from '@townhall/contracts';
 import { EventClock } from './event-clock.js';
+import { endOf, momentTime, startOf } from './event-times.js';
 import { html, type Markup } from './markup.js';
 import { pageDocument } from './page-layout.js';
+import { admissionPrice } from './ticket-prices.js';
 import { PAST_DAYS, type IndexState } from './watch-state.js';
 
 /**
@@ -46,11 +48,21 @@ function eventList<T>(
   </section>`;
 }
 
+/**
+ * An event: its title linking to its watch page, when it starts (when it started, once it has:
+ * event-times.ts) and, once it has ended, when it did; what a ticket costs while one can be had.
+ */
 function eventCard(event: EventView, recording: Markup | null = null): Markup {
   const clock = new EventClock(event.timezone);
+  const start = startOf(event);
+  const end = event.endedAt === null ? null : endOf(event);
+  const price =
+    event.status === 'scheduled' || event.status === 'live'
+      ? html`<span class="price">${' · '}${admissionPrice(event.ticketing)}</span>`
+      : null;
   return html`<li class="event-card">
     <a href=${`/events/${encodeURIComponent(event.id)}/watch`}>${event.title}</a>${' '}
-    <span class="when"><time datetime=${event.startsAt}>${clock.dateTime(event.startsAt)}</time>${recording}</span>
+    <span class="when">${start.label} ${momentTime(start, clock)}${end ? html`<span>${' · '}${end.label} ${momentTime(end, clock)}</span>` : null}${price}${recording}</span>
   </li>`;
 }
 

@@ -1,5 +1,6 @@
 import type { AccessMode, EventStatus, EventView } from '@townhall/contracts';
 import type { EventClock } from './event-clock.js';
+import { endOf, momentTime, startOf, type EventMoment } from './event-times.js';
 import { html, type Markup } from './markup.js';
 
 export const STATUS_LABELS: Record<EventStatus, string> = {
@@ -23,7 +24,8 @@ const ACCESS_LABELS: Partial<Record<AccessMode, string>> = {
 
 /**
  * The event's header: status (and whether it is invite only or needs approval), title, host,
- * start and end in its time zone, description.
+ * start and end in its time zone (when it did, once it has; when it is scheduled to, until then),
+ * description.
  */
 export function summarySection(event: EventView, host: string, clock: EventClock): Markup {
   const accessLabel = ACCESS_LABELS[event.access];
@@ -35,10 +37,14 @@ export function summarySection(event: EventView, host: string, clock: EventClock
     <h1>${event.title}</h1>
     <dl class="facts">
       <div><dt>Host</dt><dd>${host}</dd></div>
-      <div><dt>Starts</dt><dd><time datetime=${event.startsAt}>${clock.dateTime(event.startsAt)}</time></dd></div>
-      <div><dt>Ends</dt><dd><time datetime=${event.endsAt}>${clock.dateTime(event.endsAt)}</time></dd></div>
+      ${fact(startOf(event), clock)}
+      ${fact(endOf(event), clock)}
       <div><dt>Time zone</dt><dd>${clock.zone}</dd></div>
     </dl>
     ${event.description ? html`<p class="description">${event.description}</p>` : null}
   </header>`;
+}
+
+function fact(moment: EventMoment, clock: EventClock): Markup {
+  return html`<div><dt>${moment.label}</dt><dd>${momentTime(moment, clock)}</dd></div>`;
 }

@@ -37,12 +37,12 @@ for (const [extension, asset] of Object.entries(WATCH_ASSETS)) {
  * `GET /assets/{file}`: the pages' stylesheet and script, the only files they load (their CSP
  * allows nothing else). A hashed name changes with the content, so browsers keep it a year
  * without asking; the plain name is for people and tools, revalidated each time. Never rate
- * limited (rate-limited-requests.ts), like /docs's files: they cost nothing to serve.
+ * limited (`unlimited`), like /docs's files: they cost nothing to serve.
  */
 @Controller('assets')
 export class WatchAssetsController {
   @Get(':file')
-  @RouteConfig({ page: 'html' })
+  @RouteConfig({ page: 'html', unlimited: true })
   file(
     @Param('file') file: string,
     @Headers('if-none-match') ifNoneMatch: string | undefined,

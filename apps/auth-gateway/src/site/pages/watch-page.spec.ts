@@ -166,8 +166,8 @@ describe('the watch page', () => {
       'Live',
       'Ask me anything',
       'Host @alice',
-      'Starts Thu, 4 Mar 2027, 19:00 CET',
-      'Ends Thu, 4 Mar 2027, 20:30 CET',
+      'Scheduled start Thu, 4 Mar 2027, 19:00 CET',
+      'Scheduled end Thu, 4 Mar 2027, 20:30 CET',
       'Time zone Europe/Berlin',
       '@alice (host) 19:01 Welcome',
       'Why? 2 upvotes Open',
@@ -321,8 +321,52 @@ describe('the watch page', () => {
         ),
       ),
     );
-    expect(page).toContain('Starts Fri, 5 Mar 2027, 03:00 GMT+9');
+    expect(page).toContain('Scheduled start Fri, 5 Mar 2027, 03:00 GMT+9');
     expect(page).toContain('03:00–03:15 Intro 04:15 Q&amp;A');
+  });
+
+  it('says when the event started and ended once it has, and when it is scheduled to until then', () => {
+    // Scheduled for 19:00 to 20:30 CET; the host started it at 18:56 and ended it at 20:12.
+    const started = anEvent({ startedAt: '2027-03-04T17:56:00.000Z' });
+    const live = renderDocument(watchPage(aState({ event: started })));
+    expect(textOf(live)).toContain(
+      'Started Thu, 4 Mar 2027, 18:56 CET Scheduled end Thu, 4 Mar 2027, 20:30 CET',
+    );
+    expect(live).toContain('<time datetime="2027-03-04T17:56:00.000Z">');
+    expect(textOf(live)).not.toContain('19:00');
+    const ended = anEvent({ ...started, status: 'past', endedAt: '2027-03-04T19:12:00.000Z' });
+    expect(textOf(renderDocument(watchPage(aState({ event: ended }))))).toContain(
+      'Started Thu, 4 Mar 2027, 18:56 CET Ended Thu, 4 Mar 2027, 20:12 CET',
+    );
+    // Cancelled before it started: only the plan, said to be one.
+    expect(textOf(renderDocument(watchPage(aState({ event: anEvent({ status: 'cancelled' }) }))))).toContain(
+      'Scheduled start Thu, 4 Mar 2027, 19:00 CET Scheduled end Thu, 4 Mar 2027, 20:30 CET',
+    );
+  });
+
+  it("shows each tier's price in its asset's units, exactly", () => {
+    // Past 2^64 atomic units, and a fraction of one USDC.
+    const prices = { vip: '18446744073709551617', standard: '2500' };
+    const tiers = Object.entries(prices).map(([id, price]) => ({
+      id,
+      name: id.toUpperCase(),
+      price,
+      capacity: 4,
+    }));
+    const counts = { ticketsSold: {}, questions: 0, polls: 0 };
+    const tiered = anEvent({ ticketing: { mode: 'tiered', asset: 'USDC', tiers }, counts });
+    const text = textOf(renderDocument(watchPage(aState({ event: tiered }))));
+    expect(text).toContain('VIP (18446744073709.551617 USDC): 4 of 4 seats left');
+    expect(text).toContain('STANDARD (0.0025 USDC): 4 of 4 seats left');
+    const single = anEvent({ ticketing: { mode: 'single', asset: 'USDC', price: '1000000' } });
+    expect(textOf(renderDocument(watchPage(aState({ event: single }))))).toContain(
+      'Admission (1 USDC): 97 of 100 seats left',
+    );
+    // An asset whose decimals Townhall does not know: its atomic units, said to be so.
+    const other = anEvent({ ticketing: { mode: 'single', asset: 'EURC', price: '2500' } });
+    expect(textOf(renderDocument(watchPage(aState({ event: other }))))).toContain(
+      'Admission (2500 atomic units of EURC): 97 of 100 seats left',
+    );
   });
 
   it('counts seats left per tier, within the event capacity', () => {
@@ -421,6 +465,58 @@ describe('the index page', () => {
     expect(page).not.toContain('watch.js'); // nothing live to follow on the index
   });
 
+  it('says when each event starts, or started and ended, and what a ticket costs while one can be had', () => {
+    const live = anEvent({
+      id: 'l',
+      title: 'Live one',
+      startedAt: '2027-03-04T17:56:00.000Z',
+      ticketing: { mode: 'single', asset: 'USDC', price: '2500' },
+    });
+    const tiers = [
+      { id: 'vip', name: 'VIP', price: '5000000', capacity: 4 },
+      { id: 'std', name: 'Standard', price: '1000', capacity: 8 },
+      { id: 'crew', name: 'Crew', price: '1', capacity: 2, hidden: true },
+    ];
+    const upcoming = anEvent({
+      id: 'u',
+      title: 'Next one',
+      status: 'scheduled',
+      ticketing: { mode: 'tiered', asset: 'USDC', tiers },
+    });
+    const byCode = anEvent({
+      id: 'c',
+      title: 'Crew only',
+      status: 'scheduled',
+      ticketing: { mode: 'tiered', asset: 'USDC', tiers: [tiers[2]!] },
+    });
+    const ended = anEvent({
+      id: 'p',
+      title: 'Past one',
+      status: 'past',
+      startedAt: '2027-03-04T17:56:00.000Z',
+      endedAt: '2027-03-04T19:12:00.000Z',
+      ticketing: { mode: 'single', asset: 'USDC', price: '2500' },
+    });
+    const text = textOf(
+      renderDocument(
+        indexPage({
+          live: { items: [live], more: false },
+          upcoming: { items: [upcoming, byCode, anEvent({ id: 'f', title: 'Free one' })], more: false },
+          past: { items: [ended], more: false },
+        }),
+      ),
+    );
+    expect(text).toContain('Live one Started Thu, 4 Mar 2027, 18:56 CET · 0.0025 USDC');
+    expect(text).toContain('Next one Scheduled start Thu, 4 Mar 2027, 19:00 CET · from 0.001 USDC');
+    expect(text).toContain('Crew only Scheduled start Thu, 4 Mar 2027, 19:00 CET · By code only');
+    expect(text).toContain('Free one Scheduled start Thu, 4 Mar 2027, 19:00 CET · Free');
+    // After the end, no price: when it ran.
+    expect(text).toContain('Past one Started Thu, 4 Mar 2027, 18:56 CET · Ended Thu, 4 Mar 2027, 20:12 CET');
+    expect(text).not.toContain(
+      'Past one Started Thu, 4 Mar 2027, 18:56 CET · Ended Thu, 4 Mar 2027, 20:12 CET ·',
+    );
+  });
+
   it('lists recent past events, the newest first, with a link to each published recording', () => {
     const ended = anEvent({ id: 'e1', title: 'Ended', status: 'past' });
     const recorded = anEvent({
@@ -440,7 +536,9 @@ describe('the index page', () => {
     const page = renderDocument(indexPage(state));
     expect(page).toContain('<a href="/events/e2/watch#recording">Recording</a>');
     expect(page).not.toContain('/events/e1/watch#recording');
-    expect(textOf(page)).toContain('Recently ended Recorded Thu, 4 Mar 2027, 19:00 CET · Recording Ended');
+    expect(textOf(page)).toContain(
+      'Recently ended Recorded Scheduled start Thu, 4 Mar 2027, 19:00 CET · Recording Ended',
+    );
     expect(textOf(page)).toContain('The most recent 2 by start time');
   });
 });

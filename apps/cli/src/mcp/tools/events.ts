@@ -15,7 +15,7 @@ import {
 import type { EventFieldsInput } from '@townhall/sdk';
 import { z } from 'zod';
 import { UsageError } from '../../failure.js';
-import { codeLine } from '../../render.js';
+import { codeLine } from '../../render/ticket-lines.js';
 import { paidRsvp, type PayingSession } from '../paid-rsvp.js';
 import { answer } from '../tool-results.js';
 import { Amount, Cursor, EventId, Instant, next, Page, type Run } from './arguments.js';

@@ -3,7 +3,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AgentClient } from '@townhall/sdk';
-import { anEventView } from '@townhall/testing';
+import { aCodeView, anEventView } from '@townhall/testing';
 import { Budget } from '../budget.js';
 import type { PayingSession } from '../paid-rsvp.js';
 import { PaymentFollowUp } from '../payment-follow-up.js';
@@ -250,19 +250,7 @@ describe('the MCP tools', () => {
   });
 
   /** The code SPRING25 of e1, as ticketing answers it. */
-  const SPRING25 = {
-    eventId: 'e1',
-    code: 'SPRING25',
-    percentOff: 25,
-    amountOff: null,
-    free: false,
-    maxUses: 5,
-    uses: 0,
-    tierIds: null,
-    unlocksTierIds: ['crew'],
-    expiresAt: null,
-    createdAt: '2027-03-01T10:00:00.000Z',
-  };
+  const SPRING25 = aCodeView({ tierIds: null, unlocksTierIds: ['crew'] });
 
   it('code_create creates a code as the host and says what it gives', async () => {
     const mcp = await connected(() => ({ status: 201, body: SPRING25 }));
@@ -548,7 +536,9 @@ describe('the MCP tools', () => {
       const result = await mcp.call('event_report', { eventId: 'e1' });
       expect(result.isError).toBeFalsy();
       expect(result.structuredContent).toEqual(report);
-      expect(textOf(result)).toMatch(/^Report of e1 \(past\): 7 registrations, revenue 6500 USDC \(ledger\)/);
+      expect(textOf(result)).toMatch(
+        /^Report of e1 \(past\): 7 registrations, revenue 0\.0065 USDC \(ledger\)/,
+      );
       expect(mcp.seen).toEqual(['GET /events/e1/report']);
     } finally {
       await mcp.close();

@@ -4,8 +4,11 @@
 -- ticketing.purchase (the ledger) and for a payment through a facilitator (db/functions.ts
 -- takeSeatFor). The offer's UPDATE is a probe of the small partial unique index (nothing for
 -- almost everyone), of a row only the agent's own requests touch.
--- An accepted offer is announced: `p_offer_event` (townhall.waitlist.accepted, built by the
--- service; none if null) with the entry as its data. Refusals (SQLSTATE TH001): those of take_seat.
+-- An accepted offer is announced here, the one place townhall.waitlist.accepted is built: its
+-- type, its subject (the event) and its data (the entry, as the waitlist's reads answer it), on
+-- `p_offer_event`, the stamp the service's outbox gives it (id, source, time and trace; OutboxWriter
+-- .stamp); none if null. The release before passes a whole event there, which this completes the
+-- same way. Refusals (SQLSTATE TH001): those of take_seat.
 CREATE OR REPLACE FUNCTION ticketing.take_seat_for(
   p_event uuid, p_tier text, p_agent text, p_at timestamptz, p_offer_event jsonb
 ) RETURNS text LANGUAGE plpgsql AS $$
@@ -23,12 +26,14 @@ BEGIN
   END IF;
   -- On sale, as take_seat checks it: a cancellation of the event waits for this, or this for it.
   SELECT status INTO v_status FROM ticketing.events WHERE event_id = p_event FOR SHARE;
-  IF v_status NOT IN ('scheduled', 'live') THEN
+  IF NOT ticketing.on_sale(v_status) THEN
     RAISE EXCEPTION USING ERRCODE = 'TH001', MESSAGE = 'not_on_sale', DETAIL = v_status;
   END IF;
   IF p_offer_event IS NOT NULL THEN
-    PERFORM ticketing.announce(jsonb_build_array(
-      jsonb_set(p_offer_event, '{data}', ticketing.waitlist_entry_json(v_offer))));
+    PERFORM ticketing.announce(jsonb_build_array(p_offer_event || jsonb_build_object(
+      'type', 'townhall.waitlist.accepted',
+      'subject', p_event::text,
+      'data', ticketing.waitlist_entry_json(v_offer))));
   END IF;
   RETURN 'offer';
 END $$;

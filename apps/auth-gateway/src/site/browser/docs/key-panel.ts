@@ -1,4 +1,15 @@
-import type { ApiDocument, DocsSigner } from './request-signing.js';
+import {
+  SIGNATURE_SCHEMES,
+  type ApiDocument,
+  type DocsSigner,
+  type SignatureScheme,
+} from './request-signing.js';
+
+/** How each scheme is offered, and what it sends. */
+const SCHEME_LABELS: Record<SignatureScheme, string> = {
+  'service-auth-v1': 'service-auth-v1 (Authorization, X-Nonce)',
+  rfc9421: 'RFC 9421 (Signature-Input, Signature, Content-Digest)',
+};
 
 /** What this page uses of the React that Swagger UI brings (the page loads no React of its own). */
 export interface ReactLike {
@@ -44,6 +55,10 @@ function KeyPanel({ React, signer }: { React: ReactLike; signer: DocsSigner }): 
     signer.forgetKey();
   }
 
+  function chooseScheme(event: { target: { value: string } }): void {
+    signer.setScheme(event.target.value as SignatureScheme);
+  }
+
   const agentId = signer.agentId;
   return h(
     'div',
@@ -72,11 +87,25 @@ function KeyPanel({ React, signer }: { React: ReactLike; signer: DocsSigner }): 
             'Forget key',
           )
         : null,
+      h(
+        'label',
+        { className: 'townhall-signing__scheme', htmlFor: 'townhall-scheme' },
+        'Signature',
+        h(
+          'select',
+          { id: 'townhall-scheme', value: signer.scheme, onChange: chooseScheme },
+          ...SIGNATURE_SCHEMES.map((scheme) =>
+            h('option', { key: scheme, value: scheme }, SCHEME_LABELS[scheme]),
+          ),
+        ),
+      ),
     ),
     h(
       'p',
       { id: 'townhall-key-status', className: 'townhall-signing__status', role: 'status' },
-      agentId ? `Signing as ${agentId}.` : 'No key: signed operations go out unsigned (401).',
+      agentId
+        ? `Signing as ${agentId}, ${signer.scheme === 'rfc9421' ? 'RFC 9421' : 'service-auth-v1'}.`
+        : 'No key: signed operations go out unsigned (401).',
       ' The key stays in this page: never sent, never stored; a reload forgets it.',
     ),
     problem
@@ -101,7 +130,10 @@ export function signingPlugin(signer: DocsSigner, onLoad: (system: SwaggerSystem
         function SignedMark() {
           return system.React.createElement(
             'span',
-            { className: 'townhall-signed', title: 'Signed with the agent key (service-auth-v1)' },
+            {
+              className: 'townhall-signed',
+              title: 'Signed with the agent key (service-auth-v1 or RFC 9421)',
+            },
             'signed',
           );
         },

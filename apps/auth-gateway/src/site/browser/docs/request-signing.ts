@@ -1,7 +1,11 @@
 import {
+  messageSignatureHeaders,
+  messageToSign,
   requestToSign,
   signedHeaders,
+  type MessageSignatureHeaders,
   type SignedHeaders,
+  type SignMessageRequestInput,
   type SignRequestInput,
 } from '@townhall/auth/portable';
 import { importAgentKey, type PageKey } from './agent-key.js';
@@ -28,6 +32,13 @@ export type SwaggerRequest = Pick<Request, 'url' | 'method'> & {
 /** What `signRequest` in @townhall/auth takes, but the key: here it lives in WebCrypto. */
 export type SigningInput = Omit<SignRequestInput, 'key'>;
 
+/** What `signMessageRequest` in @townhall/auth takes, but the key. */
+export type MessageSigningInput = Omit<SignMessageRequestInput, 'key'>;
+
+/** How "Try it out" signs (docs/protocol/signing.md): the server takes either. */
+export type SignatureScheme = 'service-auth-v1' | 'rfc9421';
+export const SIGNATURE_SCHEMES: readonly SignatureScheme[] = ['service-auth-v1', 'rfc9421'];
+
 const encoder = new TextEncoder();
 
 /**
@@ -43,6 +54,23 @@ export async function signRequest(key: PageKey, input: SigningInput): Promise<Si
     encoder.encode(request.signingString),
   );
   return signedHeaders(request, new Uint8Array(signature));
+}
+
+/**
+ * What `signMessageRequest` in @townhall/auth answers for the same input (RFC 9421, the same
+ * signature base from the same code), the signature made by WebCrypto.
+ */
+export async function signMessageRequest(
+  key: PageKey,
+  input: MessageSigningInput,
+): Promise<MessageSignatureHeaders> {
+  const message = messageToSign(key.agentId, input);
+  const signature = await crypto.subtle.sign(
+    { name: 'Ed25519' },
+    key.privateKey,
+    encoder.encode(message.signatureBase),
+  );
+  return messageSignatureHeaders(message, new Uint8Array(signature));
 }
 
 /** The operation of the document a request goes to; like Fastify, a static segment beats a parameter. */
@@ -88,6 +116,7 @@ function bodyBytes(request: SwaggerRequest): Uint8Array {
  */
 export class DocsSigner {
   private current: PageKey | undefined;
+  private currentScheme: SignatureScheme = 'service-auth-v1';
   private readonly listeners = new Set<() => void>();
 
   constructor(
@@ -114,6 +143,17 @@ export class DocsSigner {
     this.changed();
   }
 
+  /** How requests are signed: service-auth-v1 (the default) or RFC 9421 with the same key. */
+  get scheme(): SignatureScheme {
+    return this.currentScheme;
+  }
+
+  setScheme(scheme: SignatureScheme): void {
+    if (!SIGNATURE_SCHEMES.includes(scheme)) throw new Error(`Not a signature scheme: ${String(scheme)}`);
+    this.currentScheme = scheme;
+    this.changed();
+  }
+
   /** Calls `listener` whenever the key changes; answers how to stop. */
   onChange(listener: () => void): () => void {
     this.listeners.add(listener);
@@ -127,19 +167,27 @@ export class DocsSigner {
     if (request.loadSpec || !spec || !key) return request;
     const server = spec.servers?.[0]?.url;
     if (typeof server !== 'string') return request;
-    // The document's server is PUBLIC_BASE_URL: the audience line of every signing string.
+    // The document's server is PUBLIC_BASE_URL: the audience line of every signing string, and
+    // the origin of every RFC 9421 signature base.
     const audience = server.replace(/\/+$/, '');
     const base = new URL(audience);
     const url = new URL(request.url, this.pageUrl());
     const prefix = base.pathname.replace(/\/+$/, '');
     if (url.origin !== base.origin || !url.pathname.startsWith(`${prefix}/`)) return request;
     if (!isSigned(operationOf(spec, request.method, url.pathname.slice(prefix.length)))) return request;
-    const signed = await signRequest(key, {
-      audience,
-      method: request.method,
-      target: url.pathname + url.search,
-      body: bodyBytes(request),
-    });
+    const target = url.pathname + url.search;
+    const body = bodyBytes(request);
+    if (this.currentScheme === 'rfc9421') {
+      const signed = await signMessageRequest(key, {
+        origin: audience,
+        method: request.method,
+        target,
+        body,
+      });
+      request.headers = { ...request.headers, ...signed };
+      return request;
+    }
+    const signed = await signRequest(key, { audience, method: request.method, target, body });
     request.headers = { ...request.headers, Authorization: signed.authorization, 'X-Nonce': signed.nonce };
     return request;
   };

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EventView, Page } from '@townhall/contracts';
@@ -149,4 +149,67 @@ describe('standalone: npm start on a laptop with only Node.js', () => {
       rmSync(empty, { recursive: true, force: true });
     }
   });
+
+  it('with --port 0, holds the port it chose from the start on, so that nothing takes it before the gateway listens', async () => {
+    const child = spawn(process.execPath, ['apps/standalone/dist/main.js', '--ephemeral', '--port', '0'], {
+      cwd: REPO_ROOT,
+      env: laptopEnv(),
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // The ports the process listens on, in the order they were first seen (every 10 ms, from /proc).
+    const seen: number[][] = [];
+    const watch = setInterval(() => {
+      const ports = listeningPortsOf(child.pid!);
+      if (ports.length > 0) seen.push(ports);
+    }, 10);
+    let run: Running | undefined;
+    try {
+      run = await running(child);
+    } finally {
+      clearInterval(watch);
+    }
+    try {
+      const port = Number(/API\s+http:\/\/localhost:(\d+)/.exec(run.output.join(''))?.[1]);
+      // The embedded Postgres's wire server listens during the start; the gateway's port was held
+      // before it (a port let go until the gateway's listen was once taken by then: EADDRINUSE).
+      const first = seen.findIndex((ports) => ports.includes(port));
+      const others = seen.findIndex((ports) => ports.some((other) => other !== port));
+      expect(first).toBeGreaterThanOrEqual(0);
+      expect(others).toBeGreaterThanOrEqual(0);
+      expect(first).toBeLessThanOrEqual(others);
+    } finally {
+      expect(await stop(run)).toBe(true);
+    }
+  });
 });
+
+/** The TCP ports `pid` listens on (Linux /proc: its socket inodes among the listening sockets). */
+function listeningPortsOf(pid: number): number[] {
+  try {
+    const inodes = new Set<string>();
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      const target = (() => {
+        try {
+          return readlinkSync(`/proc/${pid}/fd/${fd}`);
+        } catch {
+          return '';
+        }
+      })();
+      const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+      if (inode) inodes.add(inode);
+    }
+    const ports: number[] = [];
+    for (const table of ['tcp', 'tcp6']) {
+      const lines = readFileSync(`/proc/${pid}/net/${table}`, 'utf8').trim().split('\n').slice(1);
+      for (const line of lines) {
+        const fields = line.trim().split(/\s+/);
+        // local_address (hex ip:port), state 0A is LISTEN, inode is the tenth field.
+        if (fields[3] === '0A' && inodes.has(fields[9]!)) ports.push(parseInt(fields[1]!.split(':')[1]!, 16));
+      }
+    }
+    return ports;
+  } catch {
+    return []; // gone, or not yet there
+  }
+}

@@ -155,6 +155,8 @@ export async function startGateway(options: {
   nonces: Nonces;
   logger: Logger;
   readiness?: Record<string, ReadinessCheck>;
+  /** Called right before the listen: lets go of a port held for it since the origin was settled. */
+  beforeListen?: () => void;
 }): Promise<RunningGateway> {
   const { config, transport, nonces, logger } = options;
   const readiness = { ...options.readiness, ...transport.readiness, ...nonces.readiness };
@@ -203,6 +205,7 @@ export async function startGateway(options: {
     logger,
   });
   try {
+    options.beforeListen?.();
     await app.listen({ port: config.PORT, host: config.HOST });
   } catch (error) {
     await app.close().catch(() => undefined); // e.g. the port is taken: nothing stays open

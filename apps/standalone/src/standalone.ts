@@ -1,4 +1,4 @@
-import { createServer, isIP } from 'node:net';
+import { createServer, isIP, type AddressInfo, type Server } from 'node:net';
 import {
   GatewayConfigSchema,
   inProcessGatewayTransport,
@@ -59,14 +59,6 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
   env['PORT'] ??= '3000';
   // This machine only, unless told otherwise (--host, HOST): a laptop's instance is not a server.
   env['HOST'] ||= '127.0.0.1';
-  // x402 resources and signing audiences must name the gateway's own origin, so "any free port"
-  // is chosen now, before anything is built with the origin in it (not by the listen at the end).
-  if (Number(env['PORT']) === 0 && env['PUBLIC_BASE_URL'] === undefined)
-    env['PORT'] = String(await freePort());
-  // Outside development it is the operator's to set (the gateway's configuration refuses to start
-  // without it): a deployment that defaults to localhost would share its audience with every other.
-  if ((env['TOWNHALL_ENV'] ?? 'development') === 'development')
-    env['PUBLIC_BASE_URL'] ??= `http://localhost:${env['PORT']}`;
   // Trying it out: the ledger faucet is on unless told otherwise (LEDGER_FAUCET in docs/operations.md
   // "Configuration"), but never in production, where asking for it fails the start (ticketing's config).
   env['LEDGER_FAUCET'] ??= env['TOWNHALL_ENV'] === 'production' ? 'false' : 'true';
@@ -93,13 +85,29 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
   env['RECEIPT_SIGNING_KEY'] ??= ReceiptSigner.generate().seed;
   // One webhooks replica (on PGlite, one session without notices): its own changes are all there are.
   env['WEBHOOK_LISTEN'] ??= 'false';
-  const gatewayConfig = loadConfig(GatewayConfigSchema, env);
-
-  const stops: Array<() => Promise<void>> = [];
+  // x402 resources and signing audiences must name the gateway's own origin, so "any free port"
+  // is chosen now, before anything is built with the origin in it (not by the listen at the end).
+  // It stays bound until the gateway listens: a port let go for the seconds of the start was
+  // taken meanwhile by another listen(0) or outgoing connection (EADDRINUSE at the end).
+  let reserved: Server | undefined;
+  if (Number(env['PORT']) === 0 && env['PUBLIC_BASE_URL'] === undefined) {
+    reserved = await reservePort(env['HOST']);
+    env['PORT'] = String((reserved.address() as AddressInfo).port);
+  }
+  const release = () => {
+    reserved?.close();
+    reserved = undefined;
+  };
+  // Outside development it is the operator's to set (the gateway's configuration refuses to start
+  // without it): a deployment that defaults to localhost would share its audience with every other.
+  if ((env['TOWNHALL_ENV'] ?? 'development') === 'development')
+    env['PUBLIC_BASE_URL'] ??= `http://localhost:${env['PORT']}`;
+  const stops: Array<() => Promise<void>> = [() => Promise.resolve(release())];
   const stop = async () => {
     for (const step of stops.reverse()) await step();
   };
   try {
+    const gatewayConfig = loadConfig(GatewayConfigSchema, env);
     let database: EmbeddedPostgres | undefined;
     if (env['DATABASE_URL']) {
       for (const service of DOMAIN_SERVICES) await service.migrate(env['DATABASE_URL']);
@@ -170,6 +178,7 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
       nonces,
       logger: gatewayLogger,
       readiness,
+      beforeListen: release,
     }).catch(async (error: unknown) => {
       await transport.close();
       await nonces.store.close();
@@ -214,17 +223,15 @@ export function isLoopbackHost(host: string | undefined): boolean {
   return mapped?.[1] !== undefined && mapped[1].startsWith('127.');
 }
 
-/** A port free right now on the loopback interface. */
-async function freePort(): Promise<number> {
+/** A free port on `host`, held by a server that accepts nothing until it is closed. */
+async function reservePort(host: string | undefined): Promise<Server> {
   const server = createServer();
+  server.unref();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen({ port: 0, host, backlog: 0 }, () => resolve());
   });
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no TCP address');
-  return address.port;
+  return server;
 }
 
 /** How tickets are paid, for the banner. */

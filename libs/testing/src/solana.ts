@@ -218,10 +218,27 @@ export async function land(chain: LocalChain, payment: PaymentPayload): Promise<
 }
 
 /**
+ * `run` again, from the start, when a blockhash it signed with expired before it landed: a test
+ * chain's may live only 400 ms (so that tests can see one expire), and a loaded machine can take
+ * longer than that between the signature and the landing.
+ */
+export async function onFreshBlockhash<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await run();
+    } catch (error) {
+      if (attempt >= 10 || !(error instanceof Error) || !/Blockhash not found/.test(error.message))
+        throw error;
+    }
+  }
+}
+
+/**
  * `count` transfers of `amount` each (one unit by default) from `from`'s token account to
  * `payTo`'s, each signed by `from` and landed at once with the chain paying the fee, as any
  * facilitator would for anyone: history an account gains without its owner's say. The memos are
  * `memo` and a number, so each transaction is another (and each lists `memo` among its memos).
+ * One whose blockhash expired before it landed is signed again.
  */
 export async function pushTransfers(
   chain: LocalChain,
@@ -233,10 +250,8 @@ export async function pushTransfers(
   const payer = await SolanaPayer.create(from, { rpcUrl, networks: [chain.network] });
   const sent: string[] = [];
   for (let i = 0; i < count; i += 1) {
-    const payment = decodePaymentHeader(
-      await payer.sign(transferOffer(chain, payTo, amount, `${memo} #${i}`)),
-    );
-    sent.push(await land(chain, payment));
+    const offer = transferOffer(chain, payTo, amount, `${memo} #${i}`);
+    sent.push(await onFreshBlockhash(async () => land(chain, decodePaymentHeader(await payer.sign(offer)))));
   }
   return sent;
 }

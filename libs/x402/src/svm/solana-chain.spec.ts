@@ -2,7 +2,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getBase58Decoder, getBase64Encoder, getTransactionDecoder } from '@solana/kit';
 import { generateAgentKey, type AgentKey } from '@townhall/auth';
-import { land, pushTransfers, signTransfer, startLocalSvm, type LocalSvm } from '@townhall/testing/solana';
+import {
+  land,
+  onFreshBlockhash,
+  pushTransfers,
+  signTransfer,
+  startLocalSvm,
+  type LocalSvm,
+} from '@townhall/testing/solana';
 import type { PaymentPayload } from '../payload.js';
 import { readExactSvmTransfer, svmTransactionOf } from './exact-svm-transfer.js';
 import { DEFAULT_SEARCH_BOUNDS, type ChainSearchBounds } from './payment-search.js';
@@ -128,21 +135,6 @@ describe('SolanaChain: the verdict on a payment, from a complete search of its t
       memo: MEMO,
     });
     return { buyer, host, payment, since };
-  }
-
-  /**
-   * `run` again, from the start, when a blockhash it signed with expired before it landed: one lives
-   * 400 ms here (so that tests can see one expire), and a loaded machine can be slower than that.
-   */
-  async function onFreshBlockhash<T>(run: () => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await run();
-      } catch (error) {
-        if (attempt >= 10 || !(error instanceof Error) || !/Blockhash not found/.test(error.message))
-          throw error;
-      }
-    }
   }
 
   /** aPayment, landed. */

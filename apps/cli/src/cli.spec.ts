@@ -9,25 +9,10 @@ import type { AccessRequestView, CodeView } from '@townhall/contracts';
 import { generateAgentKey } from '@townhall/sdk';
 import { loadKeyFile } from '@townhall/sdk/key-file';
 import { aCodeView, aStageMessageView, anAccessRequestView } from '@townhall/testing';
-import { runCli } from './cli.js';
-import type { CliIo } from './io.js';
+import { runInMemory } from '../test/in-memory-cli.js';
 
 /** Runs one command line in memory: its exit code and what it printed. */
-async function townhall(home: string, ...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    out: (text) => (stdout += text.endsWith('\n') ? text : `${text}\n`),
-    err: (text) => (stderr += text.endsWith('\n') ? text : `${text}\n`),
-    env: {},
-    home,
-    interactive: false,
-    confirm: async () => false,
-    stopSignal: () => new AbortController().signal,
-  };
-  const code = await runCli(argv, io);
-  return { code, stdout, stderr };
-}
+const townhall = (home: string, ...argv: string[]) => runInMemory(argv, { home });
 
 async function closedPort(): Promise<number> {
   return new Promise((resolve) => {

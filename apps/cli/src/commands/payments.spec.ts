@@ -4,8 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateAgentKey } from '@townhall/sdk';
-import { runCli } from '../cli.js';
-import type { CliIo } from '../io.js';
+import { runInMemory } from '../../test/in-memory-cli.js';
 
 const DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
 const USDC_DEVNET = '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU';
@@ -119,21 +118,7 @@ describe('townhall rsvp and refunds pay: only what the buyer agreed to is signed
     seen.length = 0;
   });
 
-  async function townhall(...argv: string[]) {
-    let stdout = '';
-    let stderr = '';
-    const io: CliIo = {
-      out: (text) => (stdout += `${text}\n`),
-      err: (text) => (stderr += `${text}\n`),
-      env: {},
-      home,
-      interactive: false,
-      confirm: async () => true,
-      stopSignal: () => new AbortController().signal,
-    };
-    const code = await runCli(['--url', url, ...argv], io);
-    return { code, stdout, stderr };
-  }
+  const townhall = (...argv: string[]) => runInMemory(['--url', url, ...argv], { home, confirm: true });
 
   it('refuses a ticket in another asset than USDC without --asset, and pays it with', async () => {
     const refused = await townhall('rsvp', 'e1', '--max-price', '700');

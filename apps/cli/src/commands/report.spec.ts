@@ -3,8 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fullReport } from '../../test/report-fixtures.js';
-import { runCli } from '../cli.js';
-import type { CliIo } from '../io.js';
+import { runInMemory } from '../../test/in-memory-cli.js';
 
 const CSV =
   'agentId,handle,tier,code,paid,refunded,minutesPresent,questionsAsked,votesCast\r\nA,ada,vip,,4000,0,42.5,1,1\r\n';
@@ -56,21 +55,7 @@ describe('townhall report', () => {
   let gateway: Awaited<ReturnType<typeof fakeGateway>>;
 
   /** Runs one command line against the fake gateway: its exit code and what it printed. */
-  async function townhall(...argv: string[]) {
-    let stdout = '';
-    let stderr = '';
-    const io: CliIo = {
-      out: (text) => (stdout += text.endsWith('\n') ? text : `${text}\n`),
-      err: (text) => (stderr += text.endsWith('\n') ? text : `${text}\n`),
-      env: {},
-      home,
-      interactive: false,
-      confirm: async () => false,
-      stopSignal: () => new AbortController().signal,
-    };
-    const code = await runCli(['--url', gateway.url, ...argv], io);
-    return { code, stdout, stderr };
-  }
+  const townhall = (...argv: string[]) => runInMemory(['--url', gateway.url, ...argv], { home });
 
   beforeEach(async () => {
     home = await mkdtemp(join(tmpdir(), 'townhall-report-'));

@@ -5,8 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { receiptKeySet, ReceiptSigner, signReceipt } from '@townhall/x402/extensions';
 import { encodePaymentResponse } from '@townhall/x402';
-import { runCli } from '../cli.js';
-import type { CliIo } from '../io.js';
+import { runInMemory } from '../../test/in-memory-cli.js';
 
 describe('townhall ticket verify: a receipt checked offline against the serviceâ€™s keys', () => {
   const { signer } = ReceiptSigner.generate();
@@ -40,21 +39,7 @@ describe('townhall ticket verify: a receipt checked offline against the serviceâ
     await rm(home, { recursive: true, force: true });
   });
 
-  async function townhall(...argv: string[]) {
-    let stdout = '';
-    let stderr = '';
-    const io: CliIo = {
-      out: (text) => (stdout += `${text}\n`),
-      err: (text) => (stderr += `${text}\n`),
-      env: {},
-      home,
-      interactive: false,
-      confirm: async () => true,
-      stopSignal: () => new AbortController().signal,
-    };
-    const code = await runCli(['--url', url, ...argv], io);
-    return { code, stdout, stderr };
-  }
+  const townhall = (...argv: string[]) => runInMemory(['--url', url, ...argv], { home, confirm: true });
 
   it('prints what a receipt names once it verifies with the published set, in any form kept', async () => {
     const header = encodePaymentResponse({

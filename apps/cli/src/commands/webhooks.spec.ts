@@ -3,8 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../cli.js';
-import type { CliIo } from '../io.js';
+import { runInMemory } from '../../test/in-memory-cli.js';
 
 const WEBHOOK = {
   id: '5b0f4a8e-7c1d-4d55-9e43-7f2d8f1f5a10',
@@ -60,21 +59,7 @@ describe('townhall webhooks', () => {
     await rm(home, { recursive: true, force: true });
   });
 
-  async function townhall(...argv: string[]) {
-    let stdout = '';
-    let stderr = '';
-    const io: CliIo = {
-      out: (text) => (stdout += `${text}\n`),
-      err: (text) => (stderr += `${text}\n`),
-      env: {},
-      home,
-      interactive: false,
-      confirm: async () => false,
-      stopSignal: () => new AbortController().signal,
-    };
-    const code = await runCli(['--url', url, ...argv], io);
-    return { code, stdout, stderr };
-  }
+  const townhall = (...argv: string[]) => runInMemory(['--url', url, ...argv], { home });
 
   it('creates, lists, deletes and shows deliveries, signed; the key without one', async () => {
     expect((await townhall('keygen')).code).toBe(0);
